@@ -1,0 +1,3 @@
+"""The bundled host: command line, trace importers, replay and benchmark drivers."""
+
+from __future__ import annotations

@@ -1,0 +1,376 @@
+"""The transcript model: entries, their content blocks, canonical bytes and digests (DESIGN §2).
+
+An :class:`Entry` is one message exactly as the host appended it. Entries are immutable: the
+transcript is append-only, so an entry's canonical bytes and digest are computed once and
+cached on the object.
+
+Two serialisations exist and must not be confused:
+
+* the **record** (:meth:`Entry.to_record`) is everything the host appended, id, timestamp and
+  usage included. Fold sources are made of records, so a fold restores the entry exactly.
+* the **wire message** (:meth:`Entry.to_wire`) is what a provider sees: role, content and the
+  call linkage, nothing else. Projection digests are taken over wire messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal, TypeAlias, cast
+
+from pifold_core.canonical import (
+    CANONICAL_FORMAT_VERSION,
+    JsonValue,
+    canonical_bytes,
+    sha256_hex,
+)
+
+EntryKind = Literal["user", "assistant", "tool_result", "note"]
+"""``note`` is host or engine text shown to the model as user-role content."""
+
+ENTRY_KINDS: tuple[EntryKind, ...] = ("user", "assistant", "tool_result", "note")
+
+RECORD_VERSION = 1
+"""Version of the entry record layout, stored in every record."""
+
+
+class EntryError(ValueError):
+    """An entry or block record is malformed; the message names the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlock:
+    """Plain text."""
+
+    text: str
+    """The text itself."""
+
+    def to_record(self) -> dict[str, JsonValue]:
+        return {"type": "text", "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingBlock:
+    """Model reasoning, kept because providers bill it when it is sent back."""
+
+    text: str
+    """Readable reasoning, possibly empty when the provider only returned an opaque form."""
+    signature: str | None = None
+    """Opaque provider data (a signature or encrypted reasoning) that must be resent as is."""
+
+    def to_record(self) -> dict[str, JsonValue]:
+        record: dict[str, JsonValue] = {"type": "thinking", "text": self.text}
+        if self.signature is not None:
+            record["signature"] = self.signature
+        return record
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallBlock:
+    """One tool call made by the assistant."""
+
+    id: str
+    """The call id that the matching tool result carries."""
+    name: str
+    """The tool's name."""
+    arguments: JsonValue
+    """The arguments: normally an object; a string when the provider sent unparseable text."""
+
+    def to_record(self) -> dict[str, JsonValue]:
+        return {"type": "tool_call", "id": self.id, "name": self.name, "arguments": self.arguments}
+
+
+@dataclass(frozen=True, slots=True)
+class ImageBlock:
+    """An inline image, base64 encoded."""
+
+    media_type: str
+    """MIME type, for example ``image/png``."""
+    data: str
+    """Base64 payload."""
+
+    def to_record(self) -> dict[str, JsonValue]:
+        return {"type": "image", "media_type": self.media_type, "data": self.data}
+
+
+Block: TypeAlias = TextBlock | ThinkingBlock | ToolCallBlock | ImageBlock
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """The provider's token accounting for one model call (DESIGN §6)."""
+
+    input_tokens: int = 0
+    """Uncached input tokens."""
+    output_tokens: int = 0
+    """Generated tokens, reasoning included."""
+    cache_read_tokens: int = 0
+    """Input tokens served from the provider's prefix cache."""
+    cache_write_tokens: int = 0
+    """Input tokens written to the provider's prefix cache."""
+
+    @property
+    def prompt_tokens(self) -> int:
+        """The whole prompt the provider counted: input + cache read + cache write."""
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+    def to_record(self) -> dict[str, JsonValue]:
+        return {
+            "input": self.input_tokens,
+            "output": self.output_tokens,
+            "cache_read": self.cache_read_tokens,
+            "cache_write": self.cache_write_tokens,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class Entry:
+    """One transcript message as the host appended it."""
+
+    id: str
+    """Stable id, unique within the session. Never a path."""
+    kind: EntryKind
+    """``user``, ``assistant``, ``tool_result`` or ``note``."""
+    timestamp_ms: int
+    """When the host appended it, in Unix milliseconds."""
+    content: tuple[Block, ...]
+    """The content blocks in order."""
+    call_id: str | None = None
+    """For a tool result: the id of the call it answers."""
+    tool_name: str | None = None
+    """For a tool result: the tool that produced it."""
+    is_error: bool = False
+    """For a tool result: whether the tool reported an error."""
+    usage: Usage | None = None
+    """For an assistant entry: the provider's usage for the call that produced it."""
+    model: str | None = None
+    """For an assistant entry: the model that produced it, when known."""
+    extra: Mapping[str, JsonValue] = field(default_factory=dict)
+    """Host metadata kept for losslessness (never sent to a provider)."""
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    # -- derived views -------------------------------------------------------------------
+
+    @cached_property
+    def tool_calls(self) -> tuple[ToolCallBlock, ...]:
+        """The tool calls of an assistant entry, in order."""
+        return tuple(block for block in self.content if isinstance(block, ToolCallBlock))
+
+    @cached_property
+    def text(self) -> str:
+        """All readable text of the entry (text and thinking blocks), joined by newlines."""
+        parts = [
+            block.text for block in self.content if isinstance(block, TextBlock | ThinkingBlock)
+        ]
+        return "\n".join(part for part in parts if part)
+
+    @cached_property
+    def record_bytes(self) -> bytes:
+        """Canonical bytes of the full record: what a fold source is made of."""
+        return canonical_bytes(self.to_record())
+
+    @cached_property
+    def digest(self) -> str:
+        """SHA-256 of :attr:`record_bytes`."""
+        return sha256_hex(self.record_bytes)
+
+    @cached_property
+    def wire(self) -> dict[str, JsonValue]:
+        """The provider-facing message (see :meth:`to_wire`)."""
+        return self.to_wire()
+
+    @cached_property
+    def wire_digest(self) -> str:
+        """SHA-256 of the canonical bytes of the wire message."""
+        return sha256_hex(canonical_bytes(self.wire))
+
+    @cached_property
+    def size_chars(self) -> int:
+        """Characters of content this entry puts in a window (for size rules)."""
+        return len(canonical_bytes([block.to_record() for block in self.content]))
+
+    # -- serialisation -------------------------------------------------------------------
+
+    def to_record(self) -> dict[str, JsonValue]:
+        """Everything the host appended, as a JSON object."""
+        record: dict[str, JsonValue] = {
+            "v": RECORD_VERSION,
+            "id": self.id,
+            "kind": self.kind,
+            "ts": self.timestamp_ms,
+            "content": [block.to_record() for block in self.content],
+        }
+        if self.kind == "tool_result":
+            record["call_id"] = self.call_id
+            record["tool"] = self.tool_name
+            record["error"] = self.is_error
+        if self.usage is not None:
+            record["usage"] = self.usage.to_record()
+        if self.model is not None:
+            record["model"] = self.model
+        if self.extra:
+            record["extra"] = dict(self.extra)
+        return record
+
+    def to_wire(self) -> dict[str, JsonValue]:
+        """The message a provider receives: role, content and call linkage only."""
+        content: list[JsonValue] = [block.to_record() for block in self.content]
+        if self.kind == "tool_result":
+            return {
+                "role": "tool",
+                "call_id": self.call_id,
+                "name": self.tool_name,
+                "is_error": self.is_error,
+                "content": content,
+            }
+        role = "assistant" if self.kind == "assistant" else "user"
+        return {"role": role, "content": content}
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> Entry:
+        """Rebuild an entry from :meth:`to_record` output.
+
+        Raises:
+            EntryError: naming the field that is missing or of the wrong type.
+        """
+        if not isinstance(record, Mapping):
+            raise EntryError("entry record must be a JSON object")
+        version = record.get("v")
+        if version != RECORD_VERSION:
+            raise EntryError(f"entry record version {version!r} is not {RECORD_VERSION}")
+        content = record.get("content")
+        if not isinstance(content, list):
+            raise EntryError("entry record field 'content' must be a list")
+        usage_record = record.get("usage")
+        usage = None
+        if usage_record is not None:
+            if not isinstance(usage_record, Mapping):
+                raise EntryError("entry record field 'usage' must be an object")
+            usage = Usage(
+                input_tokens=_int_field(usage_record, "input"),
+                output_tokens=_int_field(usage_record, "output"),
+                cache_read_tokens=_int_field(usage_record, "cache_read"),
+                cache_write_tokens=_int_field(usage_record, "cache_write"),
+            )
+        extra = record.get("extra", {})
+        if not isinstance(extra, Mapping):
+            raise EntryError("entry record field 'extra' must be an object")
+        return cls(
+            id=cast(str, record.get("id")),
+            kind=cast(EntryKind, record.get("kind")),
+            timestamp_ms=cast(int, record.get("ts")),
+            content=tuple(block_from_record(item) for item in content),
+            call_id=cast("str | None", record.get("call_id")),
+            tool_name=cast("str | None", record.get("tool")),
+            is_error=bool(record.get("error", False)),
+            usage=usage,
+            model=cast("str | None", record.get("model")),
+            extra=dict(extra),
+        )
+
+
+def block_from_record(record: Any) -> Block:
+    """Rebuild one content block from its record, naming what is wrong when it is malformed."""
+    if not isinstance(record, Mapping):
+        raise EntryError("content block must be a JSON object")
+    kind = record.get("type")
+    if kind == "text":
+        return TextBlock(_str_field(record, "text"))
+    if kind == "thinking":
+        signature = record.get("signature")
+        if signature is not None and not isinstance(signature, str):
+            raise EntryError("thinking block field 'signature' must be a string")
+        return ThinkingBlock(_str_field(record, "text"), signature)
+    if kind == "tool_call":
+        if "arguments" not in record:
+            raise EntryError("tool_call block is missing 'arguments'")
+        return ToolCallBlock(
+            _str_field(record, "id"), _str_field(record, "name"), record["arguments"]
+        )
+    if kind == "image":
+        return ImageBlock(_str_field(record, "media_type"), _str_field(record, "data"))
+    raise EntryError(f"unknown content block type {kind!r}")
+
+
+def text_entry(
+    entry_id: str, kind: EntryKind, text: str, timestamp_ms: int = 0, **fields: Any
+) -> Entry:
+    """Convenience constructor for an entry holding one text block."""
+    return Entry(
+        id=entry_id,
+        kind=kind,
+        timestamp_ms=timestamp_ms,
+        content=(TextBlock(text),),
+        **fields,
+    )
+
+
+def records_to_entries(records: Iterable[Mapping[str, Any]]) -> list[Entry]:
+    """Rebuild a list of entries from records."""
+    return [Entry.from_record(record) for record in records]
+
+
+def _validate(entry: Entry) -> None:
+    if not isinstance(entry.id, str) or not entry.id:
+        raise EntryError("entry field 'id' must be a non-empty string")
+    if "/" in entry.id or "\\" in entry.id or entry.id in {".", ".."}:
+        raise EntryError(f"entry id {entry.id!r} looks like a path; ids never are")
+    if entry.kind not in ENTRY_KINDS:
+        raise EntryError(f"entry {entry.id}: kind {entry.kind!r} is not one of {ENTRY_KINDS}")
+    if not isinstance(entry.timestamp_ms, int) or isinstance(entry.timestamp_ms, bool):
+        raise EntryError(f"entry {entry.id}: field 'ts' must be an integer (ms)")
+    if not isinstance(entry.content, tuple):
+        raise EntryError(f"entry {entry.id}: content must be a tuple of blocks")
+    for block in entry.content:
+        if not isinstance(block, TextBlock | ThinkingBlock | ToolCallBlock | ImageBlock):
+            raise EntryError(f"entry {entry.id}: content holds a non-block {block!r}")
+        if isinstance(block, ToolCallBlock) and entry.kind != "assistant":
+            raise EntryError(f"entry {entry.id}: only assistant entries carry tool calls")
+    if entry.kind == "tool_result":
+        if not isinstance(entry.call_id, str) or not entry.call_id:
+            raise EntryError(f"tool result {entry.id}: field 'call_id' must be a string")
+        if not isinstance(entry.tool_name, str):
+            raise EntryError(f"tool result {entry.id}: field 'tool' must be a string")
+    elif entry.call_id is not None or entry.tool_name is not None:
+        raise EntryError(f"entry {entry.id}: only tool results carry 'call_id'/'tool'")
+    if entry.kind == "assistant":
+        call_ids = [call.id for call in entry.tool_calls]
+        if len(set(call_ids)) != len(call_ids):
+            raise EntryError(f"assistant {entry.id}: duplicate tool call ids")
+    elif entry.usage is not None:
+        raise EntryError(f"entry {entry.id}: only assistant entries carry usage")
+
+
+def _str_field(record: Mapping[str, Any], name: str) -> str:
+    value = record.get(name)
+    if not isinstance(value, str):
+        raise EntryError(f"field {name!r} must be a string, got {type(value).__name__}")
+    return value
+
+
+def _int_field(record: Mapping[str, Any], name: str) -> int:
+    value = record.get(name, 0)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise EntryError(f"usage field {name!r} must be a non-negative integer")
+    return value
+
+
+__all__ = [
+    "CANONICAL_FORMAT_VERSION",
+    "ENTRY_KINDS",
+    "Block",
+    "Entry",
+    "EntryError",
+    "EntryKind",
+    "ImageBlock",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolCallBlock",
+    "Usage",
+    "block_from_record",
+    "records_to_entries",
+    "text_entry",
+]
