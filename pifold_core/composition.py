@@ -7,10 +7,10 @@ engine anything else. This module is pure data: no engine, no terminal.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class Category(str, Enum):
+class Category(StrEnum):
     """The six categories of the bar, in the bar's order: most compressed first."""
 
     CONSOLIDATED = "consolidated"
@@ -41,7 +41,7 @@ CATEGORY_LABELS: dict[Category, str] = {
 """Human names of the categories, as a legend shows them."""
 
 
-class Reading(str, Enum):
+class Reading(StrEnum):
     """How trustworthy the fill figure is."""
 
     MEASURED = "measured"

@@ -1,0 +1,129 @@
+"""Making one fold record from a range: source, handle, brief, placeholder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pifold_core.briefs import consolidated_brief, span_brief, tool_brief, validate_supplied_brief
+from pifold_core.canonical import sha256_hex
+from pifold_core.entries import Entry
+from pifold_core.folds import Fold, FoldKind, Forest, ForestError, source_of
+from pifold_core.placeholders import fold_placeholder
+from pifold_core.transcript import Transcript
+
+HANDLE_HEX = 12
+"""Hex digits of a handle; lengthened only on a collision."""
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltFold:
+    """A fold record and the source bytes that must be stored before it becomes durable."""
+
+    fold: Fold
+    source: bytes
+
+
+class FoldBuilder:
+    """Builds fold records over the transcript, checking the forest rules first."""
+
+    def __init__(self, transcript: Transcript, forest: Forest) -> None:
+        self.transcript = transcript
+        self.forest = forest
+
+    def handle_for(self, kind: FoldKind, digest: str) -> str:
+        """``fold-`` plus hex derived from kind and source: the same span gets the same handle."""
+        seed = sha256_hex(f"{kind}:{digest}".encode())
+        length = HANDLE_HEX
+        while True:
+            handle = f"fold-{seed[:length]}"
+            existing = self.forest.folds.get(handle)
+            if existing is None or (existing.kind, existing.source_digest) == (kind, digest):
+                return handle
+            length += 4
+
+    def check(self, kind: FoldKind, start: int, end: int) -> list[Fold]:
+        """Return the roots that would become children, or raise naming the broken rule."""
+        entries = self.transcript.entries
+        if not 0 <= start < end <= len(entries):
+            raise ForestError(f"range [{start},{end}) is outside the transcript")
+        overlapping = self.forest.root_overlapping(start, end)
+        for root in overlapping:
+            if root.start < start or root.end > end:
+                raise ForestError(
+                    f"range [{start},{end}) partially overlaps fold {root.handle} "
+                    f"[{root.start},{root.end})"
+                )
+            if root.start == start and root.end == end:
+                raise ForestError(f"range [{start},{end}) is exactly fold {root.handle}")
+        if kind == "tool":
+            if overlapping:
+                raise ForestError("a tool fold cannot contain other folds")
+            if any(entry.kind != "tool_result" for entry in entries[start:end]):
+                raise ForestError("a tool fold holds tool results only")
+            call_sites = {self.transcript.call_site.get(str(e.call_id)) for e in entries[start:end]}
+            if len(call_sites) != 1:
+                raise ForestError("a tool fold holds the results of one batch")
+        else:
+            split = self.transcript.split_call(start, end)
+            if split is not None:
+                raise ForestError(f"range [{start},{end}) would separate call {split}")
+        if kind == "consolidated" and len(overlapping) < 2:
+            raise ForestError("a consolidated fold needs at least two child folds")
+        return overlapping
+
+    def build(
+        self, kind: FoldKind, start: int, end: int, commit: int, brief: str | None = None
+    ) -> BuiltFold:
+        """Build the record for ``kind`` over ``[start, end)`` (not yet added to the forest)."""
+        children = self.check(kind, start, end)
+        entries = self.transcript.entries[start:end]
+        source = source_of(entries)
+        digest = sha256_hex(source)
+        handle = self.handle_for(kind, digest)
+        if brief is not None:
+            text, provenance = validate_supplied_brief(brief), "agent"
+        else:
+            text, provenance = self._runtime_brief(kind, start, end, children), "runtime"
+        tool_calls = sum(len(entry.tool_calls) for entry in entries)
+        fold = Fold(
+            handle=handle,
+            kind=kind,
+            start=start,
+            end=end,
+            first_id=entries[0].id,
+            last_id=entries[-1].id,
+            children=tuple(child.handle for child in children),
+            source_digest=digest,
+            source_bytes=len(source),
+            entry_count=len(entries),
+            tool_call_count=tool_calls,
+            brief=text,
+            brief_provenance="agent" if provenance == "agent" else "runtime",
+            placeholder=fold_placeholder(handle, kind, text, len(entries), tool_calls, len(source)),
+            commit=commit,
+        )
+        return BuiltFold(fold, source)
+
+    def _runtime_brief(self, kind: FoldKind, start: int, end: int, children: list[Fold]) -> str:
+        entries = self.transcript.entries
+        if kind == "tool":
+            call_index = self.transcript.call_site.get(str(entries[start].call_id))
+            call = entries[call_index] if call_index is not None else None
+            following = self._next_assistant(end)
+            return tool_brief(call, entries[start:end], following)
+        if kind == "span":
+            return span_brief(entries[start:end])
+        gaps: list[Entry] = []
+        position = start
+        for child in children:
+            gaps.extend(entries[position : child.start])
+            position = child.end
+        gaps.extend(entries[position:end])
+        return consolidated_brief([child.brief for child in children], gaps)
+
+    def _next_assistant(self, index: int) -> Entry | None:
+        entries = self.transcript.entries
+        for position in range(index, min(len(entries), index + 4)):
+            if entries[position].kind == "assistant":
+                return entries[position]
+        return None

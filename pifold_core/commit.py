@@ -1,0 +1,259 @@
+"""The commit: the one moment bytes already sent may change (DESIGN §5).
+
+A commit applies standing marks stalest first until the projection is at or under its
+target, then (if marks alone were not enough) cuts more spans from the stalest eligible raw
+material, then consolidates runs of visible roots so trees deepen instead of the index
+growing. Everything it changes lands in one rewrite.
+
+The :class:`Committer` mutates the forest, the projection and the marks in place; the engine
+takes a snapshot first and restores it if anything fails before the commit is durable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pifold_core.builder import BuiltFold, FoldBuilder
+from pifold_core.folds import Fold, FoldKind, Forest, ForestError
+from pifold_core.marks import Mark
+from pifold_core.options import EngineOptions
+from pifold_core.projection import Projection
+from pifold_core.transcript import Transcript
+
+
+@dataclass
+class CommitOutcome:
+    """What one commit did."""
+
+    number: int
+    """1-based commit number in the session."""
+    cause: str
+    """Why it ran: ``threshold``, ``command``, ``expand fold-…``, ``overflow``."""
+    target: int | None
+    """Token target it aimed at (``None``: apply every eligible mark)."""
+    tokens_before: int
+    """Projected tokens before."""
+    tokens_after: int = 0
+    """Projected tokens after."""
+    built: list[BuiltFold] = field(default_factory=list)
+    """New folds, in the order they were made."""
+    applied_marks: list[str] = field(default_factory=list)
+    held_marks: list[str] = field(default_factory=list)
+    """Marks kept pending (fresh tail or pinned entries)."""
+    dropped_marks: dict[str, str] = field(default_factory=dict)
+    """Marks withdrawn, with the reason."""
+    refolded: list[str] = field(default_factory=list)
+    short_of_target: bool = False
+    """The target was not reached: nothing more could be folded."""
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.built or self.refolded)
+
+
+class Committer:
+    """Runs one commit over the engine's live structures."""
+
+    def __init__(
+        self,
+        transcript: Transcript,
+        forest: Forest,
+        projection: Projection,
+        marks: dict[str, Mark],
+        options: EngineOptions,
+        is_pinned: Callable[[int, int], bool],
+    ) -> None:
+        self.transcript = transcript
+        self.forest = forest
+        self.projection = projection
+        self.marks = marks
+        self.options = options
+        self.is_pinned = is_pinned
+        self.builder = FoldBuilder(transcript, forest)
+
+    def run(
+        self,
+        number: int,
+        cause: str,
+        target: int | None,
+        staged_refolds: set[str],
+        protect: set[str] | None = None,
+    ) -> CommitOutcome:
+        """Apply the commit. ``protect`` names folds no new fold may swallow (being expanded)."""
+        outcome = CommitOutcome(number, cause, target, self.projection.tokens)
+        for handle in sorted(staged_refolds):
+            if handle in self.forest.expanded and self.forest.is_visible_open(handle):
+                self.forest.expanded.discard(handle)
+                self.projection.show_fold(self.forest.folds[handle])
+                outcome.refolded.append(handle)
+        staged_refolds.clear()
+        fresh = self.transcript.fresh_start
+        protected = [self.forest.folds[h] for h in (protect or set()) if h in self.forest]
+        for mark in sorted(self.marks.values(), key=lambda m: (m.start, -m.end, m.id)):
+            if mark.id not in self.marks:
+                continue
+            if target is not None and self.projection.tokens <= target:
+                break
+            if mark.end > fresh or self.is_pinned(mark.start, mark.end):
+                outcome.held_marks.append(mark.id)
+                continue
+            if any(mark.start <= fold.start and fold.end <= mark.end for fold in protected):
+                outcome.held_marks.append(mark.id)
+                continue
+            self._apply_mark(mark, outcome)
+        if target is not None and self.projection.tokens > target:
+            self._top_up(target, outcome)
+        self._consolidate(outcome)
+        outcome.tokens_after = self.projection.tokens
+        outcome.short_of_target = target is not None and self.projection.tokens > target
+        return outcome
+
+    # -- marks -------------------------------------------------------------------------------
+
+    def _apply_mark(self, mark: Mark, outcome: CommitOutcome) -> None:
+        if mark.kind == "span":
+            inner = [
+                other
+                for other in self.marks.values()
+                if other.kind == "tool" and mark.start <= other.start and other.end <= mark.end
+            ]
+            for tool_mark in sorted(inner, key=lambda m: m.start):
+                self._fold_mark(tool_mark, outcome)
+        self._fold_mark(mark, outcome)
+
+    def _fold_mark(self, mark: Mark, outcome: CommitOutcome) -> None:
+        del self.marks[mark.id]
+        try:
+            self._fold(mark.kind, mark.start, mark.end, outcome, mark.brief)
+        except ForestError as error:
+            outcome.dropped_marks[mark.id] = str(error)
+            return
+        outcome.applied_marks.append(mark.id)
+
+    def _fold(
+        self,
+        kind: FoldKind,
+        start: int,
+        end: int,
+        outcome: CommitOutcome,
+        brief: str | None = None,
+    ) -> Fold:
+        built = self.builder.build(kind, start, end, outcome.number, brief)
+        self.forest.add(built.fold)
+        self.projection.show_fold(built.fold)
+        outcome.built.append(built)
+        # A mark wholly inside the new fold has nothing left to do.
+        for other in list(self.marks.values()):
+            if start <= other.start and other.end <= end:
+                del self.marks[other.id]
+                outcome.dropped_marks[other.id] = f"covered by {built.fold.handle}"
+        return built.fold
+
+    # -- top-up ------------------------------------------------------------------------------
+
+    def _top_up(self, target: int, outcome: CommitOutcome) -> None:
+        """Cut spans from the stalest raw material until the target is reached."""
+        for start, end in self._raw_runs():
+            for piece_start, piece_end in self._pieces(start, end):
+                if self.projection.tokens <= target:
+                    return
+                try:
+                    self._fold("span", piece_start, piece_end, outcome)
+                except ForestError:
+                    continue
+
+    def _raw_runs(self) -> list[tuple[int, int]]:
+        """Unit-aligned runs of raw entries (and whole root tool folds) before the fresh tail."""
+        fresh = self.transcript.fresh_start
+        runs: list[tuple[int, int]] = []
+        run_start: int | None = None
+        run_end = 0
+        for item in list(self.projection.items):
+            if item.start >= fresh:
+                break
+            root = self.forest.root_containing(item.start)
+            foldable = root is None or (
+                root.kind == "tool" and root.handle not in self.forest.expanded
+            )
+            if foldable and not self.is_pinned(item.start, item.end):
+                if run_start is None:
+                    run_start = item.start
+                run_end = item.end
+                continue
+            if run_start is not None:
+                runs.append((run_start, run_end))
+            run_start = None
+        if run_start is not None:
+            runs.append((run_start, min(run_end, fresh)))
+        aligned: list[tuple[int, int]] = []
+        for start, end in runs:
+            start, end = self._align(start, end)
+            if start < end:
+                aligned.append((start, end))
+        return aligned
+
+    def _align(self, start: int, end: int) -> tuple[int, int]:
+        units, unit_of = self.transcript.units, self.transcript.unit_of
+        first = units[unit_of[start]]
+        if first.start != start:
+            start = first.end
+        if end > start:
+            last = units[unit_of[end - 1]]
+            if last.end != end:
+                end = last.start
+        return start, end
+
+    def _pieces(self, start: int, end: int) -> list[tuple[int, int]]:
+        """Cut ``[start, end)`` on unit boundaries into spans of about the cut size."""
+        units, unit_of = self.transcript.units, self.transcript.unit_of
+        pieces: list[tuple[int, int]] = []
+        piece_start, chars = start, 0
+        position = start
+        while position < end:
+            unit = units[unit_of[position]]
+            chars += self.transcript.size_chars(unit.start, unit.end)
+            position = unit.end
+            if chars >= self.options.span_cut_chars:
+                pieces.append((piece_start, position))
+                piece_start, chars = position, 0
+        if piece_start < end and chars >= self.options.thresholds.min_fold_chars:
+            pieces.append((piece_start, end))
+        return pieces
+
+    # -- consolidation ------------------------------------------------------------------------
+
+    def _consolidate(self, outcome: CommitOutcome) -> None:
+        """Fold runs of ``consolidate_after`` visible roots (and small gaps) into one."""
+        size = self.options.thresholds.consolidate_after
+        while True:
+            group = self._owed_group(size)
+            if group is None:
+                return
+            try:
+                self._fold("consolidated", group[0].start, group[-1].end, outcome)
+            except ForestError:
+                return
+
+    def _owed_group(self, size: int) -> list[Fold] | None:
+        fresh = self.transcript.fresh_start
+        gap_limit = self.options.thresholds.min_fold_chars
+        run: list[Fold] = []
+        for root in self.forest.roots():
+            if root.end > fresh:
+                break
+            if root.handle in self.forest.expanded or self.is_pinned(root.start, root.end):
+                run = []
+                continue
+            if run:
+                gap_start, gap_end = run[-1].end, root.start
+                if gap_end > gap_start and (
+                    self.transcript.size_chars(gap_start, gap_end) >= gap_limit
+                    or self.is_pinned(gap_start, gap_end)
+                    or self.transcript.split_call(run[0].start, root.end) is not None
+                ):
+                    run = []
+            run.append(root)
+            if len(run) == size:
+                return run
+        return None

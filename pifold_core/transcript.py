@@ -1,0 +1,182 @@
+"""The append-only transcript and its units: tool batches, closed units, chapters, fresh tail.
+
+DESIGN §2. Every structure here is maintained incrementally, so appending an entry costs
+work proportional to the entry, never to the length of the session.
+
+* A **unit** is the smallest thing a span fold may start or stop at: one tool batch (an
+  assistant message that calls tools plus the results that follow it), or any other single
+  entry.
+* A unit is **sealed** once an entry that cannot belong to it arrives, and **closed** once it
+  is sealed and a later assistant message exists (the model has moved past it).
+* A **chapter** starts at each user message.
+* The **fresh tail** starts at the newest closed unit: it and everything after it (the
+  current, unfinished batch included) is never folded automatically.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from pifold_core.entries import Entry
+
+
+class TranscriptError(ValueError):
+    """An entry cannot be appended (duplicate id, ...); nothing was changed."""
+
+
+@dataclass(slots=True)
+class Unit:
+    """One tool batch or one single entry."""
+
+    start: int
+    """Index of the unit's first entry."""
+    end: int
+    """Index one past its last entry."""
+    chapter: int
+    """Index of the chapter the unit belongs to."""
+    pending_calls: set[str] = field(default_factory=set)
+    """Call ids of a batch whose results have not landed yet."""
+    sealed: bool = False
+    """No further entry can join this unit."""
+    closed: bool = False
+    """Sealed, and a later assistant message exists."""
+
+    @property
+    def is_batch(self) -> bool:
+        return self.end - self.start > 1 or bool(self.pending_calls)
+
+
+class Transcript:
+    """Entries in order, with the unit structure kept up to date on every append."""
+
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+        """Every entry, in the order the host appended them."""
+        self.index_of: dict[str, int] = {}
+        """Entry id to position."""
+        self.units: list[Unit] = []
+        """Units in order; they tile the transcript."""
+        self.unit_of: list[int] = []
+        """For each entry, the index of its unit."""
+        self.chapter_starts: list[int] = []
+        """Entry index of every user message."""
+        self.call_site: dict[str, int] = {}
+        """Call id to the index of the assistant entry that made the call."""
+        self.result_sites: dict[str, list[int]] = {}
+        """Call id to the indices of the results answering it."""
+        self.closed_through: int = 0
+        """Units before this index are all closed."""
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self.entries)
+
+    def __getitem__(self, index: int) -> Entry:
+        return self.entries[index]
+
+    def check_append(self, entry: Entry) -> None:
+        """Raise :class:`TranscriptError` if ``entry`` cannot be appended."""
+        if entry.id in self.index_of:
+            raise TranscriptError(f"entry id {entry.id!r} is already in the transcript")
+        if entry.kind == "assistant":
+            for call in entry.tool_calls:
+                if call.id in self.call_site:
+                    raise TranscriptError(
+                        f"assistant {entry.id}: tool call id {call.id!r} was already used"
+                    )
+
+    def append(self, entry: Entry) -> None:
+        """Append one entry and update units, chapters and closure."""
+        self.check_append(entry)
+        index = len(self.entries)
+        self.entries.append(entry)
+        self.index_of[entry.id] = index
+        if entry.kind == "user":
+            self.chapter_starts.append(index)
+        chapter = len(self.chapter_starts) - 1
+
+        last = self.units[-1] if self.units else None
+        joins_batch = (
+            last is not None
+            and not last.sealed
+            and entry.kind == "tool_result"
+            and entry.call_id in last.pending_calls
+        )
+        if joins_batch and last is not None:
+            last.end = index + 1
+            last.pending_calls.discard(str(entry.call_id))
+        else:
+            if last is not None:
+                last.sealed = True
+            unit = Unit(start=index, end=index + 1, chapter=chapter)
+            if entry.kind == "assistant":
+                unit.pending_calls = {call.id for call in entry.tool_calls}
+            self.units.append(unit)
+        self.unit_of.append(len(self.units) - 1)
+
+        if entry.kind == "assistant":
+            for call in entry.tool_calls:
+                self.call_site[call.id] = index
+            self._close_units_before(len(self.units) - 1)
+        elif entry.kind == "tool_result" and entry.call_id is not None:
+            self.result_sites.setdefault(entry.call_id, []).append(index)
+
+    def _close_units_before(self, limit: int) -> None:
+        """A new assistant message closes every sealed unit before it."""
+        position = self.closed_through
+        while position < limit and self.units[position].sealed:
+            self.units[position].closed = True
+            position += 1
+        self.closed_through = position
+
+    # -- derived positions ----------------------------------------------------------------
+
+    @property
+    def fresh_start(self) -> int:
+        """Entry index where the fresh tail begins (DESIGN §2).
+
+        The newest closed unit and everything after it stay raw during automatic folding.
+        """
+        if self.closed_through == 0:
+            return 0
+        return self.units[self.closed_through - 1].start
+
+    @property
+    def eligible_units(self) -> int:
+        """Units before this index are closed and outside the fresh tail."""
+        return max(0, self.closed_through - 1)
+
+    def chapter_of(self, index: int) -> int:
+        """Chapter number of entry ``index`` (-1 before the first user message)."""
+        return bisect.bisect_right(self.chapter_starts, index) - 1
+
+    def unit_aligned(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` starts and ends on unit boundaries."""
+        if not 0 <= start < end <= len(self.entries):
+            return False
+        first = self.units[self.unit_of[start]]
+        last = self.units[self.unit_of[end - 1]]
+        return first.start == start and last.end == end
+
+    def split_call(self, start: int, end: int) -> str | None:
+        """The first call id that ``[start, end)`` would separate from a result, if any."""
+        for index in range(start, end):
+            entry = self.entries[index]
+            if entry.kind == "assistant":
+                for call in entry.tool_calls:
+                    for site in self.result_sites.get(call.id, ()):
+                        if not start <= site < end:
+                            return call.id
+            elif entry.kind == "tool_result" and entry.call_id is not None:
+                call_site = self.call_site.get(entry.call_id)
+                if call_site is not None and not start <= call_site < end:
+                    return entry.call_id
+        return None
+
+    def size_chars(self, start: int, end: int) -> int:
+        """Characters of content in ``[start, end)``."""
+        return sum(entry.size_chars for entry in self.entries[start:end])
