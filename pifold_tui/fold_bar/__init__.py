@@ -1,0 +1,31 @@
+"""The fold bar: pure layout, suffix and painting, plus the Textual widget."""
+
+from __future__ import annotations
+
+from pifold_tui.fold_bar.layout import (
+    BAR_COLUMNS,
+    BAR_STEPS,
+    BarCell,
+    BarLayout,
+    BarState,
+    layout_bar,
+)
+from pifold_tui.fold_bar.paint import BarColours, PaintedCell, paint, render_bar
+from pifold_tui.fold_bar.suffix import suffix_parts, suffix_text
+from pifold_tui.fold_bar.widget import FoldBar
+
+__all__ = [
+    "BAR_COLUMNS",
+    "BAR_STEPS",
+    "BarCell",
+    "BarColours",
+    "BarLayout",
+    "BarState",
+    "FoldBar",
+    "PaintedCell",
+    "layout_bar",
+    "paint",
+    "render_bar",
+    "suffix_parts",
+    "suffix_text",
+]
