@@ -24,7 +24,7 @@ from typing import Any
 
 from pifold_agent.importers.trace import ImportedTrace
 from pifold_core.canonical import JsonValue
-from pifold_core.entries import Block, Entry, EntryKind, Usage
+from pifold_core.entries import Block, Entry, EntryKind, ToolCallBlock, Usage
 
 _UNSAFE_ID_CHARACTERS = re.compile(r"[^A-Za-z0-9._:@+=-]+")
 _MAXIMUM_ID_LENGTH = 128
@@ -145,14 +145,25 @@ class TraceBuilder:
         known_call_ids: set[str] = set()
         orphan_call_ids: list[str] = []
         entries: list[Entry] = []
+        # Some hosts reuse a call id in a later turn; the engine needs ids unique per session,
+        # so a reused id is renamed (with its results) deterministically and noted.
+        current_call_id: dict[str, str] = {}
+        renamed_call_ids: list[str] = []
         for index, pending in enumerate(self._pending):
             entry_id = _unique_id(pending.preferred_id or f"e{index:06d}", used_ids)
+            content = pending.content
+            if pending.kind == "assistant":
+                content, renamed = _rename_reused_calls(content, known_call_ids, current_call_id)
+                renamed_call_ids.extend(renamed)
+            result_call_id = pending.call_id
+            if pending.kind == "tool_result" and result_call_id is not None:
+                result_call_id = current_call_id.get(result_call_id, result_call_id)
             entry = Entry(
                 id=entry_id,
                 kind=pending.kind,
                 timestamp_ms=timestamps[index],
-                content=pending.content,
-                call_id=pending.call_id if pending.kind == "tool_result" else None,
+                content=content,
+                call_id=result_call_id if pending.kind == "tool_result" else None,
                 tool_name=pending.tool_name if pending.kind == "tool_result" else None,
                 is_error=pending.is_error,
                 usage=pending.usage,
@@ -168,6 +179,11 @@ class TraceBuilder:
                 f"dropped {len(self._dropped_assistant_ids)} assistant turn(s) with no content "
                 f"and no usage (aborted or failed requests): "
                 f"{', '.join(self._dropped_assistant_ids)}"
+            )
+        if renamed_call_ids:
+            self.note(
+                f"{len(renamed_call_ids)} reused tool call id(s) renamed with their results: "
+                f"{', '.join(renamed_call_ids)}"
             )
         if orphan_call_ids:
             self.note(
@@ -187,6 +203,29 @@ def orphan_call_ids(trace: ImportedTrace) -> set[str]:
         if marker in note:
             found.update(part.strip() for part in note.split(marker, 1)[1].split(","))
     return found
+
+
+def _rename_reused_calls(
+    content: tuple[Block, ...], known: set[str], current: dict[str, str]
+) -> tuple[tuple[Block, ...], list[str]]:
+    """Give every call id already used earlier in the trace a fresh, deterministic suffix.
+
+    ``current`` maps each original call id to the id its results must now carry.
+    """
+    renamed: list[str] = []
+    blocks: list[Block] = []
+    for block in content:
+        if isinstance(block, ToolCallBlock):
+            original, new_id, suffix = block.id, block.id, 2
+            while new_id in known:
+                new_id = f"{original}-{suffix}"
+                suffix += 1
+            current[original] = new_id
+            if new_id != original:
+                renamed.append(f"{original} -> {new_id}")
+                block = ToolCallBlock(new_id, block.name, block.arguments)
+        blocks.append(block)
+    return tuple(blocks), renamed
 
 
 def _is_zero(usage: Usage) -> bool:

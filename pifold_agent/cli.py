@@ -1,0 +1,148 @@
+"""The ``pifold`` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn
+from rich.table import Table
+
+from pifold_agent.importers import TraceFormatError
+from pifold_agent.replay import ReplayReport, replay_trace
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=False,
+    help="pifold: lossless context folding for coding agents.",
+)
+
+DEMO_TRACE = "pi-mono-large-session.jsonl"
+"""A real Pi session shipped with the package (MIT, see data/NOTICE)."""
+
+
+@app.callback(invoke_without_command=True)
+def main_callback(context: typer.Context) -> None:
+    """With no command, run the built-in demo."""
+    if context.invoked_subcommand is None:
+        demo(budget=100_000)
+
+
+@app.command()
+def demo(
+    budget: Annotated[int, typer.Option(help="Serving budget in tokens.")] = 100_000,
+) -> None:
+    """Replay a real agent session shipped with pifold and show what folding did."""
+    console = Console()
+    console.print(
+        "[bold]pifold demo[/]: no agent is bundled yet, so this replays a real Pi coding "
+        "session (pi-mono, MIT) through the folding engine."
+    )
+    with resources.as_file(resources.files("pifold_agent") / "data" / DEMO_TRACE) as path:
+        report = _run_replay(console, path, budget, None, None, show_progress=True)
+    _print_report(console, report)
+
+
+@app.command()
+def replay(
+    trace: Annotated[Path, typer.Argument(help="A session file (Pi, Claude Code, Codex, ...).")],
+    budget: Annotated[int, typer.Option(help="Serving budget in tokens.")] = 100_000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    state: Annotated[
+        Path | None, typer.Option(help="Keep the engine's state (log and store) here.")
+    ] = None,
+    window_out: Annotated[
+        Path | None, typer.Option(help="Write the final projection (messages as sent) here.")
+    ] = None,
+) -> None:
+    """Replay a real session through the engine, one model request at a time."""
+    console = Console(stderr=as_json)
+    if budget < 1:
+        console.print("[red]error:[/] --budget must be a positive number of tokens")
+        raise typer.Exit(2)
+    try:
+        report = _run_replay(console, trace, budget, state, window_out, not as_json)
+    except TraceFormatError as error:
+        console.print(f"[red]error:[/] {error}")
+        raise typer.Exit(2) from None
+    except OSError as error:
+        console.print(f"[red]error:[/] cannot read {trace}: {error.strerror or error}")
+        raise typer.Exit(2) from None
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
+    else:
+        _print_report(console, report)
+    if report.unattributed or report.failed_folds:
+        raise typer.Exit(1)
+
+
+def _run_replay(
+    console: Console,
+    path: Path,
+    budget: int,
+    state: Path | None,
+    window_out: Path | None,
+    show_progress: bool,
+) -> ReplayReport:
+    if not show_progress:
+        return replay_trace(path, budget, state, window_out)
+    with Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} entries"),
+        console=console,
+        transient=True,
+    ) as progress:
+        task = progress.add_task(f"replaying {path.name}", total=None)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        return replay_trace(path, budget, state, window_out, progress=advance)
+
+
+def _print_report(console: Console, report: ReplayReport) -> None:
+    table = Table(title=f"{Path(report.trace).name} ({report.format})", show_header=False)
+    table.add_column("figure", style="bold")
+    table.add_column("value", justify="right")
+    window = report.window
+    folds = report.folds
+    rows = [
+        ("entries", f"{report.entries:,}"),
+        ("model requests", f"{report.requests:,}"),
+        ("pure appends", f"{report.appends:,}"),
+        ("attributed rewrites", f"{report.rewrites:,}"),
+        ("unattributed rewrites", f"{report.unattributed:,}"),
+        ("commits", f"{report.commits:,}"),
+        (
+            "folds",
+            f"{sum(folds.values())} ({folds['consolidated']} cons., {folds['span']} span, "
+            f"{folds['tool']} tool)",
+        ),
+        ("folds verified byte for byte", f"{report.verified_folds} / {sum(folds.values())}"),
+        ("budget", f"{window.budget:,} tokens"),
+        ("peak window", f"{window.peak:,} tokens"),
+        ("mean window", f"{window.mean:,.0f} tokens"),
+        ("lowest window after first commit", _tokens(window.min_after_first_commit)),
+        ("skipped lines", f"{report.skipped_lines}"),
+    ]
+    for label, value in rows:
+        table.add_row(label, value)
+    console.print(table)
+    for note in report.notes:
+        console.print(f"[dim]note: {note[:200]}[/]")
+    for failure in report.failures:
+        console.print(f"[red]fold failure:[/] {failure}")
+
+
+def _tokens(value: int | None) -> str:
+    return "no commit" if value is None else f"{value:,} tokens"
+
+
+def main() -> None:
+    app()
