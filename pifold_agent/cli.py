@@ -14,7 +14,7 @@ from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
 from pifold_agent.importers import TraceFormatError
-from pifold_agent.replay import ReplayReport, replay_trace
+from pifold_agent.replay import ReplayReport, ReplayStateError, replay_trace
 
 app = typer.Typer(
     add_completion=False,
@@ -67,7 +67,7 @@ def replay(
         raise typer.Exit(2)
     try:
         report = _run_replay(console, trace, budget, state, window_out, not as_json)
-    except TraceFormatError as error:
+    except (TraceFormatError, ReplayStateError) as error:
         console.print(f"[red]error:[/] {error}")
         raise typer.Exit(2) from None
     except OSError as error:

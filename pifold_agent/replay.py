@@ -92,12 +92,21 @@ def _replay(
 ) -> ReplayReport:
     engine = Engine.open(state_dir, options)
     try:
+        resume_at = _resume_point(engine, trace)
+        # A request logged just before an interruption already answered the next assistant.
+        request_pending = engine.audit.counts.requests > sum(
+            1 for entry in engine.transcript if entry.kind == "assistant"
+        )
         sizes: list[int] = []
         first_commit_at: int | None = None
         largest_inflow = 0
         total = len(trace.entries)
         for position, entry in enumerate(trace.entries):
-            if entry.kind == "assistant":
+            if position < resume_at:
+                continue
+            if entry.kind == "assistant" and request_pending:
+                request_pending = False
+            elif entry.kind == "assistant":
                 request = engine.prepare_request()
                 if request.commit is not None and first_commit_at is None:
                     first_commit_at = len(sizes)
@@ -143,6 +152,20 @@ def _replay(
         )
     finally:
         engine.close()
+
+
+class ReplayStateError(ValueError):
+    """A ``--state`` folder holds a session that is not this trace."""
+
+
+def _resume_point(engine: Engine, trace: ImportedTrace) -> int:
+    """How many of the trace's entries the state already holds (0 for a new state)."""
+    held = len(engine.transcript)
+    if held > len(trace.entries) or any(
+        engine.transcript[index].id != trace.entries[index].id for index in range(held)
+    ):
+        raise ReplayStateError(f"{engine.state_dir} holds another session than this trace")
+    return held
 
 
 def verify_folds(engine: Engine) -> tuple[int, list[str]]:

@@ -1,0 +1,80 @@
+"""The pifold command line: demo, replay output, and exit codes for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pifold_agent.cli import app
+from tests.conftest import shared_trace_files
+
+RUNNER = CliRunner()
+REQUIRED_FIELDS = {
+    "format",
+    "entries",
+    "requests",
+    "appends",
+    "rewrites",
+    "unattributed",
+    "commits",
+    "folds",
+    "verified_folds",
+    "failed_folds",
+    "skipped_lines",
+    "window",
+}
+
+
+def test_no_arguments_runs_the_demo() -> None:
+    result = RUNNER.invoke(app, [])
+    assert result.exit_code == 0, result.output
+    assert "pifold demo" in result.output
+    assert "unattributed rewrites" in result.output
+
+
+@pytest.mark.skipif(not shared_trace_files(), reason="../shared/traces is not present")
+def test_replay_json_has_the_documented_fields(tmp_path: Path) -> None:
+    trace = next(path for path in shared_trace_files() if "codex" in str(path))
+    window = tmp_path / "window.json"
+    result = RUNNER.invoke(
+        app,
+        [
+            "replay",
+            str(trace),
+            "--json",
+            "--state",
+            str(tmp_path / "s"),
+            "--window-out",
+            str(window),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert set(report) >= REQUIRED_FIELDS
+    assert set(report["folds"]) == {"tool", "span", "consolidated"}
+    assert {"budget", "peak", "mean", "min_after_first_commit"} <= set(report["window"])
+    assert report["format"] == "codex"
+    assert report["unattributed"] == 0
+    assert (tmp_path / "s" / "fold-log.jsonl").exists()
+    assert isinstance(json.loads(window.read_text(encoding="utf-8")), list)
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [(b"", "empty"), (b"hello there\nnot a trace\n", "unknown"), (b"[1, 2, 3]", "unknown")],
+)
+def test_bad_trace_exits_2_with_a_clear_error(tmp_path: Path, content: bytes, reason: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(content)
+    result = RUNNER.invoke(app, ["replay", str(path)])
+    assert result.exit_code == 2
+    assert "error" in result.output.lower()
+    assert "bad.jsonl" in result.output
+
+
+def test_missing_file_exits_2(tmp_path: Path) -> None:
+    result = RUNNER.invoke(app, ["replay", str(tmp_path / "nope.jsonl")])
+    assert result.exit_code == 2
