@@ -15,9 +15,7 @@ def shared_trace_files() -> list[Path]:
     if not SHARED_TRACES.is_dir():
         return []
     return sorted(
-        path
-        for path in SHARED_TRACES.rglob("*")
-        if path.is_file() and path.name != "PROVENANCE.md"
+        path for path in SHARED_TRACES.rglob("*") if path.is_file() and path.name != "PROVENANCE.md"
     )
 
 
