@@ -71,6 +71,7 @@ class Committer:
         self.options = options
         self.is_pinned = is_pinned
         self.builder = FoldBuilder(transcript, forest)
+        self._protected: set[str] = set()
 
     def run(
         self,
@@ -82,7 +83,10 @@ class Committer:
     ) -> CommitOutcome:
         """Apply the commit. ``protect`` names folds no new fold may swallow (being expanded)."""
         outcome = CommitOutcome(number, cause, target, self.projection.tokens)
-        for handle in sorted(staged_refolds):
+        self._protected = {h for h in (protect or set()) if h in self.forest}
+        # A fold being expanded keeps its ancestors open: their staged refolds are dropped.
+        keep_open = {a.handle for h in self._protected for a in self.forest.ancestors(h)}
+        for handle in sorted(staged_refolds - keep_open):
             if handle in self.forest.expanded and self.forest.is_visible_open(handle):
                 self.forest.expanded.discard(handle)
                 self.projection.show_fold(self.forest.folds[handle])
@@ -242,7 +246,11 @@ class Committer:
         for root in self.forest.roots():
             if root.end > fresh:
                 break
-            if root.handle in self.forest.expanded or self.is_pinned(root.start, root.end):
+            if (
+                root.handle in self.forest.expanded
+                or root.handle in self._protected
+                or self.is_pinned(root.start, root.end)
+            ):
                 run = []
                 continue
             if run:

@@ -159,6 +159,7 @@ class Engine:
             self.forest.expanded.discard(handle)
             self.staged_refolds.discard(handle)
             self.projection.show_fold(self.forest.folds[handle])
+        self.staged_refolds.clear()  # a commit spends every staged refold (Committer.run)
         for record in body["folds"]:
             fold = Fold.from_record(record)
             self.forest.add(fold)
@@ -171,6 +172,8 @@ class Engine:
             self.projection.show_fold(self.forest.folds[handle])
         self.commit_count = int(body["n"])
         self.audit.declare(str(body["cause"]))
+        if body["cause"] == "threshold" and body.get("short"):
+            self._stalled_at = self._progress_key()  # as prepare_request did when live
 
     # -- appending ----------------------------------------------------------------------------
 
@@ -268,6 +271,7 @@ class Engine:
                     "dropped": sorted(outcome.dropped_marks),
                     "refolded": outcome.refolded,
                     "expanded": expand.handle if expand is not None else None,
+                    "short": outcome.short_of_target,
                 },
                 durable=True,
             )

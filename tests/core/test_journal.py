@@ -1,0 +1,123 @@
+"""The append-only state log: verified lines, torn tails, loud corruption (DESIGN §8)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pifold_core.journal import Journal, JournalCorrupt
+
+
+def _write(path: Path, count: int) -> list[dict[str, object]]:
+    journal = Journal(path)
+    bodies: list[dict[str, object]] = [{"i": i, "text": f"record {i} é"} for i in range(count)]
+    for body in bodies:
+        journal.append("entry", body)
+    journal.close()
+    return bodies
+
+
+def test_records_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    bodies = _write(path, 5)
+    journal = Journal(path)
+    records = list(journal.read_all())
+    assert [record.body for record in records] == bodies
+    assert [record.sequence for record in records] == list(range(5))
+    assert {record.kind for record in records} == {"entry"}
+    assert journal.torn is None
+    assert journal.next_sequence == 5
+
+
+def test_missing_file_reads_as_empty(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "absent.jsonl")
+    assert list(journal.read_all()) == []
+    assert journal.torn is None
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "partial write without newline",
+        "bad checksum",
+        "whole line without newline",
+        "garbage line",
+    ],
+)
+def test_torn_last_line_is_reported_and_truncated(tmp_path: Path, variant: str) -> None:
+    path = tmp_path / "log.jsonl"
+    bodies = _write(path, 4)
+    data = path.read_bytes()
+    lines = data.split(b"\n")[:-1]
+    kept = b"".join(line + b"\n" for line in lines[:3])
+    last = lines[3]
+    if variant == "partial write without newline":
+        damaged = last[: len(last) // 2]
+    elif variant == "bad checksum":
+        damaged = last.replace(b"record 3", b"record 9") + b"\n"
+    elif variant == "whole line without newline":
+        damaged = last
+    else:
+        damaged = b"{not json\n"
+    path.write_bytes(kept + damaged)
+
+    journal = Journal(path)
+    records = list(journal.read_all())
+    # Even a complete-looking line is torn if its newline never landed.
+    assert [record.body for record in records] == bodies[:3]
+    assert journal.torn is not None
+    assert journal.torn.line_number == 4
+    assert journal.torn.byte_count == len(damaged)
+    assert path.read_bytes() == kept
+
+    # Appending afterwards continues the sequence on a clean line.
+    journal.append("entry", {"i": "after"})
+    journal.close()
+    reread = Journal(path)
+    records = list(reread.read_all())
+    assert reread.torn is None
+    assert [record.body for record in records] == [*bodies[:3], {"i": "after"}]
+    assert [record.sequence for record in records] == [0, 1, 2, 3]
+
+
+def test_torn_only_line(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b'{"n":0,"k":"op')
+    journal = Journal(path)
+    assert list(journal.read_all()) == []
+    assert journal.torn is not None and journal.torn.line_number == 1
+    assert path.read_bytes() == b""
+
+
+def test_damaged_middle_line_is_corruption(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    _write(path, 5)
+    lines = path.read_bytes().split(b"\n")
+    lines[2] = lines[2].replace(b"record 2", b"record X")
+    path.write_bytes(b"\n".join(lines))
+    before = path.read_bytes()
+    journal = Journal(path)
+    with pytest.raises(JournalCorrupt, match="line 3"):
+        list(journal.read_all())
+    assert path.read_bytes() == before  # nothing is truncated on corruption
+
+
+def test_out_of_sequence_line_is_corruption(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    _write(path, 4)
+    lines = path.read_bytes().split(b"\n")
+    lines[1], lines[2] = lines[2], lines[1]
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(JournalCorrupt, match="line 2"):
+        list(Journal(path).read_all())
+
+
+def test_durable_append_and_lines_are_canonical(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    journal = Journal(path)
+    assert journal.append("commit", {"b": 1, "a": 2}, durable=True) == 0
+    journal.close()
+    line = path.read_bytes()
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert line.startswith(b'{"b":{"a":2,"b":1},"c":"')
