@@ -88,7 +88,7 @@ class Committer:
         keep_open = {a.handle for h in self._protected for a in self.forest.ancestors(h)}
         for handle in sorted(staged_refolds - keep_open):
             if handle in self.forest.expanded and self.forest.is_visible_open(handle):
-                self.forest.expanded.discard(handle)
+                self.forest.collapse(handle)
                 self.projection.show_fold(self.forest.folds[handle])
                 outcome.refolded.append(handle)
         staged_refolds.clear()

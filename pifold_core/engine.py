@@ -156,7 +156,7 @@ class Engine:
 
     def _replay_commit(self, body: dict[str, Any]) -> None:
         for handle in body["refolded"]:
-            self.forest.expanded.discard(handle)
+            self.forest.collapse(handle)
             self.staged_refolds.discard(handle)
             self.projection.show_fold(self.forest.folds[handle])
         self.staged_refolds.clear()  # a commit spends every staged refold (Committer.run)

@@ -215,6 +215,11 @@ class Forest:
             ancestor.handle in self.expanded for ancestor in self.ancestors(handle)
         )
 
+    def collapse(self, handle: str) -> None:
+        """Close a fold and everything inside it, so reopening it shows one level again."""
+        self.expanded.discard(handle)
+        self.expanded.difference_update(nested.handle for nested in self.descendants(handle))
+
     def is_visible_open(self, handle: str) -> bool:
         """Shown open right now: expanded, and every ancestor expanded too."""
         return handle in self.expanded and all(

@@ -217,3 +217,17 @@ def test_expanded_children_collapse_when_swallowed() -> None:
     _add(builder, "consolidated", 0, 14)
     assert first.handle not in forest.expanded
     forest.validate(transcript)
+
+
+def test_collapse_closes_every_expanded_descendant() -> None:
+    _, forest, builder = _setup()
+    first = _add(builder, "span", 0, 7)
+    second = _add(builder, "span", 7, 14)
+    parent = _add(builder, "consolidated", 0, 14)
+    forest.expanded.update({parent.handle, first.handle})
+    assert forest.is_visible_open(first.handle)
+    forest.collapse(parent.handle)
+    # Reopening the parent later must show one level: the child comes back collapsed.
+    assert forest.expanded == set()
+    assert forest.is_visible(parent.handle)
+    assert not forest.is_visible(second.handle)
