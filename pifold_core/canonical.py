@@ -50,8 +50,12 @@ _ENCODER = json.JSONEncoder(
 def canonical_text(value: JsonValue) -> str:
     """Return the canonical JSON text of ``value``.
 
+    Keys should be strings. Like ``json``, an int, float, bool or None key is written as its
+    string form (so ``{1: "a"}`` and ``{"1": "a"}`` give the same bytes); a dict mixing key
+    types that cannot be sorted together is refused.
+
     Raises:
-        CanonicalError: when the value holds a non-finite float or a non-string key.
+        CanonicalError: when the value holds a non-finite float or unsortable keys.
     """
     try:
         return _ENCODER.encode(value)
