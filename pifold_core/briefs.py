@@ -99,12 +99,12 @@ def extract_identifiers(texts: Iterable[str], limit: int = _MAX_IDENTIFIERS) -> 
     seen: set[str] = set()
     chosen: list[str] = []
     for group in classes:
-        counts = Counter(group)
         # Stable order of first appearance; a value seen often still appears once.
         for value in dict.fromkeys(group):
             if value in seen or len(value) < 3:
                 continue
-            if counts[value] and any(value in kept for kept in chosen if len(kept) > 40):
+            # A value already shown inside a kept error line would only repeat it.
+            if any(value in kept for kept in chosen if len(kept) > 40):
                 continue
             seen.add(value)
             chosen.append(value)

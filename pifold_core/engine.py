@@ -8,7 +8,6 @@ byte, after a restart or a crash.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -288,7 +287,6 @@ class Engine:
 
     def _snapshot(self) -> dict[str, Any]:
         return {
-            "forest": copy.copy(self.forest.__dict__),
             "forest_lists": (
                 dict(self.forest.folds),
                 dict(self.forest.parent),
