@@ -79,6 +79,12 @@ class EngineOptions:
     """``blacklistAutoFoldTools``: tools whose results stay raw."""
     evidence_threshold_bytes: int = EVIDENCE_THRESHOLD_BYTES
     """Tool results above this size are kept whole as evidence, previewed in the transcript."""
+    tool_fold_threshold: float = 0.50
+    """``toolFoldThreshold``: oldest share of the window whose tool results a commit clips."""
+    pre_commit_notice: bool = False
+    """``preCommitNotice``: append one note per approach before a threshold commit."""
+    notice_lead_share: float = 0.10
+    """``noticeLeadShare``: how far below ``maxTarget`` the notice speaks."""
 
     def __post_init__(self) -> None:
         if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 1:
