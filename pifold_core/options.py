@@ -1,13 +1,19 @@
 """Engine options and their validation (DESIGN §9).
 
 Validation is atomic: an impossible policy is refused with the rule it breaks, never clamped
-or partly applied.
+or partly applied. Every value is checked where it is stored (each dataclass's
+``__post_init__``), so no route into :class:`EngineOptions` — constructor, settings mapping or
+session record — can build an invalid one. Error messages use the user-facing camelCase names
+because they are shown to people editing ``settings.json``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from pifold_core.canonical import JsonValue
@@ -15,6 +21,75 @@ from pifold_core.canonical import JsonValue
 
 class OptionsError(ValueError):
     """An option is unknown or breaks a rule; the message names the option and the rule."""
+
+
+PALETTE_MAPS: tuple[str, ...] = ("batlow", "viridis", "plasma", "magma", "cividis")
+"""Colour maps the fold bar can use. Kept here rather than imported from ``palettes`` so the
+engine does not pull numpy in; ``palettes.sampling.MAP_NAMES`` must list the same names."""
+
+OPTION_NAMES: tuple[str, ...] = (
+    "thresholds",
+    "providerInputBudget",
+    "blacklistAutoFoldTools",
+    "toolFoldThreshold",
+    "preCommitNotice",
+    "noticeLeadShare",
+    "palette",
+)
+"""The seven user-facing options, in the order DESIGN §9 lists them."""
+
+THRESHOLD_KEYS: tuple[str, ...] = ("maxTarget", "minTarget", "consolidateAfter", "minFoldChars")
+"""Keys of the ``thresholds`` object, all required."""
+
+PALETTE_KEYS: tuple[str, ...] = ("map", "start", "end")
+"""Keys of the ``palette`` object, all required."""
+
+
+def _number(option: str, value: object) -> float:
+    # bool is an int subclass; a JSON true must not pass for 1.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise OptionsError(f"{option} must be a number, got {value!r}")
+    if not math.isfinite(value):
+        raise OptionsError(f"{option} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def _integer(option: str, value: object, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise OptionsError(f"{option} must be an integer, got {value!r}")
+    if value < minimum:
+        raise OptionsError(f"{option} must be at least {minimum}, got {value}")
+    return value
+
+
+def _decimal(value: float) -> Decimal:
+    # repr is the shortest string that reads back as the float: the number the user wrote.
+    return Decimal(repr(value))
+
+
+def _boolean(option: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise OptionsError(f"{option} must be true or false, got {value!r}")
+    return value
+
+
+def _whole_object(option: str, value: object, keys: tuple[str, ...]) -> Mapping[str, object]:
+    """``value`` as a mapping holding exactly ``keys``: these objects are set whole."""
+    if not isinstance(value, Mapping):
+        raise OptionsError(f"{option} must be an object with {', '.join(keys)}, got {value!r}")
+    unknown = [str(key) for key in value if key not in keys]
+    if unknown:
+        raise OptionsError(f"{option}: unknown key {_quoted(unknown)} (keys: {', '.join(keys)})")
+    missing = [key for key in keys if key not in value]
+    if missing:
+        raise OptionsError(
+            f"{option} is set whole: missing {_quoted(missing)} (keys: {', '.join(keys)})"
+        )
+    return value
+
+
+def _quoted(names: list[str]) -> str:
+    return ", ".join(repr(name) for name in names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,25 +106,35 @@ class Thresholds:
     """Smallest source worth folding; also the largest raw gap absorbed between folds."""
 
     def __post_init__(self) -> None:
-        for name in ("max_target", "min_target"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise OptionsError(f"thresholds.{name} must be a number, got {value!r}")
-            if not math.isfinite(value) or not 0 < value < 1:
-                raise OptionsError(f"thresholds.{name} must lie strictly between 0 and 1")
-        if not self.min_target < self.max_target:
+        max_target = _number("thresholds.maxTarget", self.max_target)
+        min_target = _number("thresholds.minTarget", self.min_target)
+        rule = "the rule 0 < minTarget < maxTarget < 1"
+        if not min_target > 0:
+            raise OptionsError(f"thresholds.minTarget breaks {rule}: {min_target:g} is not above 0")
+        if not max_target < 1:
+            raise OptionsError(f"thresholds.maxTarget breaks {rule}: {max_target:g} is not below 1")
+        if not min_target < max_target:
             raise OptionsError(
-                "thresholds break the rule minTarget < maxTarget "
-                f"({self.min_target} >= {self.max_target})"
+                f"thresholds break {rule}: minTarget {min_target:g} is not below "
+                f"maxTarget {max_target:g}"
             )
-        for name in ("consolidate_after", "min_fold_chars"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise OptionsError(f"thresholds.{name} must be an integer, got {value!r}")
-        if self.consolidate_after < 2:
-            raise OptionsError("thresholds.consolidate_after must be at least 2")
-        if self.min_fold_chars < 1:
-            raise OptionsError("thresholds.min_fold_chars must be at least 1")
+        _integer("thresholds.consolidateAfter", self.consolidate_after, 2)
+        _integer("thresholds.minFoldChars", self.min_fold_chars, 1)
+        # Store floats so equal settings compare, hash and serialise alike whether a file
+        # wrote 1 or 1.0.
+        object.__setattr__(self, "max_target", max_target)
+        object.__setattr__(self, "min_target", min_target)
+
+    @classmethod
+    def from_settings(cls, value: object) -> Thresholds:
+        """The ``thresholds`` object of a settings mapping, all four keys required."""
+        keys = _whole_object("thresholds", value, THRESHOLD_KEYS)
+        return cls(
+            max_target=keys["maxTarget"],  # type: ignore[arg-type]  # checked in __post_init__
+            min_target=keys["minTarget"],  # type: ignore[arg-type]
+            consolidate_after=keys["consolidateAfter"],  # type: ignore[arg-type]
+            min_fold_chars=keys["minFoldChars"],  # type: ignore[arg-type]
+        )
 
     def to_record(self) -> dict[str, JsonValue]:
         return {
@@ -58,6 +143,47 @@ class Thresholds:
             "consolidateAfter": self.consolidate_after,
             "minFoldChars": self.min_fold_chars,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class PaletteOption:
+    """The fold bar's colours: a map and the slice of it the categories span."""
+
+    map_name: str = "batlow"
+    """One of :data:`PALETTE_MAPS`."""
+    start: float = 0.0
+    """Map position of the first category's shade, in [0, 1]."""
+    end: float = 1.0
+    """Map position of the last category's shade, in [0, 1]; below ``start`` the slice runs
+    backwards, but it may not equal ``start`` (every shade would be the same)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.map_name, str) or self.map_name not in PALETTE_MAPS:
+            raise OptionsError(
+                f"palette.map must be one of {', '.join(PALETTE_MAPS)}, got {self.map_name!r}"
+            )
+        start = _number("palette.start", self.start)
+        end = _number("palette.end", self.end)
+        for option, position in (("palette.start", start), ("palette.end", end)):
+            if not 0 <= position <= 1:
+                raise OptionsError(f"{option} must lie in [0, 1], got {position:g}")
+        if start == end:
+            raise OptionsError(f"palette breaks the rule start != end (both are {start:g})")
+        object.__setattr__(self, "start", start)
+        object.__setattr__(self, "end", end)
+
+    @classmethod
+    def from_settings(cls, value: object) -> PaletteOption:
+        """The ``palette`` object of a settings mapping, all three keys required."""
+        keys = _whole_object("palette", value, PALETTE_KEYS)
+        return cls(
+            map_name=keys["map"],  # type: ignore[arg-type]  # checked in __post_init__
+            start=keys["start"],  # type: ignore[arg-type]
+            end=keys["end"],  # type: ignore[arg-type]
+        )
+
+    def to_settings(self) -> dict[str, JsonValue]:
+        return {"map": self.map_name, "start": self.start, "end": self.end}
 
 
 DEFAULT_BUDGET = 200_000
@@ -80,19 +206,51 @@ class EngineOptions:
     evidence_threshold_bytes: int = EVIDENCE_THRESHOLD_BYTES
     """Tool results above this size are kept whole as evidence, previewed in the transcript."""
     tool_fold_threshold: float = 0.50
-    """``toolFoldThreshold``: oldest share of the window whose tool results a commit clips."""
+    """``toolFoldThreshold``: oldest share of the window whose tool results a commit clips;
+    0 turns clipping off."""
     pre_commit_notice: bool = False
     """``preCommitNotice``: append one note per approach before a threshold commit."""
     notice_lead_share: float = 0.10
     """``noticeLeadShare``: how far below ``maxTarget`` the notice speaks."""
+    palette: PaletteOption = field(default_factory=PaletteOption)
+    """``palette``: the fold bar's colours (the engine stores it; only the UI reads it)."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 1:
-            raise OptionsError(f"providerInputBudget must be a positive integer: {self.budget!r}")
+        _integer("providerInputBudget", self.budget, 1)
+        if not isinstance(self.thresholds, Thresholds):
+            raise OptionsError(f"thresholds must be Thresholds, got {self.thresholds!r}")
+        # A str is iterable too; without this check "bash" would blacklist b, a, s and h.
+        if not isinstance(self.blacklist, frozenset):
+            raise OptionsError(
+                f"blacklistAutoFoldTools must be a set of tool names, got {self.blacklist!r}"
+            )
         if not all(isinstance(name, str) and name for name in self.blacklist):
             raise OptionsError("blacklistAutoFoldTools must hold non-empty tool names")
-        if self.evidence_threshold_bytes < 1024:
-            raise OptionsError("evidence threshold must be at least 1024 bytes")
+        _integer("evidenceThresholdBytes", self.evidence_threshold_bytes, 1024)
+        tool_fold_threshold = _number("toolFoldThreshold", self.tool_fold_threshold)
+        if not 0 <= tool_fold_threshold < 1:
+            raise OptionsError(
+                f"toolFoldThreshold must lie in [0, 1) (0 turns clipping off), "
+                f"got {tool_fold_threshold:g}"
+            )
+        _boolean("preCommitNotice", self.pre_commit_notice)
+        lead = _number("noticeLeadShare", self.notice_lead_share)
+        if not lead > 0:
+            raise OptionsError(f"noticeLeadShare must be greater than 0, got {lead:g}")
+        band = self.thresholds
+        # The notice speaks at maxTarget - noticeLeadShare; at or below minTarget it would
+        # speak right after every commit, which is no warning at all. Decimal arithmetic on the
+        # written values, because in binary 0.8 - 0.6 lands just above 0.2 and would pass.
+        if not _decimal(band.max_target) - _decimal(lead) > _decimal(band.min_target):
+            raise OptionsError(
+                "noticeLeadShare and thresholds break the rule notice inside the band "
+                f"(maxTarget - noticeLeadShare > minTarget): {band.max_target:g} - {lead:g} "
+                f"is not above {band.min_target:g}"
+            )
+        if not isinstance(self.palette, PaletteOption):
+            raise OptionsError(f"palette must be PaletteOption, got {self.palette!r}")
+        object.__setattr__(self, "tool_fold_threshold", tool_fold_threshold)
+        object.__setattr__(self, "notice_lead_share", lead)
 
     @property
     def max_tokens(self) -> int:
@@ -109,17 +267,69 @@ class EngineOptions:
         """Size at which the runtime cuts a span inside one long turn."""
         return 2 * self.thresholds.min_fold_chars
 
-    def to_record(self) -> dict[str, JsonValue]:
+    @classmethod
+    def from_settings(
+        cls, mapping: Mapping[str, object], base: EngineOptions | None = None
+    ) -> EngineOptions:
+        """``base`` (the defaults when None) with the user-facing options in ``mapping`` set.
+
+        Atomic: the result is built whole and validated whole, so either every option in
+        ``mapping`` is taken or :class:`OptionsError` is raised; ``base`` is frozen and never
+        changes either way.
+        """
+        if not isinstance(mapping, Mapping):
+            raise OptionsError(f"settings must be an object of options, got {mapping!r}")
+        unknown = [str(name) for name in mapping if name not in OPTION_NAMES]
+        if unknown:
+            hint = ""
+            if any(name in THRESHOLD_KEYS for name in unknown):
+                hint = "; maxTarget, minTarget, consolidateAfter and minFoldChars go in thresholds"
+            plural = "s" if len(unknown) > 1 else ""
+            raise OptionsError(
+                f"unknown option{plural} {_quoted(unknown)} "
+                f"(options: {', '.join(OPTION_NAMES)}){hint}"
+            )
+        changes: dict[str, Any] = {}
+        if "thresholds" in mapping:
+            changes["thresholds"] = Thresholds.from_settings(mapping["thresholds"])
+        if "providerInputBudget" in mapping:
+            changes["budget"] = mapping["providerInputBudget"]
+        if "blacklistAutoFoldTools" in mapping:
+            changes["blacklist"] = _tool_names(mapping["blacklistAutoFoldTools"])
+        if "toolFoldThreshold" in mapping:
+            changes["tool_fold_threshold"] = mapping["toolFoldThreshold"]
+        if "preCommitNotice" in mapping:
+            changes["pre_commit_notice"] = mapping["preCommitNotice"]
+        if "noticeLeadShare" in mapping:
+            changes["notice_lead_share"] = mapping["noticeLeadShare"]
+        if "palette" in mapping:
+            changes["palette"] = PaletteOption.from_settings(mapping["palette"])
+        # replace() reruns __post_init__, so rules that tie options together (the notice
+        # inside the band) are checked against the merged result, not the mapping alone.
+        return dataclasses.replace(base or cls(), **changes)
+
+    def to_settings(self) -> dict[str, JsonValue]:
+        """The seven user-facing options, in the shape :meth:`from_settings` takes."""
         return {
-            "providerInputBudget": self.budget,
             "thresholds": self.thresholds.to_record(),
+            "providerInputBudget": self.budget,
             "blacklistAutoFoldTools": sorted(self.blacklist),
-            "evidenceThresholdBytes": self.evidence_threshold_bytes,
+            "toolFoldThreshold": self.tool_fold_threshold,
+            "preCommitNotice": self.pre_commit_notice,
+            "noticeLeadShare": self.notice_lead_share,
+            "palette": self.palette.to_settings(),
         }
+
+    def to_record(self) -> dict[str, JsonValue]:
+        """Every option, as the session log records it."""
+        return {**self.to_settings(), "evidenceThresholdBytes": self.evidence_threshold_bytes}
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> EngineOptions:
+        """Options from a session log; logs written before an option existed get its default."""
+        defaults = cls()
         thresholds = record.get("thresholds", {})
+        palette = record.get("palette")
         return cls(
             budget=int(record["providerInputBudget"]),
             thresholds=Thresholds(
@@ -132,4 +342,20 @@ class EngineOptions:
             evidence_threshold_bytes=int(
                 record.get("evidenceThresholdBytes", EVIDENCE_THRESHOLD_BYTES)
             ),
+            tool_fold_threshold=record.get("toolFoldThreshold", defaults.tool_fold_threshold),
+            pre_commit_notice=record.get("preCommitNotice", defaults.pre_commit_notice),
+            notice_lead_share=record.get("noticeLeadShare", defaults.notice_lead_share),
+            palette=defaults.palette if palette is None else PaletteOption.from_settings(palette),
         )
+
+
+def _tool_names(value: object) -> frozenset[str]:
+    # Only a JSON array is taken: a lone string would otherwise be read letter by letter.
+    if not isinstance(value, list | tuple):
+        raise OptionsError(f"blacklistAutoFoldTools must be a list of tool names, got {value!r}")
+    for name in value:
+        if not isinstance(name, str) or not name:
+            raise OptionsError(
+                f"blacklistAutoFoldTools must hold non-empty tool names, got {name!r}"
+            )
+    return frozenset(value)
