@@ -15,12 +15,14 @@ from rich.table import Table
 
 from pifold_agent.importers import TraceFormatError
 from pifold_agent.replay import ReplayReport, ReplayStateError, replay_trace
+from pifold_agent.settings_command import settings_app
 
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=False,
     help="pifold: lossless context folding for coding agents.",
 )
+app.add_typer(settings_app, name="settings")
 
 DEMO_TRACE = "pi-mono-large-session.jsonl"
 """A real Pi session shipped with the package (MIT, see data/NOTICE)."""
