@@ -1,0 +1,131 @@
+"""``pifold settings show`` and ``pifold settings check``: output and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pifold_agent.settings_command import settings_app
+from pifold_core.options import OPTION_NAMES, EngineOptions
+
+RUNNER = CliRunner()
+
+
+@pytest.fixture
+def settings_file(tmp_path: Path) -> Path:
+    path = tmp_path / "settings.json"
+    path.write_text(
+        json.dumps({"preCommitNotice": True, "blacklistAutoFoldTools": ["bash"]}),
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_show_prints_the_merged_options_and_their_sources(settings_file: Path) -> None:
+    result = RUNNER.invoke(settings_app, ["show", "--file", str(settings_file)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"settings file: {settings_file}"
+    rows = {line.split()[0]: line for line in lines[1:] if line.startswith("  ")}
+    assert list(rows) == list(OPTION_NAMES)
+    assert rows["preCommitNotice"].endswith("true  (file)")
+    assert '["bash"]  (file)' in rows["blacklistAutoFoldTools"]
+    assert '"maxTarget": 0.8' in rows["thresholds"] and rows["thresholds"].endswith("(default)")
+    assert "a session takes its model's budget" in result.stdout
+
+
+def test_show_json_is_one_object_that_loads_back(settings_file: Path) -> None:
+    result = RUNNER.invoke(settings_app, ["show", "--json", "--file", str(settings_file)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["file"] == str(settings_file)
+    assert report["found"] is True
+    assert report["fromFile"] == ["blacklistAutoFoldTools", "preCommitNotice"]
+    expected = EngineOptions.from_settings(
+        {"preCommitNotice": True, "blacklistAutoFoldTools": ["bash"]}
+    )
+    assert EngineOptions.from_settings(report["options"]) == expected
+
+
+def test_show_reads_the_xdg_file_by_default(tmp_path: Path) -> None:
+    path = tmp_path / "xdg" / "pi-fold" / "settings.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"toolFoldThreshold": 0}', encoding="utf-8")
+    environment = {"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path / "home")}
+    result = RUNNER.invoke(settings_app, ["show", "--json"], env=environment)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["file"] == str(path)
+    assert report["options"]["toolFoldThreshold"] == 0.0
+
+
+def test_show_without_a_file_prints_the_defaults(tmp_path: Path) -> None:
+    missing = tmp_path / "absent.json"
+    result = RUNNER.invoke(settings_app, ["show", "--file", str(missing)])
+    assert result.exit_code == 0, result.output
+    assert "not found: every option is the default" in result.stdout
+    result = RUNNER.invoke(settings_app, ["show", "--json", "--file", str(missing)])
+    report = json.loads(result.stdout)
+    assert report["found"] is False and report["fromFile"] == []
+    assert report["options"] == EngineOptions().to_settings()
+
+
+def test_show_refuses_a_bad_file_with_exit_2_and_the_reason_on_stderr(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"minTarget": 0.3}', encoding="utf-8")
+    result = RUNNER.invoke(settings_app, ["show", "--file", str(path)])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert str(path) in result.stderr
+    assert "unknown option 'minTarget'" in result.stderr
+
+
+def test_check_accepts_a_valid_file(settings_file: Path) -> None:
+    result = RUNNER.invoke(settings_app, ["check", str(settings_file)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == (
+        f"{settings_file}: valid (sets blacklistAutoFoldTools, preCommitNotice)"
+    )
+
+
+def test_check_accepts_an_empty_object(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text("{}", encoding="utf-8")
+    result = RUNNER.invoke(settings_app, ["check", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "sets no option" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (None, "no such file"),
+        ("{", "invalid JSON"),
+        ("[]", "top level must be an object"),
+        ('{"noticeLeadShare": 0.7}', "notice inside the band"),
+        ('{"palette": {"map": "rainbow", "start": 0, "end": 1}}', "palette.map"),
+        ('{"preCommitNotice": 1}', "preCommitNotice must be true or false"),
+    ],
+)
+def test_check_refuses_with_exit_2_naming_the_reason(
+    tmp_path: Path, content: str | None, reason: str
+) -> None:
+    path = tmp_path / "settings.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    result = RUNNER.invoke(settings_app, ["check", str(path)])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert reason in result.stderr
+    assert str(path) in result.stderr
+
+
+def test_settings_is_a_pifold_command(settings_file: Path) -> None:
+    from pifold_agent.cli import app
+
+    result = RUNNER.invoke(app, ["settings", "check", str(settings_file)])
+    assert result.exit_code == 0, result.output
+    assert "valid" in result.stdout
