@@ -34,6 +34,11 @@ def _share(tokens: int, budget: int) -> str:
     return f"{tokens / budget:.0%}" if budget > 0 else "?"
 
 
+def _count(number: int, noun: str) -> str:
+    """``1 fold``, ``2 folds``: every noun counted here takes a plain ``s``."""
+    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
+
+
 def _ids(ids: Sequence[str]) -> str:
     return ", ".join(ids) if ids else "none"
 
@@ -70,7 +75,7 @@ def render_status(status: EngineStatus) -> str:
         f"{status.total_folds} in all; tree: {call_text(action='status', detail='tree')}"
     )
     lines.append(
-        f"pins: {len(status.pins)} entries ({_ids(status.pins)}), {status.pinned_tokens:,} of "
+        f"pinned entries: {len(status.pins)} ({_ids(status.pins)}), {status.pinned_tokens:,} of "
         f"{status.pin_cap_tokens:,} tokens allowed"
     )
     if status.staged_pins:
@@ -148,9 +153,10 @@ def _commit_lines(status: EngineStatus) -> list[str]:
         return [f"commits: {status.commits}"]
     line = (
         f"commits: {status.commits}; last #{last.number} ({last.cause}): "
-        f"{last.tokens_before:,} -> {last.tokens_after:,} tokens, {last.folds_made} folds made, "
-        f"{last.marks_applied} marks applied, {last.clipped} results clipped, "
-        f"{last.withdrawn} peeks withdrawn, {last.pins_landed} pins landed"
+        f"{last.tokens_before:,} -> {last.tokens_after:,} tokens, "
+        f"{_count(last.folds_made, 'fold')} made, {_count(last.marks_applied, 'mark')} applied, "
+        f"{_count(last.clipped, 'result')} clipped, {_count(last.withdrawn, 'peek')} withdrawn, "
+        f"{_count(last.pins_landed, 'pin')} landed"
     )
     lines = [line]
     if last.short_reason is not None:
