@@ -18,8 +18,10 @@ from pifold_core.builder import BuiltFold, FoldBuilder
 from pifold_core.folds import Fold, FoldKind, Forest, ForestError
 from pifold_core.marks import Mark
 from pifold_core.options import EngineOptions
+from pifold_core.pins import folds_to_open
 from pifold_core.projection import Projection
 from pifold_core.transcript import Transcript
+from pifold_core.views import clippable, clipped_text, withdrawn_text
 
 
 @dataclass
@@ -44,12 +46,22 @@ class CommitOutcome:
     dropped_marks: dict[str, str] = field(default_factory=dict)
     """Marks withdrawn, with the reason."""
     refolded: list[str] = field(default_factory=list)
+    pin_opened: list[str] = field(default_factory=list)
+    """Folds opened so staged pins show raw, outermost first."""
+    clipped: list[int] = field(default_factory=list)
+    """Entries whose tool result this commit clipped."""
+    withdrawn: list[int] = field(default_factory=list)
+    """Entries whose ephemeral peek copy this commit withdrew."""
     short_of_target: bool = False
     """The target was not reached: nothing more could be folded."""
+    short_reason: str | None = None
+    """Why the target was not reached, for status."""
 
     @property
     def changed(self) -> bool:
-        return bool(self.built or self.refolded)
+        return bool(
+            self.built or self.refolded or self.pin_opened or self.clipped or self.withdrawn
+        )
 
 
 class Committer:
@@ -63,6 +75,9 @@ class Committer:
         marks: dict[str, Mark],
         options: EngineOptions,
         is_pinned: Callable[[int, int], bool],
+        pinned: set[int] | None = None,
+        ephemeral: dict[str, str] | None = None,
+        sent_through: int = 0,
     ) -> None:
         self.transcript = transcript
         self.forest = forest
@@ -70,6 +85,11 @@ class Committer:
         self.marks = marks
         self.options = options
         self.is_pinned = is_pinned
+        self.pinned = pinned if pinned is not None else set()
+        self.ephemeral = ephemeral if ephemeral is not None else {}
+        """Pending ephemeral peeks (call id to the id peeked); withdrawn ones are removed."""
+        self.sent_through = sent_through
+        """Entries before this index have been sent to the provider at least once."""
         self.builder = FoldBuilder(transcript, forest)
         self._protected: set[str] = set()
 
@@ -92,6 +112,7 @@ class Committer:
                 self.projection.show_fold(self.forest.folds[handle])
                 outcome.refolded.append(handle)
         staged_refolds.clear()
+        self._open_for_pins(outcome)
         fresh = self.transcript.fresh_start
         protected = [self.forest.folds[h] for h in (protect or set()) if h in self.forest]
         for mark in sorted(self.marks.values(), key=lambda m: (m.start, -m.end, m.id)):
@@ -109,9 +130,40 @@ class Committer:
         if target is not None and self.projection.tokens > target:
             self._top_up(target, outcome)
         self._consolidate(outcome)
+        self._withdraw_peeks(outcome)
+        self._clip(outcome)
         outcome.tokens_after = self.projection.tokens
-        outcome.short_of_target = target is not None and self.projection.tokens > target
+        if target is not None and self.projection.tokens > target:
+            outcome.short_of_target = True
+            outcome.short_reason = self._short_reason(target)
         return outcome
+
+    def _short_reason(self, target: int) -> str:
+        fresh = self.transcript.fresh_start
+        fresh_tokens = sum(item.tokens for item in self.projection.items if item.start >= fresh)
+        pinned_tokens = sum(
+            item.tokens for item in self.projection.items if item.start in self.pinned
+        )
+        return (
+            f"nothing more can be folded: {self.projection.tokens:,} tokens remain over the "
+            f"target of {target:,}; the fresh tail holds {fresh_tokens:,} and pins hold "
+            f"{pinned_tokens:,}"
+        )
+
+    # -- pins ----------------------------------------------------------------------------
+
+    def _open_for_pins(self, outcome: CommitOutcome) -> None:
+        """Open every collapsed fold around a pinned entry (staged pins land here)."""
+        opened = folds_to_open(self.pinned, self.forest)
+        if not opened:
+            return
+        self.forest.expanded.update(opened)
+        outcome.pin_opened.extend(opened)
+        chosen = set(opened)
+        for handle in opened:
+            parent = self.forest.parent.get(handle)
+            if parent is None or (parent not in chosen and self.forest.is_visible_open(parent)):
+                self.projection.show_fold(self.forest.folds[handle])
 
     # -- marks -------------------------------------------------------------------------------
 
@@ -128,12 +180,47 @@ class Committer:
 
     def _fold_mark(self, mark: Mark, outcome: CommitOutcome) -> None:
         del self.marks[mark.id]
+        start, end = mark.start, mark.end
+        if mark.kind == "span":
+            start, end = self._absorb_gaps(start, end)
+        size = self.transcript.size_chars(start, end)
+        if size < self.options.thresholds.min_fold_chars:
+            outcome.dropped_marks[mark.id] = (
+                f"{size:,} characters is under minFoldChars "
+                f"({self.options.thresholds.min_fold_chars:,})"
+            )
+            return
         try:
-            self._fold(mark.kind, mark.start, mark.end, outcome, mark.brief)
+            self._fold(mark.kind, start, end, outcome, mark.brief)
         except ForestError as error:
             outcome.dropped_marks[mark.id] = str(error)
             return
         outcome.applied_marks.append(mark.id)
+
+    def _absorb_gaps(self, start: int, end: int) -> tuple[int, int]:
+        """Widen a span over raw gaps to its neighbouring folds that are under minFoldChars."""
+        before = self.forest.root_before(start)
+        if before is not None and self._absorbable(before.end, start):
+            start = before.end
+        after = self.forest.root_after(end)
+        if after is not None and self._absorbable(end, after.start):
+            end = after.start
+        return start, end
+
+    def _absorbable(self, start: int, end: int) -> bool:
+        if not start < end <= self.transcript.fresh_start:
+            return False
+        if self.forest.root_overlapping(start, end):
+            return False
+        return (
+            self.transcript.unit_aligned(start, end)
+            and self.transcript.size_chars(start, end) < self.options.thresholds.min_fold_chars
+            and not self.is_pinned(start, end)
+            and not any(
+                mark.overlaps(start, end) and not (start <= mark.start and mark.end <= end)
+                for mark in self.marks.values()
+            )
+        )
 
     def _fold(
         self,
@@ -145,6 +232,7 @@ class Committer:
     ) -> Fold:
         built = self.builder.build(kind, start, end, outcome.number, brief)
         self.forest.add(built.fold)
+        self.projection.drop_views(start, end)
         self.projection.show_fold(built.fold)
         outcome.built.append(built)
         # A mark wholly inside the new fold has nothing left to do.
@@ -265,3 +353,51 @@ class Committer:
             if len(run) == size:
                 return run
         return None
+
+    # -- views: withdrawn peeks and the tool-call diet ----------------------------------------
+
+    def _top_level_raw(self, index: int) -> bool:
+        return self.forest.root_containing(index) is None and index not in self.pinned
+
+    def _withdraw_peeks(self, outcome: CommitOutcome) -> None:
+        """Reduce every consumed ephemeral peek copy to one line."""
+        for call_id, peeked in sorted(self.ephemeral.items()):
+            sites = self.transcript.result_sites.get(call_id)
+            if not sites:
+                continue  # the result has not been appended yet
+            index = sites[0]
+            if index >= self.sent_through:
+                continue  # the model has not read it yet
+            del self.ephemeral[call_id]
+            if not self._top_level_raw(index) or index in self.projection.views:
+                continue  # folded or pinned since: the fold or the pin decides what shows
+            entry = self.transcript.entries[index]
+            self.projection.set_view(index, "withdrawn", withdrawn_text(entry, peeked))
+            outcome.withdrawn.append(index)
+
+    def _clip(self, outcome: CommitOutcome) -> None:
+        """Clip tool results in the oldest ``toolFoldThreshold`` share of the window."""
+        share = self.options.tool_fold_threshold
+        if share <= 0:
+            return
+        limit = share * self.projection.tokens
+        fresh = self.transcript.fresh_start
+        position = 0
+        chosen: list[int] = []
+        for item in self.projection.items:
+            if position >= limit or item.start >= fresh:
+                break
+            position += item.tokens
+            index = item.start
+            if item.fold is not None or item.end - index != 1 or index in self.projection.views:
+                continue
+            entry = self.transcript.entries[index]
+            if (
+                clippable(entry)
+                and entry.tool_name not in self.options.blacklist
+                and self._top_level_raw(index)
+            ):
+                chosen.append(index)
+        for index in chosen:
+            self.projection.set_view(index, "clipped", clipped_text(self.transcript.entries[index]))
+            outcome.clipped.append(index)

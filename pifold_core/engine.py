@@ -8,6 +8,7 @@ byte, after a restart or a crash.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,17 +17,24 @@ from pifold_core.audit import RequestRecord, WireAudit
 from pifold_core.canonical import JsonValue, sha256_hex
 from pifold_core.commit import CommitOutcome, Committer
 from pifold_core.composition import Composition
-from pifold_core.entries import Entry
+from pifold_core.entries import Entry, Usage
 from pifold_core.evidence import EvidenceStore
 from pifold_core.folds import Fold, Forest, ForestError, source_of
 from pifold_core.journal import Journal, TornTail
+from pifold_core.mark_edits import MarkEditError, find_mark, reboundaried, with_brief
 from pifold_core.marks import Mark, MarkLayer
+from pifold_core.measure import Meter
+from pifold_core.notice import NOTICE_TAG, notice_entry
 from pifold_core.options import EngineOptions
 from pifold_core.peek import PeekError, PeekResult, slice_source
+from pifold_core.pins import PinError, PinOutcome, plan_pin, plan_unpin
 from pifold_core.projection import Projection
+from pifold_core.reporting import build_status, fold_rows
+from pifold_core.status import EngineStatus, FoldRow
 from pifold_core.store import FoldStore, StoreObjectCorrupt
 from pifold_core.tokens import TiktokenCounter, TokenCounter
-from pifold_core.transcript import Transcript
+from pifold_core.transcript import Transcript, TranscriptError
+from pifold_core.views import clipped_text, withdrawn_text
 from pifold_core.window import compose
 
 LOG_NAME = "fold-log.jsonl"
@@ -45,18 +53,36 @@ class Request:
     digests: list[str]
     """Per-message SHA-256 digests."""
     tokens: int
-    """Estimated tokens of the request."""
+    """Estimated tokens of the request (the engine's own count)."""
     record: RequestRecord
     """The wire audit's classification."""
     commit: CommitOutcome | None
     """The commit that ran before this request, if one did."""
+    expected_tokens: int = 0
+    """Occupancy expected for it: the last measurement moved by the calibrated estimate."""
+
+
+@dataclass(frozen=True, slots=True)
+class OverflowRecovery:
+    """What overflow recovery did, and whether the retry now fits."""
+
+    commit: CommitOutcome
+    """The commit it ran."""
+    expected_tokens: int
+    """Occupancy expected for the retried request."""
+    fits: bool
+    """Whether that is within the serving budget."""
 
 
 class Engine:
     """Lossless folding over one session, persisted under ``state_dir``."""
 
     def __init__(
-        self, state_dir: Path, options: EngineOptions, counter: TokenCounter | None = None
+        self,
+        state_dir: Path,
+        options: EngineOptions,
+        counter: TokenCounter | None = None,
+        host_measures: bool = True,
     ) -> None:
         self.state_dir = Path(state_dir)
         self.options = options
@@ -71,6 +97,10 @@ class Engine:
         """Expanded folds that collapse again at the next commit."""
         self.pinned: set[int] = set()
         """Entry indices held raw through every commit."""
+        self.ephemeral: dict[str, str] = {}
+        """Ephemeral peeks not withdrawn yet: call id to the id peeked."""
+        self.meter = Meter(host_measures)
+        """Provider counts and the calibrated estimate (DESIGN §6)."""
         self.audit = WireAudit()
         self.layer = MarkLayer(options)
         self.store = FoldStore(self.state_dir / "store")
@@ -80,7 +110,16 @@ class Engine:
         """Every commit of this process (restored commits are summarised, not kept)."""
         self.commit_count = 0
         self.mark_count = 0
+        self.epoch = 0
+        """Rewrites declared so far (commits and verbs): a measurement from an older epoch
+        is stale."""
+        self.sent_through = 0
+        """Entries before this index were part of a request already sent."""
+        self.folding_stopped: str | None = None
+        """Set when a commit failed to persist: folding stops, requests go on unfolded."""
+        self.stalled_reason: str | None = None
         self._stalled_at: tuple[int, int] | None = None
+        self._noticed = False
         self._restoring = False
 
     # -- opening -------------------------------------------------------------------------------
@@ -91,17 +130,19 @@ class Engine:
         state_dir: Path,
         options: EngineOptions | None = None,
         counter: TokenCounter | None = None,
+        host_measures: bool = True,
     ) -> Engine:
         """Open a session's state, restoring it when a log exists.
 
         A logged session keeps the options it was logged with (so its projection is
-        unchanged); ``options`` apply to a new session.
+        unchanged); ``options`` apply to a new session. Change a running session's options
+        with :meth:`apply_options`.
         """
         journal = Journal(Path(state_dir) / LOG_NAME)
         records = list(journal.read_all())
         if records and records[0].kind == "open":
             options = EngineOptions.from_record(records[0].body["options"])
-        engine = cls(state_dir, options or EngineOptions(), counter)
+        engine = cls(state_dir, options or EngineOptions(), counter, host_measures)
         engine.journal = journal
         if not records:
             engine.journal.append("open", {"options": engine.options.to_record()}, durable=True)
@@ -136,14 +177,35 @@ class Engine:
             evidence = entry.extra.get("evidence")
             if isinstance(evidence, dict) and isinstance(evidence.get("bytes"), int):
                 self.evidence.used_bytes += evidence["bytes"]
+            if entry.extra.get("pifold") == NOTICE_TAG:
+                self._noticed = True
         elif kind == "mark":
             mark = Mark.from_record(body["mark"])
             self.marks[mark.id] = mark
             self.mark_count += 1
+        elif kind == "brief":
+            self.marks[body["id"]] = with_brief(self.marks[body["id"]], body["text"])
+        elif kind == "reboundary":
+            mark = self.marks[body["id"]]
+            self.marks[mark.id] = Mark(mark.id, "span", body["start"], body["end"], mark.brief)
+        elif kind == "unmark":
+            del self.marks[body["id"]]
+        elif kind == "pin":
+            self.pinned.update(self.transcript.index_of[i] for i in body["entries"])
+        elif kind == "unpin":
+            self.pinned.difference_update(self.transcript.index_of[i] for i in body["entries"])
+        elif kind == "ephemeral":
+            self.ephemeral[str(body["call"])] = str(body["id"])
         elif kind == "commit":
             self._replay_commit(body)
         elif kind == "refold":
             self.staged_refolds.add(str(body["fold"]))
+        elif kind == "options":
+            self._set_options(EngineOptions.from_record(body["options"]))
+        elif kind == "usage":
+            self.meter.measure(int(body["request"]), int(body["tokens"]))
+        elif kind == "calibrate":
+            self.meter.calibrate(int(body["measured"]), int(body["estimated"]))
         elif kind == "request":
             record = self.audit.observe(self.projection.digests(), self.projection.tokens)
             if body["prefix"] != _digest_list(self.audit.previous) or (
@@ -152,6 +214,7 @@ class Engine:
                 raise StoreObjectCorrupt(
                     f"request {body['n']} does not rebuild byte for byte", str(body["prefix"])
                 )
+            self._after_request(record.number)
 
     def _replay_commit(self, body: dict[str, Any]) -> None:
         for handle in body["refolded"]:
@@ -159,20 +222,37 @@ class Engine:
             self.staged_refolds.discard(handle)
             self.projection.show_fold(self.forest.folds[handle])
         self.staged_refolds.clear()  # a commit spends every staged refold (Committer.run)
+        opened = body.get("pinOpened", [])
+        self.forest.expanded.update(opened)
+        for handle in opened:
+            parent = self.forest.parent.get(handle)
+            if parent is None or (parent not in opened and self.forest.is_visible_open(parent)):
+                self.projection.show_fold(self.forest.folds[handle])
         for record in body["folds"]:
             fold = Fold.from_record(record)
             self.forest.add(fold)
+            self.projection.drop_views(fold.start, fold.end)
             self.projection.show_fold(fold)
         for mark_id in [*body["applied"], *body["dropped"]]:
             self.marks.pop(mark_id, None)
+        for call_id in body.get("spentPeeks", []):
+            peeked = self.ephemeral.pop(call_id)
+            index = self.transcript.result_sites[call_id][0]
+            if index in body.get("withdrawn", []):
+                entry = self.transcript.entries[index]
+                self.projection.set_view(index, "withdrawn", withdrawn_text(entry, peeked))
+        for index in body.get("clipped", []):
+            self.projection.set_view(index, "clipped", clipped_text(self.transcript.entries[index]))
         if body.get("expanded"):
             handle = body["expanded"]
             self.forest.expanded.add(handle)
             self.projection.show_fold(self.forest.folds[handle])
         self.commit_count = int(body["n"])
-        self.audit.declare(str(body["cause"]))
+        self._noticed = False
+        self._declare(str(body["cause"]))
         if body["cause"] == "threshold" and body.get("short"):
             self._stalled_at = self._progress_key()  # as prepare_request did when live
+            self.stalled_reason = body.get("shortReason")
 
     # -- appending ----------------------------------------------------------------------------
 
@@ -206,15 +286,39 @@ class Engine:
             for root in self.forest.root_overlapping(start, end)
         )
 
+    # -- measurement --------------------------------------------------------------------------
+
+    def expected_tokens(self) -> int:
+        """Occupancy expected for the next request (DESIGN §6)."""
+        return self.meter.expected(self.projection.tokens)
+
+    def report_usage(self, request: int, usage: Usage) -> None:
+        """Bind the provider's usage for request number ``request`` (from :class:`Request`)."""
+        if not isinstance(usage, Usage) or usage.prompt_tokens <= 0:
+            raise EngineError(f"usage must count at least one prompt token, got {usage!r}")
+        if request not in self.meter.sent:
+            raise EngineError(f"request {request} is not one of the recent requests sent")
+        self.journal.append("usage", {"request": request, "tokens": usage.prompt_tokens})
+        self.meter.measure(request, usage.prompt_tokens)
+
+    def calibrate(self, measured_growth: int, estimated_growth: int) -> bool:
+        """Learn the token ratio from growth the provider counted elsewhere (a replay)."""
+        if self.meter.calibrate(measured_growth, estimated_growth):
+            self.journal.append(
+                "calibrate", {"measured": measured_growth, "estimated": estimated_growth}
+            )
+            return True
+        return False
+
     # -- requests and commits -------------------------------------------------------------------
 
     def prepare_request(self) -> Request:
         """The projection for the next model request; commits first when it is due."""
         commit = None
-        if self.projection.tokens >= self.options.max_tokens and not self._stalled():
-            commit = self._commit("threshold", target=self.options.min_tokens)
-            if commit.short_of_target:
-                self._stalled_at = self._progress_key()
+        if self.folding_stopped is None:
+            self._maybe_notice()
+            if self.expected_tokens() >= self.options.max_tokens and not self._stalled():
+                commit = self._guarded_commit("threshold")
         digests = self.projection.digests()
         record = self.audit.observe(digests, self.projection.tokens)
         self.journal.append(
@@ -226,7 +330,48 @@ class Engine:
                 "class": record.classification,
             },
         )
-        return Request(self.projection.messages(), digests, self.projection.tokens, record, commit)
+        self._after_request(record.number)
+        return Request(
+            self.projection.messages(),
+            digests,
+            self.projection.tokens,
+            record,
+            commit,
+            self.expected_tokens(),
+        )
+
+    def _after_request(self, number: int) -> None:
+        self.sent_through = len(self.transcript)
+        self.meter.sent_request(number, self.projection.tokens, self.epoch)
+
+    def _guarded_commit(self, cause: str) -> CommitOutcome | None:
+        """A policy commit; a failure to persist stops folding instead of stopping the agent."""
+        try:
+            commit = self._commit(cause, target=self.meter.estimate_for(self.options.min_tokens))
+        except OSError as error:
+            self.folding_stopped = f"commit could not be saved: {error}"
+            return None
+        if commit.short_of_target:
+            self._stalled_at = self._progress_key()
+            self.stalled_reason = commit.short_reason
+        else:
+            self.stalled_reason = None
+        return commit
+
+    def _maybe_notice(self) -> None:
+        if not self.options.pre_commit_notice or self._noticed:
+            return
+        expected = self.expected_tokens()
+        lead = self.options.thresholds.max_target - self.options.notice_lead_share
+        if not lead * self.options.budget <= expected < self.options.max_tokens:
+            return
+        entry = notice_entry(self, expected)
+        try:
+            self.transcript.check_append(entry)
+        except TranscriptError:
+            return  # mid-batch: speak at the next request instead
+        self._noticed = True
+        self.append(entry)
 
     def _progress_key(self) -> tuple[int, int]:
         return (self.transcript.eligible_units, self.mark_count)
@@ -239,6 +384,12 @@ class Engine:
         """Apply every eligible standing mark now (the ``/fold`` command)."""
         return self._commit(cause, target=None)
 
+    def recover_from_overflow(self) -> OverflowRecovery:
+        """The provider refused the request as too long: fold and commit at once."""
+        commit = self._commit("overflow", target=self.meter.estimate_for(self.options.min_tokens))
+        expected = self.expected_tokens()
+        return OverflowRecovery(commit, expected, expected <= self.options.budget)
+
     def _commit(self, cause: str, target: int | None, expand: Fold | None = None) -> CommitOutcome:
         snapshot = self._snapshot()
         try:
@@ -249,6 +400,9 @@ class Engine:
                 self.marks,
                 self.options,
                 self._pinned_in,
+                self.pinned,
+                self.ephemeral,
+                self.sent_through,
             )
             protect = {expand.handle} if expand is not None else None
             outcome = committer.run(
@@ -260,6 +414,7 @@ class Engine:
             self.forest.validate_folds([built.fold for built in outcome.built], self.transcript)
             for built in outcome.built:
                 self.store.put(built.source)
+            spent = sorted(set(snapshot["ephemeral"]) - set(self.ephemeral))
             self.journal.append(
                 "commit",
                 {
@@ -269,8 +424,13 @@ class Engine:
                     "applied": outcome.applied_marks,
                     "dropped": sorted(outcome.dropped_marks),
                     "refolded": outcome.refolded,
+                    "pinOpened": outcome.pin_opened,
+                    "spentPeeks": spent,
+                    "withdrawn": outcome.withdrawn,
+                    "clipped": outcome.clipped,
                     "expanded": expand.handle if expand is not None else None,
                     "short": outcome.short_of_target,
+                    "shortReason": outcome.short_reason,
                 },
                 durable=True,
             )
@@ -279,11 +439,16 @@ class Engine:
             raise
         self.commit_count = outcome.number
         self.commits.append(outcome)
-        self.audit.declare(f"commit {outcome.number} ({cause})")
+        self._noticed = False
+        self._declare(f"commit {outcome.number} ({cause})")
         return outcome
 
+    def _declare(self, cause: str) -> None:
+        self.epoch += 1
+        self.audit.declare(cause)
+
     def _pinned_in(self, start: int, end: int) -> bool:
-        return bool(self.pinned) and any(index in self.pinned for index in range(start, end))
+        return any(start <= index < end for index in self.pinned)
 
     def _snapshot(self) -> dict[str, Any]:
         return {
@@ -298,25 +463,43 @@ class Engine:
                 list(self.projection.items),
                 list(self.projection._starts),
                 self.projection.tokens,
+                dict(self.projection.views),
             ),
             "marks": dict(self.marks),
             "refolds": set(self.staged_refolds),
+            "ephemeral": dict(self.ephemeral),
         }
 
     def _restore_snapshot(self, snapshot: dict[str, Any]) -> None:
         folds, parent, expanded, roots, root_starts = snapshot["forest_lists"]
         self.forest.folds, self.forest.parent, self.forest.expanded = folds, parent, expanded
         self.forest._roots, self.forest._root_starts = roots, root_starts
-        items, starts, tokens = snapshot["projection"]
-        self.projection.items, self.projection._starts, self.projection.tokens = (
-            items,
-            starts,
-            tokens,
-        )
+        items, starts, tokens, views = snapshot["projection"]
+        self.projection.items, self.projection._starts = items, starts
+        self.projection.tokens, self.projection.views = tokens, views
         self.marks.clear()
         self.marks.update(snapshot["marks"])
         self.staged_refolds.clear()
         self.staged_refolds.update(snapshot["refolds"])
+        self.ephemeral.clear()
+        self.ephemeral.update(snapshot["ephemeral"])
+
+    # -- options --------------------------------------------------------------------------------
+
+    def apply_options(self, options: EngineOptions) -> None:
+        """Take new options in the running session (a settings change); logged for reopen."""
+        if not isinstance(options, EngineOptions):
+            raise EngineError(f"options must be EngineOptions, got {type(options).__name__}")
+        if options == self.options:
+            return
+        self.journal.append("options", {"options": options.to_record()}, durable=True)
+        self._set_options(options)
+
+    def _set_options(self, options: EngineOptions) -> None:
+        self.options = options
+        self.layer.options = options
+        self._stalled_at = None  # a new band or budget deserves a fresh attempt
+        self.stalled_reason = None
 
     # -- verbs ---------------------------------------------------------------------------------
 
@@ -363,6 +546,15 @@ class Engine:
         data = self.transcript.entries[index].record_bytes
         return slice_source(identifier, "entry", data, offset, length)
 
+    def note_ephemeral_peek(self, call_id: str, identifier: str) -> None:
+        """The result of tool call ``call_id`` is a peek copy to withdraw at the next commit."""
+        if not isinstance(call_id, str) or not call_id:
+            raise EngineError("call_id must be a non-empty string")
+        if call_id in self.ephemeral or call_id in self.transcript.result_sites:
+            raise EngineError(f"call {call_id} already has a result or an ephemeral peek")
+        self.journal.append("ephemeral", {"call": call_id, "id": identifier})
+        self.ephemeral[call_id] = identifier
+
     def expand(self, handle: str) -> CommitOutcome:
         """Restore a fold's source in place, one level; pending marks land in the same rewrite."""
         fold = self.fold(handle)
@@ -388,11 +580,98 @@ class Engine:
         self.journal.append("refold", {"fold": handle})
         self.staged_refolds.add(handle)
 
+    def pin(self, ids: Sequence[str]) -> PinOutcome:
+        """Hold entries raw through every commit; folded ones show raw from the next commit."""
+        try:
+            new, outcome = plan_pin(
+                ids, self.pinned, self.transcript, self.forest, self._raw_tokens, self._pin_cap
+            )
+        except PinError as error:
+            raise EngineError(str(error)) from None
+        if new:
+            self.journal.append("pin", {"entries": [self.transcript[i].id for i in new]})
+            self.pinned.update(new)
+        return outcome
+
+    def unpin(self, ids: Sequence[str]) -> PinOutcome:
+        """Release pinned entries; nothing moves (they stay raw until something folds them)."""
+        try:
+            released, outcome = plan_unpin(
+                ids, self.pinned, self.transcript, self.forest, self._raw_tokens, self._pin_cap
+            )
+        except PinError as error:
+            raise EngineError(str(error)) from None
+        self.journal.append("unpin", {"entries": [self.transcript[i].id for i in released]})
+        self.pinned.difference_update(released)
+        return outcome
+
+    @property
+    def _pin_cap(self) -> int:
+        return self.options.min_tokens
+
+    def _raw_tokens(self, index: int) -> int:
+        return self.projection.raw_item(index).tokens
+
+    def set_brief(self, mark_id: str, text: str) -> Mark:
+        """Write the brief a pending mark's fold will carry. Free until the commit."""
+        try:
+            mark = with_brief(find_mark(self.marks, mark_id), text)
+        except MarkEditError as error:
+            raise EngineError(str(error)) from None
+        self.journal.append("brief", {"id": mark.id, "text": text})
+        self.marks[mark.id] = mark
+        return mark
+
+    def reboundary(self, mark_id: str, start_id: str, end_id: str) -> Mark:
+        """Re-cut a pending mark to ``[start_id, end_id]`` over closed units. Free."""
+        try:
+            mark = reboundaried(
+                find_mark(self.marks, mark_id),
+                start_id,
+                end_id,
+                self.transcript,
+                self.forest,
+                self.options,
+            )
+        except MarkEditError as error:
+            raise EngineError(str(error)) from None
+        self.journal.append("reboundary", {"id": mark.id, "start": mark.start, "end": mark.end})
+        self.marks[mark.id] = mark
+        return mark
+
+    def unmark(self, mark_id: str) -> Mark:
+        """Withdraw a pending mark. Free."""
+        try:
+            mark = find_mark(self.marks, mark_id)
+        except MarkEditError as error:
+            raise EngineError(str(error)) from None
+        self.journal.append("unmark", {"id": mark.id})
+        del self.marks[mark.id]
+        return mark
+
     # -- reading -------------------------------------------------------------------------------
 
     def composition(self) -> Composition:
         """What fills the window, for the fold bar."""
-        return compose(self.projection, self.forest, self.marks.values(), self.pinned, self.options)
+        reading = self.meter.reading(self.epoch)
+        return compose(
+            self.projection,
+            self.forest,
+            self.marks.values(),
+            self.pinned,
+            self.options,
+            fill_tokens=self.meter.shown(self.projection.tokens, self.epoch),
+            reading=reading,
+            folding_stopped=self.folding_stopped is not None,
+        )
+
+    def status(self) -> EngineStatus:
+        """Everything the ``status`` action reports."""
+        return build_status(self)
+
+    def fold_rows(self) -> list[FoldRow]:
+        """Every fold in transcript order with its depth, parent and state."""
+        return fold_rows(self)
 
     def close(self) -> None:
         self.journal.close()
@@ -403,4 +682,11 @@ def _digest_list(digests: list[str]) -> str:
     return sha256_hex("".join(digests).encode("ascii"))
 
 
-__all__ = ["Engine", "EngineError", "ForestError", "PeekError", "Request"]
+__all__ = [
+    "Engine",
+    "EngineError",
+    "ForestError",
+    "OverflowRecovery",
+    "PeekError",
+    "Request",
+]

@@ -199,6 +199,41 @@ class Forest:
         fold = self.folds[self._roots[position]]
         return fold if fold.start <= index < fold.end else None
 
+    def root_before(self, index: int) -> Fold | None:
+        """The last root fold ending at or before ``index``."""
+        position = bisect.bisect_left(self._root_starts, index) - 1
+        while position >= 0:
+            fold = self.folds[self._roots[position]]
+            if fold.end <= index:
+                return fold
+            position -= 1
+        return None
+
+    def root_after(self, index: int) -> Fold | None:
+        """The first root fold starting at or after ``index``."""
+        position = bisect.bisect_left(self._root_starts, index)
+        return self.folds[self._roots[position]] if position < len(self._roots) else None
+
+    def chain_at(self, index: int) -> list[Fold]:
+        """Every fold covering entry ``index``, outermost first."""
+        chain: list[Fold] = []
+        fold = self.root_containing(index)
+        while fold is not None:
+            chain.append(fold)
+            fold = next(
+                (
+                    child
+                    for child in (self.folds[handle] for handle in fold.children)
+                    if child.start <= index < child.end
+                ),
+                None,
+            )
+        return chain
+
+    def shows_raw(self, index: int) -> bool:
+        """Entry ``index`` is shown raw: every fold covering it is expanded."""
+        return all(fold.handle in self.expanded for fold in self.chain_at(index))
+
     def ancestors(self, handle: str) -> Iterator[Fold]:
         """The parent, grandparent, ... of a fold."""
         parent = self.parent.get(handle)

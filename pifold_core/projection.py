@@ -18,6 +18,7 @@ from pifold_core.folds import Fold, Forest
 from pifold_core.placeholders import note_message, sibling_result_placeholder, tool_result_message
 from pifold_core.tokens import TokenCounter
 from pifold_core.transcript import Transcript
+from pifold_core.views import ViewKind
 
 
 class ProjectionError(RuntimeError):
@@ -55,10 +56,15 @@ class Projection:
         """Sum of the items' token estimates."""
         self._starts: list[int] = []
         self._placeholder_cache: dict[tuple[str, int], Item] = {}
+        self.views: dict[int, tuple[ViewKind, str]] = {}
+        """Raw tool results shown reduced (clipped or withdrawn), by entry index."""
 
     # -- building items --------------------------------------------------------------------
 
     def raw_item(self, index: int) -> Item:
+        view = self.views.get(index)
+        if view is not None:
+            return self._view_item(index, view[1])
         entry = self.transcript.entries[index]
         message = entry.wire
         digest = entry.wire_digest
@@ -67,6 +73,14 @@ class Projection:
     def _message_item(self, start: int, end: int, message: dict[str, JsonValue], fold: str) -> Item:
         digest = sha256_hex(canonical_bytes(message))
         return Item(start, end, message, digest, self.counter.count_message(message, digest), fold)
+
+    def _view_item(self, index: int, text: str) -> Item:
+        entry = self.transcript.entries[index]
+        message = tool_result_message(
+            str(entry.call_id), str(entry.tool_name), entry.is_error, text
+        )
+        digest = sha256_hex(canonical_bytes(message))
+        return Item(index, index + 1, message, digest, self.counter.count_message(message, digest))
 
     def collapsed_items(self, fold: Fold) -> list[Item]:
         """The placeholder items of a collapsed fold."""
@@ -153,6 +167,17 @@ class Projection:
         )
         self.items[first:last] = replacement
         self._starts[first:last] = [item.start for item in replacement]
+
+    def set_view(self, index: int, kind: ViewKind, text: str) -> None:
+        """Show raw entry ``index`` reduced; it must be a top-level raw item now."""
+        self.views[index] = (kind, text)
+        self.splice(index, index + 1, [self.raw_item(index)])
+
+    def drop_views(self, start: int, end: int) -> None:
+        """Forget the views inside ``[start, end)``: a fold now holds those entries whole."""
+        if self.views:
+            for index in [index for index in self.views if start <= index < end]:
+                del self.views[index]
 
     def show_fold(self, fold: Fold) -> None:
         """Re-render the range of ``fold`` after it was made, expanded or refolded."""

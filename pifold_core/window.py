@@ -24,8 +24,8 @@ def compose(
     marks: Iterable[Mark],
     pinned: set[int],
     options: EngineOptions,
-    fill_tokens: int | None = None,
-    reading: Reading = Reading.ESTIMATED,
+    fill_tokens: int | None,
+    reading: Reading,
     folding_stopped: bool = False,
 ) -> Composition:
     """Token mass per category and the suffix counts, in one pass over the visible items."""
@@ -62,7 +62,7 @@ def compose(
     )
     return Composition(
         budget=options.budget,
-        fill_tokens=projection.tokens if fill_tokens is None else fill_tokens,
+        fill_tokens=fill_tokens,
         max_target=options.thresholds.max_target,
         min_target=options.thresholds.min_target,
         masses=masses,

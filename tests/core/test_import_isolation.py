@@ -58,10 +58,12 @@ def test_pifold_core_imports_without_textual_or_rich() -> None:
     )
     assert result.returncode == 0, result.stderr
     count, names = result.stdout.strip().split(" ", 1)
+    package = Path(pifold_core.__file__).parent
     expected = sorted(
-        f"pifold_core.{path.stem}"
-        for path in Path(pifold_core.__file__).parent.glob("*.py")
-        if path.stem != "__init__"
+        "pifold_core."
+        + ".".join(path.relative_to(package).with_suffix("").parts).removesuffix(".__init__")
+        for path in package.rglob("*.py")
+        if path.relative_to(package) != Path("__init__.py")
     )
     assert names.split() == expected
     assert int(count) == len(expected) >= 15

@@ -68,6 +68,7 @@ def check_invariants(engine: Engine) -> None:
     assert position == len(transcript)
     # A projection rendered from scratch equals the incremental one.
     fresh = Projection(transcript, forest, CharCounter())
+    fresh.views = dict(engine.projection.views)  # clipped and withdrawn results, by index
     fresh.rebuild()
     assert fresh.digests() == engine.projection.digests()
     assert fresh.tokens == engine.projection.tokens

@@ -1,0 +1,137 @@
+"""Occupancy: the provider's count, bound to what was sent, plus a calibrated estimate.
+
+DESIGN §6. The provider's usage for a request counts everything it received, including the
+host's system prompt and tool definitions, which the engine never sees. So occupancy is not
+``ratio × estimate`` but the last measured count moved by the calibrated estimate of what
+changed since::
+
+    expected = measured + calibration × (estimate_now − estimate_when_measured)
+
+The calibration (measured tokens per estimated token) is learned from the *growth* between
+consecutive measurements of one unbroken run of appends, where the constant overhead cancels
+out. Until a first measurement the estimate alone, calibrated, is the best figure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pifold_core.composition import Reading
+
+PRIOR_WEIGHT = 2_000
+"""Estimated tokens of pretend evidence for a ratio of 1.0, so one noisy sample cannot swing
+the calibration."""
+
+MIN_SAMPLE_TOKENS = 64
+"""Growth below this is dominated by rounding in the provider's count: not a sample."""
+
+CALIBRATION_RANGE = (0.5, 2.0)
+"""Ratios outside this mean the two counts measured different things (another tokenizer
+would not be this far off); the calibration stays inside it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """The provider's count for one request, bound to that request."""
+
+    request: int
+    """Number of the request measured."""
+    tokens: int
+    """Prompt tokens the provider counted (input + cache read + cache write)."""
+    estimate: int
+    """The engine's estimate of the same projection."""
+    epoch: int
+    """Rewrites (commits and verbs) before the request: a later rewrite makes it stale."""
+
+
+@dataclass(frozen=True, slots=True)
+class SentRequest:
+    """What the meter remembers of a prepared request until it is measured."""
+
+    number: int
+    estimate: int
+    epoch: int
+
+
+class Meter:
+    """Binds provider counts to requests and turns estimates into expected occupancy."""
+
+    def __init__(self, host_measures: bool = True) -> None:
+        self.host_measures = host_measures
+        """Whether the host reports usage; if not, figures are labelled estimated."""
+        self.last: Measurement | None = None
+        """The most recent measurement."""
+        self.sent: dict[int, SentRequest] = {}
+        """Recent requests not measured yet, by number."""
+        self._measured_growth = 0.0
+        self._estimated_growth = 0.0
+
+    # -- recording -----------------------------------------------------------------------
+
+    def sent_request(self, number: int, estimate: int, epoch: int) -> None:
+        """Remember a prepared request so a later usage report can be bound to it."""
+        self.sent[number] = SentRequest(number, estimate, epoch)
+        for old in [n for n in self.sent if n < number - 8]:
+            del self.sent[old]  # usage arrives for the latest requests; keep a few only
+
+    def measure(self, number: int, prompt_tokens: int) -> Measurement:
+        """Bind the provider's count to request ``number``; raises ``KeyError`` if unknown."""
+        sent = self.sent[number]
+        measurement = Measurement(number, prompt_tokens, sent.estimate, sent.epoch)
+        previous = self.last
+        if (
+            previous is not None
+            and previous.epoch == measurement.epoch
+            and previous.request < measurement.request
+        ):
+            self.calibrate(
+                measurement.tokens - previous.tokens, measurement.estimate - previous.estimate
+            )
+        self.last = measurement
+        return measurement
+
+    def calibrate(self, measured_growth: int, estimated_growth: int) -> bool:
+        """Learn from one growth sample; returns whether it was used."""
+        if estimated_growth < MIN_SAMPLE_TOKENS or measured_growth <= 0:
+            return False
+        self._measured_growth += measured_growth
+        self._estimated_growth += estimated_growth
+        return True
+
+    # -- reading -------------------------------------------------------------------------
+
+    @property
+    def calibration(self) -> float:
+        """Measured tokens per estimated token."""
+        ratio = (self._measured_growth + PRIOR_WEIGHT) / (self._estimated_growth + PRIOR_WEIGHT)
+        low, high = CALIBRATION_RANGE
+        return min(high, max(low, ratio))
+
+    def expected(self, estimate: int) -> int:
+        """Occupancy expected for a projection whose estimate is ``estimate``."""
+        if self.last is None:
+            return round(self.calibration * estimate)
+        return max(0, self.last.tokens + round(self.calibration * (estimate - self.last.estimate)))
+
+    def estimate_for(self, tokens: int) -> int:
+        """The estimate at which :meth:`expected` reaches ``tokens`` (inverse, floored at 0)."""
+        if self.last is None:
+            return max(0, int(tokens / self.calibration))
+        return max(0, self.last.estimate + int((tokens - self.last.tokens) / self.calibration))
+
+    def reading(self, epoch: int) -> Reading:
+        """How the shown figure was obtained, given the rewrites so far."""
+        if self.last is None:
+            return Reading.NOT_MEASURED if self.host_measures else Reading.ESTIMATED
+        if self.last.epoch < epoch:
+            return Reading.STALE_AFTER_COMMIT
+        return Reading.MEASURED
+
+    def shown(self, estimate: int, epoch: int) -> int | None:
+        """The figure a person sees: measured (moved by appends), the stale one, or none."""
+        reading = self.reading(epoch)
+        if reading is Reading.NOT_MEASURED:
+            return None
+        if reading is Reading.STALE_AFTER_COMMIT and self.last is not None:
+            return self.last.tokens
+        return self.expected(estimate)

@@ -1,0 +1,55 @@
+"""The opt-in pre-commit notice (DESIGN §8).
+
+Once per approach to the trigger, when occupancy passes ``maxTarget − noticeLeadShare``, the
+engine appends one note so the agent can steer the coming commit: brief a mark, pin what it
+still needs, or unmark what must stay. The note is an append like any other entry and is
+never withdrawn, so it costs the cache nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pifold_core.entries import Entry, text_entry
+from pifold_core.placeholders import TOOL_NAME
+
+if TYPE_CHECKING:
+    from pifold_core.engine import Engine
+
+NOTICE_TAG = "pre-commit-notice"
+"""Value of ``extra["pifold"]`` on a notice entry: how a reopened session recognises one."""
+
+
+def notice_text(engine: Engine, expected: int) -> str:
+    """What the notice says: where the commit fires, what it would do, and the verbs."""
+    options = engine.options
+    trigger = options.max_tokens
+    status = engine.status()
+    marked = status.marked_tokens
+    lines = [
+        f"[pi-fold] A fold commit fires at {trigger:,} tokens "
+        f"({options.thresholds.max_target:.0%} of {options.budget:,}); the window holds about "
+        f"{expected:,}, {max(0, trigger - expected):,} away.",
+        f"Staged: {len(status.marks)} marks over {marked:,} tokens, "
+        f"{len(status.staged_refolds)} refolds, {len(status.staged_pins)} pins of folded "
+        f"entries. The commit folds stalest first until the window is at "
+        f"{options.thresholds.min_target:.0%} ({options.min_tokens:,} tokens).",
+        f"Pinned: {len(status.pins)} entries holding {status.pinned_tokens:,} tokens "
+        f"(cap {status.pin_cap_tokens:,}).",
+        f"Steer it with {TOOL_NAME}: status, brief (write a mark's brief), pin / unpin, "
+        "reboundary, unmark. Every fold stays one peek away.",
+    ]
+    return "\n".join(lines)
+
+
+def notice_entry(engine: Engine, expected: int) -> Entry:
+    """The note to append, stamped with the newest entry's time (replays stay identical)."""
+    transcript = engine.transcript
+    timestamp = transcript.entries[-1].timestamp_ms if len(transcript) else 0
+    return text_entry(
+        f"pifold-notice-{engine.commit_count + 1}-{len(transcript)}",
+        "note",
+        notice_text(engine, expected),
+        timestamp,
+        extra={"pifold": NOTICE_TAG},
+    )

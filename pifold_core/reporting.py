@@ -1,0 +1,139 @@
+"""Building the engine's status report and fold tree (DESIGN §7 ``status``).
+
+Pure reads of engine state; the data types live in :mod:`pifold_core.status` and the text
+in the tool's renderer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pifold_core.composition import Category, FoldCounts
+from pifold_core.status import (
+    AuditView,
+    CommitView,
+    EngineStatus,
+    FoldRow,
+    FoldState,
+    MarkView,
+    Occupancy,
+)
+
+if TYPE_CHECKING:
+    from pifold_core.engine import Engine
+    from pifold_core.marks import Mark
+
+
+def _mark_view(engine: Engine, mark: Mark) -> MarkView:
+    entries = engine.transcript.entries
+    projection = engine.projection
+    first = projection.item_index_at(mark.start)
+    last = projection.item_index_at(mark.end - 1)
+    tokens = sum(item.tokens for item in projection.items[first : last + 1])
+    return MarkView(
+        id=mark.id,
+        kind=mark.kind,
+        start_id=entries[mark.start].id,
+        end_id=entries[mark.end - 1].id,
+        entries=mark.end - mark.start,
+        chars=engine.transcript.size_chars(mark.start, mark.end),
+        tokens=tokens,
+        brief=mark.brief,
+    )
+
+
+def build_status(engine: Engine) -> EngineStatus:
+    """Everything ``status`` reports, read from the engine without changing it."""
+    options = engine.options
+    composition = engine.composition()
+    estimate = engine.projection.tokens
+    marks = sorted(engine.marks.values(), key=lambda m: (m.start, -m.end, m.id))
+    entries = engine.transcript.entries
+    pins = sorted(engine.pinned)
+    last = engine.commits[-1] if engine.commits else None
+    counts = engine.audit.counts
+    return EngineStatus(
+        budget=options.budget,
+        max_tokens=options.max_tokens,
+        min_tokens=options.min_tokens,
+        occupancy=Occupancy(
+            tokens=engine.expected_tokens(),
+            reading=composition.reading,
+            shown_tokens=composition.fill_tokens,
+            estimated_tokens=estimate,
+            calibration=round(engine.meter.calibration, 4),
+        ),
+        counts=FoldCounts(
+            consolidated=composition.counts.consolidated,
+            span=composition.counts.span,
+            tool=composition.counts.tool,
+            marks=len(marks),
+            pins=len(pins),
+        ),
+        total_folds=len(engine.forest),
+        marks=tuple(_mark_view(engine, mark) for mark in marks),
+        marked_tokens=composition.mass(Category.MARKED),
+        pins=tuple(entries[index].id for index in pins),
+        staged_pins=tuple(
+            entries[index].id for index in pins if not engine.forest.shows_raw(index)
+        ),
+        pinned_tokens=sum(engine.projection.raw_item(index).tokens for index in pins),
+        pin_cap_tokens=options.min_tokens,
+        staged_refolds=tuple(sorted(engine.staged_refolds)),
+        clipped=sum(1 for kind, _ in engine.projection.views.values() if kind == "clipped"),
+        audit=AuditView(
+            requests=counts.requests,
+            appends=counts.appends,
+            attributed=counts.rewrites,
+            unattributed=counts.unattributed,
+        ),
+        commits=engine.commit_count,
+        last_commit=None
+        if last is None
+        else CommitView(
+            number=last.number,
+            cause=last.cause,
+            tokens_before=last.tokens_before,
+            tokens_after=last.tokens_after,
+            folds_made=len(last.built),
+            marks_applied=len(last.applied_marks),
+            clipped=len(last.clipped),
+            withdrawn=len(last.withdrawn),
+            pins_landed=len(last.pin_opened),
+            short_reason=last.short_reason,
+        ),
+        stalled_reason=engine.stalled_reason,
+        folding_stopped=engine.folding_stopped,
+    )
+
+
+def fold_rows(engine: Engine) -> list[FoldRow]:
+    """Every fold in transcript order, parents before children."""
+    forest = engine.forest
+    entries = engine.transcript.entries
+    rows: list[FoldRow] = []
+    for fold in forest.in_order():
+        ancestors = list(forest.ancestors(fold.handle))
+        state: FoldState
+        if any(ancestor.handle not in forest.expanded for ancestor in ancestors):
+            state = "hidden"
+        elif fold.handle in forest.expanded:
+            state = "expanded"
+        else:
+            state = "collapsed"
+        rows.append(
+            FoldRow(
+                handle=fold.handle,
+                kind=fold.kind,
+                depth=len(ancestors),
+                parent=forest.parent.get(fold.handle),
+                start_id=entries[fold.start].id,
+                end_id=entries[fold.end - 1].id,
+                entries=fold.end - fold.start,
+                source_bytes=fold.source_bytes,
+                state=state,
+                staged_refold=fold.handle in engine.staged_refolds,
+                brief_line=fold.brief.splitlines()[0] if fold.brief else "",
+            )
+        )
+    return rows

@@ -1,0 +1,157 @@
+"""What the engine reports about itself: plain data for the tool, the commands and the UI.
+
+The engine builds these (DESIGN §7 ``status``, §11 ``/fold-status``); renderers turn them
+into text. Nothing here reads engine state or changes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pifold_core.composition import FoldCounts, Reading
+
+FoldState = Literal["collapsed", "expanded", "hidden"]
+"""How a fold shows now: as its placeholder, open one level, or inside a collapsed ancestor."""
+
+
+@dataclass(frozen=True, slots=True)
+class MarkView:
+    """One pending mark as a reader sees it."""
+
+    id: str
+    """``mark-<n>``."""
+    kind: str
+    """``tool`` or ``span``: the kind of fold it becomes."""
+    start_id: str
+    """Id of its first entry."""
+    end_id: str
+    """Id of its last entry (inclusive)."""
+    entries: int
+    """Entries it covers."""
+    chars: int
+    """Characters of content it covers."""
+    tokens: int
+    """Tokens its range costs in the projection now."""
+    brief: str | None
+    """A brief written with the ``brief`` action, or ``None`` for the runtime's own."""
+
+
+@dataclass(frozen=True, slots=True)
+class FoldRow:
+    """One fold in the tree listing (``status`` with ``detail: "tree"``)."""
+
+    handle: str
+    """``fold-`` and 12 hex digits."""
+    kind: str
+    """``tool``, ``span`` or ``consolidated``."""
+    depth: int
+    """0 for a root, 1 for its children, and so on."""
+    parent: str | None
+    """Handle of the enclosing fold, if any."""
+    start_id: str
+    """Id of the first entry it covers."""
+    end_id: str
+    """Id of the last entry it covers (inclusive)."""
+    entries: int
+    """Entries it covers."""
+    source_bytes: int
+    """Size of its exact source in the store."""
+    state: FoldState
+    """How it shows in the projection now."""
+    staged_refold: bool
+    """It is expanded and will collapse again at the next commit."""
+    brief_line: str
+    """The first line of its brief."""
+
+
+@dataclass(frozen=True, slots=True)
+class Occupancy:
+    """How full the window is, and how that figure was obtained (DESIGN §6)."""
+
+    tokens: int
+    """Occupancy expected for the next request: the basis of the commit trigger."""
+    reading: Reading
+    """Whether :attr:`shown_tokens` is measured, stale after a commit, estimated or missing."""
+    shown_tokens: int | None
+    """The figure a person is shown: the provider's count plus an estimate of what was
+    appended since; after a commit the old figure (flagged stale); ``None`` before any
+    measurement when the host measures."""
+    estimated_tokens: int
+    """The engine's own tiktoken estimate of the projection, uncalibrated."""
+    calibration: float
+    """Measured tokens per estimated token, learned from the provider's counts."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditView:
+    """The wire audit's running counts."""
+
+    requests: int
+    appends: int
+    attributed: int
+    unattributed: int
+
+
+@dataclass(frozen=True, slots=True)
+class CommitView:
+    """What the last commit did."""
+
+    number: int
+    cause: str
+    tokens_before: int
+    tokens_after: int
+    folds_made: int
+    marks_applied: int
+    clipped: int
+    """Tool results clipped by this commit."""
+    withdrawn: int
+    """Ephemeral peek copies withdrawn by this commit."""
+    pins_landed: int
+    """Staged pins of folded entries restored by this commit."""
+    short_reason: str | None
+    """Why the commit stopped above its target, when it did."""
+
+
+@dataclass(frozen=True, slots=True)
+class EngineStatus:
+    """Everything ``status`` reports."""
+
+    budget: int
+    """The serving budget in tokens."""
+    max_tokens: int
+    """Occupancy at which a commit fires (``maxTarget`` × budget)."""
+    min_tokens: int
+    """Occupancy a commit aims for (``minTarget`` × budget)."""
+    occupancy: Occupancy
+    """How full the window is."""
+    counts: FoldCounts
+    """Visible folds by kind, pending marks and pinned entries."""
+    total_folds: int
+    """Every fold in the forest, nested ones included."""
+    marks: tuple[MarkView, ...]
+    """Pending marks, stalest first."""
+    marked_tokens: int
+    """Tokens the marked ranges cost now (what the next commit can free, at most)."""
+    pins: tuple[str, ...]
+    """Ids of pinned entries, in transcript order."""
+    staged_pins: tuple[str, ...]
+    """Pinned entries still inside collapsed folds: restored at the next commit."""
+    pinned_tokens: int
+    """Raw tokens the pinned entries cost."""
+    pin_cap_tokens: int
+    """Most tokens pins may hold (``minTarget`` × budget)."""
+    staged_refolds: tuple[str, ...]
+    """Expanded folds that collapse again at the next commit."""
+    clipped: int
+    """Tool results shown clipped now."""
+    audit: AuditView
+    """Appends and rewrites so far."""
+    commits: int
+    """Commits so far."""
+    last_commit: CommitView | None
+    """The most recent commit of this process, if any."""
+    stalled_reason: str | None
+    """Set when the last threshold commit could not reach its target: what blocks it."""
+    folding_stopped: str | None
+    """Set when folding stopped after an error: the error."""
