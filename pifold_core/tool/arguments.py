@@ -77,9 +77,7 @@ def parse_arguments(raw: object) -> ToolAction:
             "action",
         )
     if action not in ACTIONS:
-        raise ToolArgumentError(
-            f"unknown action {action!r}; valid actions: {valid}", "action", action
-        )
+        raise ToolArgumentError(f"unknown action {action!r}; valid actions: {valid}", "action")
     try:
         return _Reader(action, arguments).read()
     except ToolArgumentError as error:
