@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Annotated
@@ -16,6 +17,8 @@ from rich.table import Table
 from pifold_agent.importers import TraceFormatError
 from pifold_agent.replay import ReplayReport, ReplayStateError, replay_trace
 from pifold_agent.settings_command import settings_app
+from pifold_core.options import EngineOptions
+from pifold_core.settings import SettingsError, SettingsFile
 
 app = typer.Typer(
     add_completion=False,
@@ -83,6 +86,16 @@ def replay(
         raise typer.Exit(1)
 
 
+def _options(console: Console, budget: int) -> EngineOptions:
+    """The user's settings file with the command's budget: refused settings stop the run."""
+    try:
+        options = SettingsFile(base=EngineOptions(budget=budget)).load()
+    except SettingsError as error:
+        console.print(f"[red]error:[/] {error}")
+        raise typer.Exit(2) from None
+    return replace(options, budget=budget)
+
+
 def _run_replay(
     console: Console,
     path: Path,
@@ -91,8 +104,9 @@ def _run_replay(
     window_out: Path | None,
     show_progress: bool,
 ) -> ReplayReport:
+    options = _options(console, budget)
     if not show_progress:
-        return replay_trace(path, budget, state, window_out)
+        return replay_trace(path, budget, state, window_out, options=options)
     with Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -105,7 +119,7 @@ def _run_replay(
         def advance(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
-        return replay_trace(path, budget, state, window_out, progress=advance)
+        return replay_trace(path, budget, state, window_out, progress=advance, options=options)
 
 
 def _print_report(console: Console, report: ReplayReport) -> None:
@@ -127,6 +141,10 @@ def _print_report(console: Console, report: ReplayReport) -> None:
             f"{folds['tool']} tool)",
         ),
         ("folds verified byte for byte", f"{report.verified_folds} / {sum(folds.values())}"),
+        ("folds per commit", ", ".join(str(size) for size in report.commit_sizes) or "-"),
+        ("tool results clipped", f"{report.clipped:,}"),
+        ("marks pending at the end", f"{report.marks_pending:,}"),
+        ("occupancy reading", _reading(report)),
         ("budget", f"{window.budget:,} tokens"),
         ("peak window", f"{window.peak:,} tokens"),
         ("mean window", f"{window.mean:,.0f} tokens"),
@@ -140,6 +158,17 @@ def _print_report(console: Console, report: ReplayReport) -> None:
         console.print(f"[dim]note: {note[:200]}[/]")
     for failure in report.failures:
         console.print(f"[red]fold failure:[/] {failure}")
+
+
+def _reading(report: ReplayReport) -> str:
+    measurement = report.measurement
+    if not measurement.recorded:
+        return "estimated (the trace recorded no usage)"
+    return (
+        f"{measurement.reading.replace('_', ' ')}; {measurement.bound} counts bound, "
+        f"{measurement.calibration_samples} calibration samples, "
+        f"{measurement.calibration:.2f} tokens per estimated token"
+    )
 
 
 def _tokens(value: int | None) -> str:

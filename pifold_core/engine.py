@@ -110,6 +110,8 @@ class Engine:
         """Every commit of this process (restored commits are summarised, not kept)."""
         self.commit_count = 0
         self.mark_count = 0
+        self.clipped_total = 0
+        """Tool results clipped by every commit of the session."""
         self.epoch = 0
         """Rewrites declared so far (commits and verbs): a measurement from an older epoch
         is stale."""
@@ -243,6 +245,7 @@ class Engine:
                 self.projection.set_view(index, "withdrawn", withdrawn_text(entry, peeked))
         for index in body.get("clipped", []):
             self.projection.set_view(index, "clipped", clipped_text(self.transcript.entries[index]))
+        self.clipped_total += len(body.get("clipped", []))
         if body.get("expanded"):
             handle = body["expanded"]
             self.forest.expanded.add(handle)
@@ -438,6 +441,7 @@ class Engine:
             self._restore_snapshot(snapshot)
             raise
         self.commit_count = outcome.number
+        self.clipped_total += len(outcome.clipped)
         self.commits.append(outcome)
         self._noticed = False
         self._declare(f"commit {outcome.number} ({cause})")

@@ -19,6 +19,16 @@ def shared_trace_files() -> list[Path]:
     )
 
 
+@pytest.fixture(autouse=True)
+def isolated_settings(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every test sees an empty config folder: a developer's own settings never leak in."""
+    config = tmp_path_factory.mktemp("config")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    return config
+
+
 @pytest.fixture
 def shared_traces() -> list[Path]:
     files = shared_trace_files()

@@ -25,6 +25,12 @@ REQUIRED_FIELDS = {
     "failed_folds",
     "skipped_lines",
     "window",
+    "measurement",
+    "clipped",
+    "pins",
+    "marks_pending",
+    "consolidations",
+    "commit_sizes",
 }
 
 
@@ -78,3 +84,41 @@ def test_bad_trace_exits_2_with_a_clear_error(tmp_path: Path, content: bytes, re
 def test_missing_file_exits_2(tmp_path: Path) -> None:
     result = RUNNER.invoke(app, ["replay", str(tmp_path / "nope.jsonl")])
     assert result.exit_code == 2
+
+
+@pytest.mark.skipif(not shared_trace_files(), reason="../shared/traces is not present")
+def test_replay_reads_the_settings_file(tmp_path: Path, isolated_settings: Path) -> None:
+    """The user's settings shape the run: here a band that commits far more often."""
+    trace = next(path for path in shared_trace_files() if "pi-mono" in str(path))
+    arguments = ["replay", str(trace), "--json", "--budget", "60000"]
+    default = json.loads(RUNNER.invoke(app, arguments).stdout)
+    folder = isolated_settings / "pi-fold"
+    folder.mkdir()
+    (folder / "settings.json").write_text(
+        json.dumps(
+            {
+                "thresholds": {
+                    "maxTarget": 0.5,
+                    "minTarget": 0.3,
+                    "consolidateAfter": 10,
+                    "minFoldChars": 8000,
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
+    narrow = json.loads(RUNNER.invoke(app, arguments).stdout)
+    assert narrow["commits"] > default["commits"]
+    assert narrow["window"]["peak"] <= 0.5 * 60_000 + narrow["window"]["largest_inflow"]
+    assert narrow["unattributed"] == 0
+
+
+def test_replay_refuses_an_invalid_settings_file(tmp_path: Path, isolated_settings: Path) -> None:
+    folder = isolated_settings / "pi-fold"
+    folder.mkdir()
+    (folder / "settings.json").write_text('{"maxTarget": 0.9}', encoding="utf-8")
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("", encoding="utf-8")
+    result = RUNNER.invoke(app, ["replay", str(trace)])
+    assert result.exit_code == 2
+    assert "maxTarget" in result.output
