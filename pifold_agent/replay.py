@@ -19,6 +19,7 @@ from pifold_agent.importers import ImportedTrace, load_trace
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry, Usage
 from pifold_core.folds import source_of
+from pifold_core.notice import NOTICE_TAG
 from pifold_core.options import EngineOptions
 from pifold_core.store import StoreError
 
@@ -82,6 +83,8 @@ class ReplayReport:
     """Consolidated folds made."""
     commit_sizes: list[int]
     """Folds landed by each commit, in order."""
+    overflows: int
+    """Requests a provider would have refused as too long, recovered by an overflow commit."""
     notes: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     request_tokens: list[int] = field(default_factory=list)
@@ -189,6 +192,7 @@ def _replay(
         largest_inflow = 0
         total = len(trace.entries)
         request_number, request_tokens, request_raw = 0, 0, 0
+        overflows = 0
         for position, entry in enumerate(trace.entries):
             if position < resume_at:
                 feed.appended(entry)
@@ -198,6 +202,12 @@ def _replay(
                 request_number, request_tokens, request_raw = 0, 0, feed.raw_estimate
             elif entry.kind == "assistant":
                 request = engine.prepare_request()
+                if request.expected_tokens > engine.options.budget:
+                    # A live provider would refuse this request as too long: recover as a
+                    # host would, by folding at once and retrying the same request.
+                    overflows += 1
+                    engine.recover_from_overflow()
+                    request = engine.prepare_request()
                 request_number, request_raw = request.record.number, feed.raw_estimate
                 request_tokens = request.tokens
                 if request.commit is not None and first_commit_at is None:
@@ -256,6 +266,7 @@ def _replay(
             pins=len(status.pins),
             marks_pending=len(status.marks),
             consolidations=kinds.get("consolidated", 0),
+            overflows=overflows,
             commit_sizes=[
                 per_commit.get(number, 0) for number in range(1, engine.commit_count + 1)
             ],
@@ -273,9 +284,11 @@ class ReplayStateError(ValueError):
 
 def _resume_point(engine: Engine, trace: ImportedTrace) -> int:
     """How many of the trace's entries the state already holds (0 for a new state)."""
-    held = len(engine.transcript)
+    # The engine's own pre-commit notices are not part of the trace.
+    ids = [entry.id for entry in engine.transcript if entry.extra.get("pifold") != NOTICE_TAG]
+    held = len(ids)
     if held > len(trace.entries) or any(
-        engine.transcript[index].id != trace.entries[index].id for index in range(held)
+        ids[index] != trace.entries[index].id for index in range(held)
     ):
         raise ReplayStateError(f"{engine.state_dir} holds another session than this trace")
     return held

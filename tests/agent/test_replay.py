@@ -108,3 +108,46 @@ def test_resume_refuses_state_of_another_trace(tmp_path: Path) -> None:
 
     with pytest.raises(ReplayStateError, match="another session"):
         replay_trace(TRACES[1], budget=100_000, state_dir=tmp_path)
+
+
+@pytest.mark.skipif(not TRACES, reason="../shared/traces is not present")
+def test_overflow_recovery_runs_where_a_provider_would_refuse(tmp_path: Path) -> None:
+    """At a budget the trace's inflows overrun, the replay recovers as a host would."""
+    trace = next(path for path in TRACES if path.parent.name == "codex-soulpass")
+    report = replay_trace(trace, budget=20_000, state_dir=tmp_path)
+    assert report.overflows >= 1
+    assert report.unattributed == 0 and report.failed_folds == 0
+    causes = [record for record in _log_kinds(tmp_path) if record == "overflow"]
+    assert len(causes) == report.overflows
+
+
+@pytest.mark.skipif(not TRACES, reason="../shared/traces is not present")
+def test_pre_commit_notices_are_appends_and_survive_resume(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from pifold_core.options import EngineOptions
+
+    trace = next(path for path in TRACES if path.parent.name == "pi-mono")
+    options = replace(EngineOptions(budget=60_000), pre_commit_notice=True)
+    report = replay_trace(trace, budget=60_000, state_dir=tmp_path, options=options)
+    assert report.unattributed == 0
+    engine = Engine.open(tmp_path)
+    try:
+        notices = [entry for entry in engine.transcript if entry.extra.get("pifold")]
+        # One notice per approach: at most one more than the commits that followed them.
+        assert 1 <= len(notices) <= report.commits + 1
+        assert all("commit fires at 48,000 tokens" in entry.text for entry in notices)
+    finally:
+        engine.close()
+    again = replay_trace(trace, budget=60_000, state_dir=tmp_path, options=options)
+    assert again.entries == report.entries
+
+
+def _log_kinds(state: Path) -> list[str]:
+    """The cause of every commit in a state folder's log."""
+    causes: list[str] = []
+    for line in (state / "fold-log.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record["k"] == "commit":
+            causes.append(record["b"]["cause"])
+    return causes
