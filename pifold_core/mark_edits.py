@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pifold_core.briefs import MAX_BRIEF_CHARS
+from pifold_core.briefs import MAX_BRIEF_CHARS, BriefError, validate_supplied_brief
 from pifold_core.folds import Forest
 from pifold_core.marks import Mark
 from pifold_core.options import EngineOptions
@@ -38,6 +38,10 @@ def with_brief(mark: Mark, text: object) -> Mark:
         raise MarkEditError(
             f"text is {len(text):,} characters; a brief holds at most {MAX_BRIEF_CHARS:,}"
         )
+    try:
+        validate_supplied_brief(text)  # what the commit's fold builder will demand of it
+    except BriefError as error:
+        raise MarkEditError(f"text: {error}") from None
     return replace(mark, brief=text)
 
 

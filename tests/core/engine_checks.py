@@ -1,0 +1,143 @@
+"""Checks shared by the engine-policy tests: what a refused call must leave untouched, and
+what a reopened session must rebuild exactly."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from pifold_core.engine import Engine
+from pifold_core.options import EngineOptions
+from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
+
+
+def durable_state(engine: Engine) -> dict[str, Any]:
+    """Everything a reopen must rebuild: projection, marks, pins, views, forest, meter, audit."""
+    meter = engine.meter
+    return {
+        "digests": engine.projection.digests(),
+        "messages": engine.projection.messages(),
+        "tokens": engine.projection.tokens,
+        "marks": dict(engine.marks),
+        "mark_count": engine.mark_count,
+        "pins": set(engine.pinned),
+        "views": dict(engine.projection.views),
+        "folds": dict(engine.forest.folds),
+        "parents": dict(engine.forest.parent),
+        "expanded": set(engine.forest.expanded),
+        "refolds": set(engine.staged_refolds),
+        "ephemeral": dict(engine.ephemeral),
+        "meter": (
+            meter.last,
+            dict(meter.sent),
+            meter.calibration,
+            meter._measured_growth,
+            meter._estimated_growth,
+        ),
+        "reading": meter.reading(engine.epoch),
+        "expected": engine.expected_tokens(),
+        "audit": (dataclasses.replace(engine.audit.counts), list(engine.audit.previous)),
+        "commit_count": engine.commit_count,
+        "epoch": engine.epoch,
+        "sent_through": engine.sent_through,
+        "options": engine.options,
+        "noticed": engine._noticed,
+        "stalled": (engine._stalled_at, engine.stalled_reason),
+        "entries": [entry.record_bytes for entry in engine.transcript.entries],
+    }
+
+
+def full_state(engine: Engine) -> dict[str, Any]:
+    """:func:`durable_state` plus the log's bytes and the process-only flags."""
+    return {
+        **durable_state(engine),
+        "log": engine.journal.path.read_bytes(),
+        "folding_stopped": engine.folding_stopped,
+        "commits": len(engine.commits),
+    }
+
+
+@contextmanager
+def unchanged(engine: Engine) -> Iterator[None]:
+    """Assert the block changes nothing, the log's bytes included."""
+    before = full_state(engine)
+    yield
+    after = full_state(engine)
+    for key, value in before.items():
+        assert after[key] == value, f"{key} changed"
+
+
+def reopen(engine: Engine) -> Engine:
+    """Open the engine's state again from its log, as a restarted process would."""
+    engine.journal.sync()
+    return Engine.open(engine.state_dir, None, CharCounter(), engine.meter.host_measures)
+
+
+def assert_reopens_identically(engine: Engine) -> Engine:
+    """Reopen the session and check it rebuilt the same state; returns the reopened engine."""
+    reopened = reopen(engine)
+    assert reopened.torn_tail is None
+    live, rebuilt = durable_state(engine), durable_state(reopened)
+    for key, value in live.items():
+        assert rebuilt[key] == value, f"{key} differs after reopen"
+    reopened.close()
+    return reopened
+
+
+def assert_clean_audit(engine: Engine) -> None:
+    assert engine.audit.counts.unattributed == 0
+
+
+def chapters(
+    session: SessionBuilder,
+    count: int,
+    first: int = 0,
+    sizes: tuple[list[int], ...] = ([1500, 800], [1200]),
+) -> None:
+    """``count`` chapters, each a user ask, two tool batches and a closing message."""
+    for number in range(first, first + count):
+        session.chapter(f"Chapter {number}: look at src/x{number}.py", list(sizes), seed=number)
+
+
+def pending_engine(
+    path: Any, count: int = 4, options: EngineOptions | None = None
+) -> tuple[Engine, SessionBuilder]:
+    """``count`` chapters with their marks pending and nothing folded yet."""
+    session = SessionBuilder()
+    chapters(session, count)
+    session.user("what next?")
+    session.assistant("Waiting.")
+    engine = Engine.open(
+        path / "state",
+        options or small_options(budget=200_000, min_fold_chars=2_000),
+        CharCounter(),
+    )
+    drive(engine, session.entries)
+    assert engine.marks and not engine.forest.folds
+    return engine, session
+
+
+def folded_engine(
+    path: Any, count: int = 4, options: EngineOptions | None = None
+) -> tuple[Engine, SessionBuilder]:
+    """The same chapters folded by an explicit commit (nested: consolidated > span > tool)."""
+    engine, session = pending_engine(path, count, options)
+    engine.commit_now()
+    engine.prepare_request()
+    assert engine.forest.folds
+    return engine, session
+
+
+__all__ = [
+    "assert_clean_audit",
+    "assert_reopens_identically",
+    "chapters",
+    "durable_state",
+    "folded_engine",
+    "full_state",
+    "pending_engine",
+    "reopen",
+    "unchanged",
+]
