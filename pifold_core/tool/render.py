@@ -140,7 +140,9 @@ def _mark_lines(status: EngineStatus) -> list[str]:
 
 
 def _mark_view(mark: MarkView) -> str:
-    brief = "runtime brief" if mark.brief is None else f"brief: {one_line(mark.brief, 100)}"
+    brief = "runtime brief"
+    if mark.brief is not None:
+        brief = f"brief: {one_line(mark.brief, BRIEF_PREVIEW_CHARS)}"
     return (
         f"{mark.id} {mark.kind} {mark.start_id}..{mark.end_id} ({mark.entries} entries, "
         f"{mark.chars:,} chars, {mark.tokens:,} tokens) {brief}"

@@ -87,10 +87,10 @@ def _dispatch(engine: Engine, action: ToolAction, call_id: str | None) -> tuple[
         return _status(engine, action), False
     if isinstance(action, PeekAction):
         result = engine.peek(action.id, action.offset, action.length)
-        noted = action.ephemeral and call_id is not None
-        if noted and call_id is not None:
+        if action.ephemeral and call_id is not None:
             engine.note_ephemeral_peek(call_id, action.id)
-        return render_peek(result, action.length, withdrawn_later=noted), False
+            return render_peek(result, action.length, withdrawn_later=True), False
+        return render_peek(result, action.length, withdrawn_later=False), False
     if isinstance(action, BriefAction):
         return render_brief(engine.set_brief(action.mark_id, action.text)), False
     if isinstance(action, ExpandAction):

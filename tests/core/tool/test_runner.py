@@ -148,6 +148,26 @@ def test_peek_a_fold_slices_exactly_and_notes_the_ephemeral_copy(tmp_path: Path)
     assert engine.fold(nested.handle).handle not in engine.forest.expanded
 
 
+def test_an_ephemeral_peek_result_is_withdrawn_by_the_next_commit(tmp_path: Path) -> None:
+    engine = _folded(tmp_path)
+    handle = _root(engine)
+    turn = SessionBuilder(prefix="g")
+    asked = turn.assistant("Peeking.", [("pi_fold_context", {"action": "peek", "id": handle})])
+    engine.prepare_request()
+    engine.append(asked)
+    call = asked.tool_calls[0]
+    result = _ok(engine, dict(call.arguments), call_id=call.id)
+    copy = engine.append(turn.result(call, result.text))
+    engine.prepare_request()
+    engine.append(turn.assistant("Read it."))
+    engine.prepare_request()
+    index = engine.transcript.index_of[copy.id]
+    assert index in engine.commit_now().withdrawn
+    shown = engine.projection.items[engine.projection.item_index_at(index)].message
+    assert shown["call_id"] == call.id  # the call keeps its result, now one line
+    assert f"ephemeral copy of {handle} withdrawn" in str(shown["content"])
+
+
 def test_peek_kept_or_without_a_call_id_is_not_withdrawn(tmp_path: Path) -> None:
     engine = _folded(tmp_path)
     kept = _ok(engine, {"action": "peek", "id": "e00003", "ephemeral": False}, call_id="c1")
