@@ -1,0 +1,248 @@
+"""The arms of the benchmark: ways of turning the same trace into model requests.
+
+Every arm is driven the same way (:mod:`pifold_bench.run`): each entry of the trace is
+appended, and right before each assistant entry the arm is asked for the request that
+produced it. An arm answers with the request's messages as digests and estimated tokens, the
+causes of any rewrite it made since the previous request, and any side calls it made (a
+summarisation call). At the end it shows its final window and, when it has a store, peeks.
+
+This module holds the :class:`Arm` protocol and the arms that need no summary: ``fold`` and
+``fold-immediate`` (the engine), ``none`` (linear history) and ``clip-only`` (old tool
+results cleared, keeping the newest three). ``native`` lives in :mod:`pifold_bench.native`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from pifold_core.canonical import JsonValue, canonical_bytes, sha256_hex
+from pifold_core.engine import Engine
+from pifold_core.entries import Entry
+from pifold_core.options import EngineOptions
+from pifold_core.peek import PeekError
+from pifold_core.store import StoreError
+from pifold_core.tokens import TokenCounter
+
+
+@dataclass(frozen=True, slots=True)
+class SideCall:
+    """A model call an arm makes besides the trace's own requests."""
+
+    label: str
+    """What it was, for example ``compaction 2``."""
+    prompt_tokens: int
+    """Estimated tokens of its whole prompt (sent uncached)."""
+    output_tokens: int
+    """Estimated tokens it generates."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArmRequest:
+    """One request as an arm would send it."""
+
+    digests: tuple[str, ...]
+    """Per-message digests, in order."""
+    tokens: tuple[int, ...]
+    """Per-message estimated tokens, in the same order."""
+    causes: tuple[str, ...] = ()
+    """Rewrites the arm declared since its previous request (commits, compactions, clears)."""
+    side_calls: tuple[SideCall, ...] = ()
+    """Calls made before this request (billed in full, outside the window)."""
+
+    @property
+    def total_tokens(self) -> int:
+        """The request's window: the sum of its messages' estimates."""
+        return sum(self.tokens)
+
+
+class Arm(Protocol):
+    """A way of managing the context window, driven request by request."""
+
+    name: str
+    """The arm's name on the command line and in reports."""
+
+    def append(self, entry: Entry) -> None:
+        """Take one entry of the trace, as the host appended it."""
+        ...
+
+    def prepare_request(self) -> ArmRequest:
+        """The request for the next model call (the arm may rewrite or compact first)."""
+        ...
+
+    @property
+    def events(self) -> int:
+        """Commits, compactions or clearing passes so far."""
+        ...
+
+    def final_messages(self) -> list[dict[str, JsonValue]]:
+        """The window as the arm would send it now."""
+        ...
+
+    def peek(self, identifier: str) -> bytes | None:
+        """Exact, verified bytes behind ``identifier``, or None when the arm cannot tell."""
+        ...
+
+    def close(self) -> None:
+        """Release whatever the arm holds open."""
+        ...
+
+
+def message_digest(message: dict[str, JsonValue]) -> str:
+    """The digest the wire audit uses: SHA-256 of the message's canonical bytes."""
+    return sha256_hex(canonical_bytes(message))
+
+
+class EngineArm:
+    """``fold`` (the engine with its defaults) or ``fold-immediate`` (every mark applied the
+    moment it is laid, one rewrite each: the design the seeds measured against)."""
+
+    def __init__(
+        self, state_dir: Path, budget: int, counter: TokenCounter, immediate: bool = False
+    ) -> None:
+        self.name = "fold-immediate" if immediate else "fold"
+        self.engine = Engine.open(state_dir, EngineOptions(budget=budget), counter)
+        self.counter = counter
+        self.immediate = immediate
+        self._causes: list[str] = []
+        self._marks_committed: set[str] = set()
+        self._last_messages: list[dict[str, JsonValue]] = []
+
+    def append(self, entry: Entry) -> None:
+        self.engine.append(entry)
+        if self.immediate and any(m not in self._marks_committed for m in self.engine.marks):
+            # Only when a new mark appears: a mark the commit holds back (fresh tail) must not
+            # trigger a commit after every later append.
+            self._marks_committed.update(self.engine.marks)
+            outcome = self.engine.commit_now("immediate")
+            self._causes.append(f"commit {outcome.number} (immediate)")
+
+    def prepare_request(self) -> ArmRequest:
+        request = self.engine.prepare_request()
+        if request.commit is not None:
+            self._causes.append(f"commit {request.commit.number} ({request.commit.cause})")
+        tokens = tuple(
+            self.counter.count_message(message, digest)
+            for message, digest in zip(request.messages, request.digests, strict=True)
+        )
+        self._last_messages = request.messages
+        causes, self._causes = tuple(self._causes), []
+        return ArmRequest(tuple(request.digests), tokens, causes)
+
+    @property
+    def events(self) -> int:
+        return self.engine.commit_count
+
+    def final_messages(self) -> list[dict[str, JsonValue]]:
+        return self.engine.projection.messages()
+
+    def peek(self, identifier: str) -> bytes | None:
+        try:
+            return self.engine.peek(identifier).data
+        except (PeekError, StoreError, ValueError):
+            return None
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+class _ListArm:
+    """Shared by the arms that keep the window as a plain list of wire messages."""
+
+    name = ""
+
+    def __init__(self, counter: TokenCounter) -> None:
+        self.counter = counter
+        self.messages: list[dict[str, JsonValue]] = []
+        self.digests: list[str] = []
+        self.tokens: list[int] = []
+
+    def _push(self, message: dict[str, JsonValue], digest: str) -> None:
+        self.messages.append(message)
+        self.digests.append(digest)
+        self.tokens.append(self.counter.count_message(message, digest))
+
+    def _replace(self, index: int, message: dict[str, JsonValue]) -> None:
+        digest = message_digest(message)
+        self.messages[index] = message
+        self.digests[index] = digest
+        self.tokens[index] = self.counter.count_message(message, digest)
+
+    def final_messages(self) -> list[dict[str, JsonValue]]:
+        return list(self.messages)
+
+    def peek(self, identifier: str) -> bytes | None:
+        return None  # nothing is kept outside the window that the model could ask for
+
+    def close(self) -> None:
+        return None
+
+
+class LinearArm(_ListArm):
+    """``none``: the whole history, every time; the driver reports where it passes the budget."""
+
+    name = "none"
+
+    def append(self, entry: Entry) -> None:
+        self._push(entry.wire, entry.wire_digest)
+
+    def prepare_request(self) -> ArmRequest:
+        return ArmRequest(tuple(self.digests), tuple(self.tokens))
+
+    @property
+    def events(self) -> int:
+        return 0
+
+
+CLEARED_TEXT = "[tool result cleared to save context]"
+"""What a cleared tool result says in its place (the call before it stays)."""
+
+
+class ClipOnlyArm(_ListArm):
+    """``clip-only``: once the history passes the trigger, every tool result but the newest
+    ``keep`` is cleared, the way API-side context editing (``clear_tool_uses``) works.
+
+    The trigger is measured on the uncleared history, as the API measures the prompt the
+    client sends; so once passed, each new tool result pushes one more old one out, and every
+    such request is a rewrite just behind the tail.
+    """
+
+    name = "clip-only"
+
+    def __init__(self, counter: TokenCounter, trigger_tokens: int, keep: int = 3) -> None:
+        super().__init__(counter)
+        self.trigger_tokens = trigger_tokens
+        """Uncleared history size (estimated tokens) at which clearing starts."""
+        self.keep = keep
+        """Newest tool results left alone."""
+        self._raw_tokens = 0
+        self._results: list[int] = []
+        self._cleared = 0
+        self._passes = 0
+
+    def append(self, entry: Entry) -> None:
+        self._push(entry.wire, entry.wire_digest)
+        self._raw_tokens += self.tokens[-1]
+        if entry.kind == "tool_result":
+            self._results.append(len(self.messages) - 1)
+
+    def prepare_request(self) -> ArmRequest:
+        causes: tuple[str, ...] = ()
+        if self._raw_tokens > self.trigger_tokens:
+            clear_until = max(0, len(self._results) - self.keep)
+            if clear_until > self._cleared:
+                for index in self._results[self._cleared : clear_until]:
+                    self._replace(index, _cleared_message(self.messages[index]))
+                self._cleared = clear_until
+                self._passes += 1
+                causes = (f"clear {self._passes}",)
+        return ArmRequest(tuple(self.digests), tuple(self.tokens), causes)
+
+    @property
+    def events(self) -> int:
+        return self._passes
+
+
+def _cleared_message(message: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    return {**message, "content": [{"type": "text", "text": CLEARED_TEXT}]}

@@ -1,0 +1,184 @@
+"""The ``native`` arm: Pi's own compaction, re-enacted on a fixed trajectory.
+
+What Pi does (its compaction settings and code, as documented for the host):
+
+* **When**: the context passes the window minus ``reserveTokens``. Here the serving budget
+  *is* the window net of the output reservation, so compaction fires when a request would
+  carry more than the budget. Pi checks at the end of a run and otherwise recovers from an
+  overflow; checking before every request, as this arm does, is the variant kindest to
+  native (it never overflows).
+* **What is kept**: walking back from the newest entry, the first entry where the running
+  total reaches ``keepRecentTokens`` (20,000), moved forward to the nearest entry that may
+  start a window (never a tool result, which must stay with its call). Everything from the
+  previous cut up to the new one is summarised; the previous summary is carried into the
+  new one.
+* **The summarisation call**: a standalone request (no session cache) whose prompt is the
+  summarised messages serialised as labelled text (tool results cut to 2,000 characters),
+  the previous summary and the instructions; its output is the summary. It is billed whole.
+* **After**: the window is the summary (a user-role message) followed by the kept entries.
+
+The summary's length is the mean of the summaries the trace itself recorded, when it holds
+any, else :data:`DEFAULT_SUMMARY_TOKENS`. What the summary says cannot be known offline, so
+for recall a summarised value counts as lost.
+"""
+
+from __future__ import annotations
+
+import json
+
+from pifold_bench.arms import ArmRequest, SideCall, message_digest
+from pifold_core.canonical import JsonValue
+from pifold_core.entries import Entry, TextBlock, ThinkingBlock, ToolCallBlock
+from pifold_core.tokens import TokenCounter
+
+KEEP_RECENT_TOKENS = 20_000
+"""Pi's ``keepRecentTokens`` default: estimated tokens of recent history kept verbatim."""
+
+DEFAULT_SUMMARY_TOKENS = 2_000
+"""Summary length when the trace records no compaction summary. An assumption: Pi caps the
+summary at 13,107 tokens (0.8 x the 16,384 reserve), and the one readable summary among the
+shared traces (Gemini CLI's state snapshot) is about 1,300; 2,000 sits between, nearer the
+observed end. ``pifold bench --summary-tokens`` overrides it."""
+
+TOOL_RESULT_CHARACTERS = 2_000
+"""Pi cuts each tool result to this many characters when it serialises the history."""
+
+INSTRUCTION_TOKENS = 600
+"""Estimated tokens of the summariser's system prompt and its instruction skeleton (goal,
+constraints, progress, decisions, next steps, critical context), which the trace cannot show."""
+
+
+class NativeCompactionArm:
+    """Pi's compaction: summarise all but the newest ~20,000 tokens when the budget is passed."""
+
+    name = "native"
+
+    def __init__(
+        self,
+        counter: TokenCounter,
+        budget: int,
+        summary_tokens: int = DEFAULT_SUMMARY_TOKENS,
+        keep_recent_tokens: int = KEEP_RECENT_TOKENS,
+    ) -> None:
+        self.counter = counter
+        self.budget = budget
+        self.summary_tokens = summary_tokens
+        self.keep_recent_tokens = keep_recent_tokens
+        self.entries: list[Entry] = []
+        self._tokens: list[int] = []
+        self.kept_from = 0
+        """Index of the first entry still in the window."""
+        self.summary: dict[str, JsonValue] | None = None
+        """The current summary message, once a compaction has run."""
+        self._summary_digest = ""
+        self._window_tokens = 0
+        self.compactions = 0
+
+    def append(self, entry: Entry) -> None:
+        self.entries.append(entry)
+        tokens = self.counter.count_message(entry.wire, entry.wire_digest)
+        self._tokens.append(tokens)
+        self._window_tokens += tokens
+
+    def prepare_request(self) -> ArmRequest:
+        side_calls: tuple[SideCall, ...] = ()
+        causes: tuple[str, ...] = ()
+        if self._window_tokens > self.budget:
+            call = self._compact()
+            if call is not None:
+                side_calls = (call,)
+                causes = (call.label,)
+        digests: list[str] = []
+        tokens: list[int] = []
+        if self.summary is not None:
+            digests.append(self._summary_digest)
+            tokens.append(self.summary_tokens)
+        for index in range(self.kept_from, len(self.entries)):
+            digests.append(self.entries[index].wire_digest)
+            tokens.append(self._tokens[index])
+        return ArmRequest(tuple(digests), tuple(tokens), causes, side_calls)
+
+    def cut_point(self) -> int | None:
+        """Where the kept tail starts after a compaction now, or None if nothing can be cut."""
+        total = 0
+        index = len(self.entries)
+        while index > self.kept_from:
+            index -= 1
+            total += self._tokens[index]
+            if total >= self.keep_recent_tokens:
+                break
+        else:
+            return None  # the whole window fits in the kept budget
+        while index < len(self.entries) and self.entries[index].kind == "tool_result":
+            index += 1
+        if index <= self.kept_from or index >= len(self.entries):
+            return None
+        return index
+
+    def _compact(self) -> SideCall | None:
+        cut = self.cut_point()
+        if cut is None:
+            return None
+        prompt = INSTRUCTION_TOKENS + self.counter.count_text(
+            serialise(self.entries[self.kept_from : cut])
+        )
+        if self.summary is not None:
+            prompt += self.summary_tokens
+        self.compactions += 1
+        self.summary = {
+            "role": "user",
+            "content": [
+                {
+                    "type": "text",
+                    "text": f"[compaction summary {self.compactions}: the history before this "
+                    f"point was compacted into a summary of about {self.summary_tokens:,} tokens]",
+                }
+            ],
+        }
+        self._summary_digest = message_digest(self.summary)
+        self.kept_from = cut
+        self._window_tokens = self.summary_tokens + sum(self._tokens[cut:])
+        return SideCall(f"compaction {self.compactions}", prompt, self.summary_tokens)
+
+    @property
+    def events(self) -> int:
+        return self.compactions
+
+    def final_messages(self) -> list[dict[str, JsonValue]]:
+        kept = [entry.wire for entry in self.entries[self.kept_from :]]
+        return [self.summary, *kept] if self.summary is not None else kept
+
+    def peek(self, identifier: str) -> bytes | None:
+        return None  # the summarised originals are out of the model's reach
+
+    def close(self) -> None:
+        return None
+
+
+def serialise(entries: list[Entry]) -> str:
+    """The history as labelled plain text, the way Pi hands it to its summariser."""
+    lines: list[str] = []
+    for entry in entries:
+        if entry.kind == "tool_result":
+            text = "\n".join(b.text for b in entry.content if isinstance(b, TextBlock))
+            if len(text) > TOOL_RESULT_CHARACTERS:
+                dropped = len(text) - TOOL_RESULT_CHARACTERS
+                text = f"{text[:TOOL_RESULT_CHARACTERS]}\n[... {dropped} more characters]"
+            lines.append(f"[Tool result]: {text}")
+            continue
+        if entry.kind in ("user", "note"):
+            lines.append(f"[User]: {entry.text}")
+            continue
+        for block in entry.content:
+            if isinstance(block, ThinkingBlock) and block.text:
+                lines.append(f"[Assistant thinking]: {block.text}")
+            elif isinstance(block, TextBlock) and block.text:
+                lines.append(f"[Assistant]: {block.text}")
+        calls = [
+            f"{call.name}({json.dumps(call.arguments, ensure_ascii=False)})"
+            for call in entry.content
+            if isinstance(call, ToolCallBlock)
+        ]
+        if calls:
+            lines.append("[Assistant tool calls]: " + "; ".join(calls))
+    return "\n\n".join(lines)

@@ -1,0 +1,296 @@
+"""Driving every arm over one trace, with the same planted values, clock and cost model.
+
+A trace is prepared once: values are planted, the recorded usage calibrates the billed
+token counts (:mod:`pifold_bench.calibration`), request times and output tokens are read
+off the trace, and the prices of its model are looked up. Then each arm replays the planted
+trace on its own simulated provider: before every assistant entry the arm is asked for its
+request, the wire audit classifies it against the previous one, and the provider bills it.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from pifold_agent.importers import load_trace
+from pifold_bench.arms import Arm, ClipOnlyArm, EngineArm, LinearArm
+from pifold_bench.calibration import (
+    Calibration,
+    ModelCheck,
+    calibrate,
+    main_model,
+    request_times,
+)
+from pifold_bench.compactions import recorded_summaries
+from pifold_bench.native import DEFAULT_SUMMARY_TOKENS, NativeCompactionArm
+from pifold_bench.prices import ModelPrices, PriceBook, load_price_book
+from pifold_bench.provider import Bill, PromptPart, ProviderRequest, SimulatedProvider
+from pifold_bench.recall import PlantedValue, RecallResult, classify, plant_values
+from pifold_core.audit import RequestClass, WireAudit
+from pifold_core.entries import Entry
+from pifold_core.options import Thresholds
+from pifold_core.tokens import TiktokenCounter, TokenCounter
+
+ARM_NAMES: tuple[str, ...] = ("fold", "fold-immediate", "native", "none", "clip-only")
+"""Every arm, in report order."""
+
+ProgressCallback = Callable[[str, int, int], None]
+"""Called as ``(label, entries done, entries in the trace)``."""
+
+
+@dataclass(frozen=True, slots=True)
+class BenchSettings:
+    """What a benchmark run is asked to do."""
+
+    budget: int = 100_000
+    """The serving budget every arm works against, in estimated tokens."""
+    arms: tuple[str, ...] = ARM_NAMES
+    """Arms to run, in report order."""
+    seed: int = 7
+    """Seed for where and what values are planted."""
+    planted: int = 12
+    """Values to plant per trace (fewer when the trace has fewer tool results)."""
+    summary_tokens: int | None = None
+    """Native summary length; None: from the trace's recorded compactions, else the default."""
+    price_model: str | None = None
+    """Price every trace as this model; None: the trace's own model."""
+
+
+@dataclass(frozen=True)
+class PreparedTrace:
+    """One trace, ready for every arm."""
+
+    path: Path
+    """The trace file."""
+    format: str
+    """Its format as the importer detected it."""
+    entries: list[Entry]
+    """The entries with the values planted."""
+    values: list[PlantedValue]
+    """The planted values."""
+    request_times: list[int]
+    """When each request was sent (trace clock, ms)."""
+    output_tokens: list[int]
+    """Billed output tokens of each request."""
+    calibration: Calibration
+    """Preamble, scale and prefix resets measured from the recorded usage."""
+    prices: ModelPrices
+    """How requests are billed."""
+    priced_as_own_model: bool
+    """False when the model is not in the price file and the default model's prices apply."""
+    summary_tokens: int
+    """The native arm's summary length."""
+    summary_source: str
+    """Where :attr:`summary_tokens` came from."""
+    raw_digests: set[str] = field(default_factory=set)
+    """Wire digests of the planted entries (a window message with one is raw)."""
+
+
+@dataclass
+class ArmRun:
+    """Everything one arm did on one trace."""
+
+    name: str
+    windows: list[int] = field(default_factory=list)
+    """Estimated tokens of each request."""
+    bills: list[Bill] = field(default_factory=list)
+    """The bill of each request."""
+    side_bills: list[Bill] = field(default_factory=list)
+    """Bills of side calls (summarisations)."""
+    classes: list[RequestClass] = field(default_factory=list)
+    """The wire audit's verdict on each request."""
+    first_event_request: int | None = None
+    """The first request preceded by a rewrite the arm declared."""
+    events: int = 0
+    """Commits, compactions or clearing passes."""
+    recall: RecallResult | None = None
+    seconds: float = 0.0
+    """Wall-clock time of the arm's run."""
+
+
+def prepare_trace(
+    path: Path, settings: BenchSettings, counter: TokenCounter, book: PriceBook
+) -> PreparedTrace:
+    """Import ``path`` and get it ready for the arms."""
+    trace = load_trace(path)
+    summaries = recorded_summaries(path, trace.entries)
+    model = settings.price_model if settings.price_model is not None else main_model(trace.entries)
+    prices, own = book.lookup(model)
+    calibration = calibrate(trace.entries, counter, prices.rules)
+    entries, values = plant_values(trace.entries, settings.planted, settings.seed)
+    outputs: list[int] = []
+    for entry in entries:
+        if entry.kind == "assistant":
+            # Some hosts log usage before the answer is complete, so the answer's own size is
+            # a floor for what was generated.
+            own_size = calibration.billed(counter.count_message(entry.wire, entry.wire_digest))
+            recorded = entry.usage.output_tokens if entry.usage is not None else 0
+            outputs.append(max(recorded, own_size))
+    if settings.summary_tokens is not None:
+        summary_tokens, source = settings.summary_tokens, "set on the command line"
+    elif summaries:
+        lengths = [counter.count_text(summary) for summary in summaries]
+        summary_tokens = round(sum(lengths) / len(lengths))
+        source = f"mean of {len(summaries)} summary(ies) recorded in the trace"
+    else:
+        summary_tokens, source = DEFAULT_SUMMARY_TOKENS, "default (the trace records none)"
+    return PreparedTrace(
+        path=path,
+        format=trace.format,
+        entries=entries,
+        values=values,
+        request_times=request_times(entries),
+        output_tokens=outputs,
+        calibration=calibration,
+        prices=prices,
+        priced_as_own_model=own,
+        summary_tokens=summary_tokens,
+        summary_source=source,
+        raw_digests={entry.wire_digest for entry in entries},
+    )
+
+
+def make_arm(
+    name: str, state_dir: Path, prepared: PreparedTrace, budget: int, counter: TokenCounter
+) -> Arm:
+    """A fresh arm called ``name``."""
+    if name in ("fold", "fold-immediate"):
+        return EngineArm(state_dir, budget, counter, immediate=name == "fold-immediate")
+    if name == "native":
+        return NativeCompactionArm(counter, budget, prepared.summary_tokens)
+    if name == "none":
+        return LinearArm(counter)
+    if name == "clip-only":
+        # Clearing starts where a fold commit would: at the top of the engine's default band.
+        return ClipOnlyArm(counter, round(Thresholds().max_target * budget))
+    raise ValueError(f"unknown arm {name!r}; arms are {', '.join(ARM_NAMES)}")
+
+
+def run_arm(
+    arm: Arm,
+    prepared: PreparedTrace,
+    progress: ProgressCallback | None = None,
+    recall: bool = True,
+) -> ArmRun:
+    """Replay the prepared trace through ``arm`` and bill every request."""
+    started = time.perf_counter()
+    calibration = prepared.calibration
+    provider = SimulatedProvider(prepared.prices)
+    audit = WireAudit()
+    run = ArmRun(arm.name)
+    preamble_version = 0
+    number = 0
+    total = len(prepared.entries)
+    for position, entry in enumerate(prepared.entries):
+        if entry.kind == "assistant":
+            request = arm.prepare_request()
+            for cause in request.causes:
+                audit.declare(cause)
+            if request.causes and run.first_event_request is None:
+                run.first_event_request = number
+            record = audit.observe(list(request.digests), request.total_tokens)
+            sent_at = prepared.request_times[number]
+            for call in request.side_calls:
+                side = PromptPart(f"side call {call.label}", calibration.billed(call.prompt_tokens))
+                run.side_bills.append(
+                    provider.bill(
+                        ProviderRequest(
+                            (side,), sent_at, calibration.billed(call.output_tokens), cached=False
+                        )
+                    )
+                )
+            if number in calibration.prefix_resets:
+                preamble_version += 1
+            parts = [
+                PromptPart(digest, calibration.billed(tokens))
+                for digest, tokens in zip(request.digests, request.tokens, strict=True)
+            ]
+            # The preamble is a part of its own even when it holds no token, so that a host
+            # prefix reset still changes the first bytes of the prompt.
+            with_preamble = bool(calibration.preamble_tokens or calibration.prefix_resets)
+            if with_preamble:
+                preamble = PromptPart(f"preamble {preamble_version}", calibration.preamble_tokens)
+                parts.insert(0, preamble)
+            # The host's breakpoints (Pi's placement): the end of the system prompt and the end
+            # of the request.
+            breakpoints = (1, len(parts)) if with_preamble else (len(parts),)
+            run.bills.append(
+                provider.bill(
+                    ProviderRequest(
+                        tuple(parts), sent_at, prepared.output_tokens[number], breakpoints
+                    )
+                )
+            )
+            run.windows.append(request.total_tokens)
+            run.classes.append(record.classification)
+            number += 1
+        arm.append(entry)
+        if progress is not None and (position % 25 == 0 or position + 1 == total):
+            progress(arm.name, position + 1, total)
+    run.events = arm.events
+    if recall:
+        run.recall = classify(arm, prepared.values, prepared.raw_digests)
+    run.seconds = time.perf_counter() - started
+    return run
+
+
+def check_model(prepared: PreparedTrace, counter: TokenCounter) -> ModelCheck | None:
+    """Replay the linear history and compare its simulated cache reads with the recorded ones.
+
+    Run twice when the host reset its prefix somewhere: once as calibrated, once without the
+    resets, so the report shows how much they matter.
+    """
+    calibration = prepared.calibration
+    if not calibration.checked_requests:
+        return None
+
+    def simulated_reads(calibrated: PreparedTrace) -> int:
+        run = run_arm(LinearArm(counter), calibrated, recall=False)
+        return sum(run.bills[number].cache_read for number in calibration.checked_requests)
+
+    without = None
+    if calibration.prefix_resets:
+        plain = replace(calibration, prefix_resets=frozenset())
+        without = simulated_reads(replace(prepared, calibration=plain))
+    return ModelCheck(
+        len(calibration.checked_requests),
+        simulated_reads(prepared),
+        calibration.recorded_cache_read,
+        without,
+    )
+
+
+def bench_trace(
+    path: Path,
+    settings: BenchSettings,
+    counter: TokenCounter | None = None,
+    book: PriceBook | None = None,
+    progress: ProgressCallback | None = None,
+) -> tuple[PreparedTrace, dict[str, ArmRun]]:
+    """Run every requested arm over the trace at ``path``."""
+    counter = counter if counter is not None else TiktokenCounter()
+    book = book if book is not None else load_price_book()
+    prepared = prepare_trace(path, settings, counter, book)
+    return prepared, run_arms(prepared, settings.arms, settings.budget, counter, progress)
+
+
+def run_arms(
+    prepared: PreparedTrace,
+    names: Sequence[str],
+    budget: int,
+    counter: TokenCounter,
+    progress: ProgressCallback | None = None,
+) -> dict[str, ArmRun]:
+    """Run the named arms over a prepared trace, each in its own state folder."""
+    runs: dict[str, ArmRun] = {}
+    for name in names:
+        with tempfile.TemporaryDirectory(prefix=f"pifold-bench-{name}-") as state:
+            arm = make_arm(name, Path(state), prepared, budget, counter)
+            try:
+                runs[name] = run_arm(arm, prepared, progress)
+            finally:
+                arm.close()
+    return runs
