@@ -17,6 +17,7 @@ from rich.table import Table
 from pifold_agent.importers import TraceFormatError
 from pifold_agent.replay import ReplayReport, ReplayStateError, replay_trace
 from pifold_agent.settings_command import settings_app
+from pifold_bench.command import bench
 from pifold_core.options import EngineOptions
 from pifold_core.settings import SettingsError, SettingsFile
 
@@ -26,6 +27,7 @@ app = typer.Typer(
     help="pifold: lossless context folding for coding agents.",
 )
 app.add_typer(settings_app, name="settings")
+app.command()(bench)
 
 DEMO_TRACE = "pi-mono-large-session.jsonl"
 """A real Pi session shipped with the package (MIT, see data/NOTICE)."""
