@@ -48,6 +48,8 @@ class CommitOutcome:
     refolded: list[str] = field(default_factory=list)
     pin_opened: list[str] = field(default_factory=list)
     """Folds opened so staged pins show raw, outermost first."""
+    pin_restored: list[int] = field(default_factory=list)
+    """Pinned entries shown reduced (clipped, withdrawn) that this commit shows whole again."""
     clipped: list[int] = field(default_factory=list)
     """Entries whose tool result this commit clipped."""
     withdrawn: list[int] = field(default_factory=list)
@@ -60,7 +62,12 @@ class CommitOutcome:
     @property
     def changed(self) -> bool:
         return bool(
-            self.built or self.refolded or self.pin_opened or self.clipped or self.withdrawn
+            self.built
+            or self.refolded
+            or self.pin_opened
+            or self.pin_restored
+            or self.clipped
+            or self.withdrawn
         )
 
 
@@ -153,7 +160,13 @@ class Committer:
     # -- pins ----------------------------------------------------------------------------
 
     def _open_for_pins(self, outcome: CommitOutcome) -> None:
-        """Open every collapsed fold around a pinned entry (staged pins land here)."""
+        """Open every collapsed fold around a pinned entry and show every pinned entry whole
+        (staged pins land here)."""
+        # A reduced view only ever sits on a top-level raw entry (a fold drops the views
+        # inside it), so these are restored in place.
+        for index in sorted(self.pinned.intersection(self.projection.views)):
+            self.projection.clear_view(index)
+            outcome.pin_restored.append(index)
         opened = folds_to_open(self.pinned, self.forest)
         if not opened:
             return

@@ -224,6 +224,8 @@ class Engine:
             self.staged_refolds.discard(handle)
             self.projection.show_fold(self.forest.folds[handle])
         self.staged_refolds.clear()  # a commit spends every staged refold (Committer.run)
+        for index in body.get("pinRestored", []):
+            self.projection.clear_view(index)
         opened = body.get("pinOpened", [])
         self.forest.expanded.update(opened)
         for handle in opened:
@@ -428,6 +430,7 @@ class Engine:
                     "dropped": sorted(outcome.dropped_marks),
                     "refolded": outcome.refolded,
                     "pinOpened": outcome.pin_opened,
+                    "pinRestored": outcome.pin_restored,
                     "spentPeeks": spent,
                     "withdrawn": outcome.withdrawn,
                     "clipped": outcome.clipped,
@@ -588,7 +591,13 @@ class Engine:
         """Hold entries raw through every commit; folded ones show raw from the next commit."""
         try:
             new, outcome = plan_pin(
-                ids, self.pinned, self.transcript, self.forest, self._raw_tokens, self._pin_cap
+                ids,
+                self.pinned,
+                self.transcript,
+                self.forest,
+                self._raw_tokens,
+                self._pin_cap,
+                self.projection.views,
             )
         except PinError as error:
             raise EngineError(str(error)) from None
@@ -614,7 +623,7 @@ class Engine:
         return self.options.min_tokens
 
     def _raw_tokens(self, index: int) -> int:
-        return self.projection.raw_item(index).tokens
+        return self.projection.whole_tokens(index)
 
     def set_brief(self, mark_id: str, text: str) -> Mark:
         """Write the brief a pending mark's fold will carry. Free until the commit."""

@@ -2,13 +2,14 @@
 
 A pin frees nothing, so pinned mass is capped at ``minTarget`` × budget: with the cap, a
 commit can always reach its target from the rest of the window. Pinning a raw entry moves no
-byte. Pinning an entry that sits inside a collapsed fold is *staged*: the next commit opens
-every fold around it, one level at a time down to the entry, so it shows raw again.
+byte. Pinning an entry that sits inside a collapsed fold, or that shows reduced (a clipped
+tool result, a withdrawn peek copy), is *staged*: the next commit opens every fold around it,
+one level at a time down to the entry, and drops its reduced view, so it shows raw again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 
 from pifold_core.folds import Forest
@@ -65,8 +66,13 @@ def plan_pin(
     forest: Forest,
     raw_tokens: Callable[[int], int],
     cap_tokens: int,
+    viewed: Container[int] = frozenset(),
 ) -> tuple[list[int], PinOutcome]:
-    """Check a ``pin`` and say what it would do; raises :class:`PinError` over the cap."""
+    """Check a ``pin`` and say what it would do; raises :class:`PinError` over the cap.
+
+    ``raw_tokens`` is what an entry costs shown whole; ``viewed`` holds the entries shown
+    reduced now (they are staged like folded ones).
+    """
     wanted = resolve_ids(ids, transcript, forest)
     new = [index for index in wanted if index not in pinned]
     total = sum(raw_tokens(index) for index in pinned) + sum(raw_tokens(i) for i in new)
@@ -76,9 +82,10 @@ def plan_pin(
             "(minTarget × budget); unpin something or pin less"
         )
     entries = transcript.entries
+    raw_now = {i for i in new if forest.shows_raw(i) and i not in viewed}
     outcome = PinOutcome(
-        pinned=tuple(entries[i].id for i in new if forest.shows_raw(i)),
-        staged=tuple(entries[i].id for i in new if not forest.shows_raw(i)),
+        pinned=tuple(entries[i].id for i in new if i in raw_now),
+        staged=tuple(entries[i].id for i in new if i not in raw_now),
         already=tuple(entries[i].id for i in wanted if i in pinned),
         pinned_tokens=total,
         cap_tokens=cap_tokens,

@@ -173,6 +173,16 @@ class Projection:
         self.views[index] = (kind, text)
         self.splice(index, index + 1, [self.raw_item(index)])
 
+    def clear_view(self, index: int) -> None:
+        """Show top-level entry ``index`` whole again (a pin holds it raw)."""
+        del self.views[index]
+        self.splice(index, index + 1, [self.raw_item(index)])
+
+    def whole_tokens(self, index: int) -> int:
+        """Tokens entry ``index`` costs shown whole: no fold, no view (what a pin holds)."""
+        entry = self.transcript.entries[index]
+        return self.counter.count_message(entry.wire, entry.wire_digest)
+
     def drop_views(self, start: int, end: int) -> None:
         """Forget the views inside ``[start, end)``: a fold now holds those entries whole."""
         if self.views:

@@ -75,9 +75,11 @@ def build_status(engine: Engine) -> EngineStatus:
         marked_tokens=composition.mass(Category.MARKED),
         pins=tuple(entries[index].id for index in pins),
         staged_pins=tuple(
-            entries[index].id for index in pins if not engine.forest.shows_raw(index)
+            entries[index].id
+            for index in pins
+            if not engine.forest.shows_raw(index) or index in engine.projection.views
         ),
-        pinned_tokens=sum(engine.projection.raw_item(index).tokens for index in pins),
+        pinned_tokens=sum(engine.projection.whole_tokens(index) for index in pins),
         pin_cap_tokens=options.min_tokens,
         staged_refolds=tuple(sorted(engine.staged_refolds)),
         clipped=sum(1 for kind, _ in engine.projection.views.values() if kind == "clipped"),
