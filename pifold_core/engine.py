@@ -416,6 +416,7 @@ class Engine:
             if expand is not None:
                 self.forest.expanded.add(expand.handle)
                 self.projection.show_fold(expand)
+                outcome.tokens_after = self.projection.tokens
             self.forest.validate_folds([built.fold for built in outcome.built], self.transcript)
             for built in outcome.built:
                 self.store.put(built.source)
@@ -533,7 +534,7 @@ class Engine:
         """Exact, verified bytes of a fold, an entry or an evidence artifact. Moves nothing."""
         if not isinstance(identifier, str) or not identifier:
             raise PeekError("id must be a non-empty string")
-        if "/" in identifier or "\\" in identifier:
+        if "/" in identifier or "\\" in identifier or ".." in identifier:
             raise PeekError(f"{identifier!r} looks like a path; peek takes ids, never paths")
         if identifier.startswith("fold-"):
             try:
@@ -554,7 +555,11 @@ class Engine:
         return slice_source(identifier, "entry", data, offset, length)
 
     def note_ephemeral_peek(self, call_id: str, identifier: str) -> None:
-        """The result of tool call ``call_id`` is a peek copy to withdraw at the next commit."""
+        """The result of tool call ``call_id`` is a peek copy to withdraw at the next commit.
+
+        Call it (``run_tool`` does) before the host appends that call's result, and only
+        after a successful peek of ``identifier``.
+        """
         if not isinstance(call_id, str) or not call_id:
             raise EngineError("call_id must be a non-empty string")
         if call_id in self.ephemeral or call_id in self.transcript.result_sites:

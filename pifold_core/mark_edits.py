@@ -31,24 +31,30 @@ def find_mark(marks: dict[str, Mark], mark_id: object) -> Mark:
 
 
 def with_brief(mark: Mark, text: object) -> Mark:
-    """The mark with a supplied brief."""
+    """The mark with a supplied brief, trimmed, held to the rule every agent brief meets."""
     if not isinstance(text, str) or not text.strip():
         raise MarkEditError("text must be a brief with content, not empty or only whitespace")
-    if len(text) > MAX_BRIEF_CHARS:
+    if len(text.strip()) > MAX_BRIEF_CHARS:
         raise MarkEditError(
-            f"text is {len(text):,} characters; a brief holds at most {MAX_BRIEF_CHARS:,}"
+            f"text is {len(text.strip()):,} characters; a brief holds at most {MAX_BRIEF_CHARS:,}"
         )
     try:
-        validate_supplied_brief(text)  # what the commit's fold builder will demand of it
+        # What the commit's fold builder will demand of it: refused now, not at the commit.
+        brief = validate_supplied_brief(text)
     except BriefError as error:
         raise MarkEditError(f"text: {error}") from None
-    return replace(mark, brief=text)
+    return replace(mark, brief=brief)
+
+
+def looks_like_path(identifier: str) -> bool:
+    """Ids are never paths: refuse separators and parent references wherever ids arrive."""
+    return "/" in identifier or "\\" in identifier or ".." in identifier
 
 
 def _entry_index(transcript: Transcript, name: str, identifier: object) -> int:
     if not isinstance(identifier, str) or not identifier:
         raise MarkEditError(f"{name} must be an entry id")
-    if "/" in identifier or "\\" in identifier:
+    if looks_like_path(identifier):
         raise MarkEditError(f"{name} {identifier!r} looks like a path; marks take entry ids")
     index = transcript.index_of.get(identifier)
     if index is None:

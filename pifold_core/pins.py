@@ -46,7 +46,7 @@ def resolve_ids(ids: Sequence[str], transcript: Transcript, forest: Forest) -> l
     for identifier in ids:
         if not isinstance(identifier, str) or not identifier:
             raise PinError(f"ids holds {identifier!r}, which is not an id")
-        if "/" in identifier or "\\" in identifier:
+        if "/" in identifier or "\\" in identifier or ".." in identifier:
             raise PinError(f"{identifier!r} looks like a path; pins take ids, never paths")
         fold = forest.folds.get(identifier)
         if fold is not None:
