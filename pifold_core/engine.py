@@ -8,6 +8,7 @@ byte, after a restart or a crash.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,6 +122,8 @@ class Engine:
         """Set when a commit failed to persist: folding stops, requests go on unfolded."""
         self.stalled_reason: str | None = None
         self._stalled_at: tuple[int, int] | None = None
+        self._blacklisted_results: list[int] = []
+        """Indices of results of blacklisted tools, in order: they stay raw."""
         self._noticed = False
         self._restoring = False
 
@@ -271,6 +274,8 @@ class Engine:
         return entry
 
     def _apply_entry(self, entry: Entry) -> None:
+        if entry.kind == "tool_result" and entry.tool_name in self.options.blacklist:
+            self._blacklisted_results.append(len(self.transcript))
         self.transcript.append(entry)
         self.projection.append_entry(len(self.transcript) - 1)
         proposals = self.layer.advance(self.transcript, self.forest)
@@ -404,7 +409,7 @@ class Engine:
                 self.projection,
                 self.marks,
                 self.options,
-                self._pinned_in,
+                self._held_raw,
                 self.pinned,
                 self.ephemeral,
                 self.sent_through,
@@ -455,8 +460,16 @@ class Engine:
         self.epoch += 1
         self.audit.declare(cause)
 
-    def _pinned_in(self, start: int, end: int) -> bool:
-        return any(start <= index < end for index in self.pinned)
+    def _held_raw(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` holds an entry that must stay raw: pinned, or a result of
+        a tool in ``blacklistAutoFoldTools``."""
+        if any(start <= index < end for index in self.pinned):
+            return True
+        position = bisect.bisect_left(self._blacklisted_results, start)
+        return (
+            position < len(self._blacklisted_results)
+            and self._blacklisted_results[position] < end
+        )
 
     def _snapshot(self) -> dict[str, Any]:
         return {
@@ -504,6 +517,12 @@ class Engine:
         self._set_options(options)
 
     def _set_options(self, options: EngineOptions) -> None:
+        if options.blacklist != self.options.blacklist:
+            self._blacklisted_results = [
+                index
+                for index, entry in enumerate(self.transcript.entries)
+                if entry.kind == "tool_result" and entry.tool_name in options.blacklist
+            ]
         self.options = options
         self.layer.options = options
         self._stalled_at = None  # a new band or budget deserves a fresh attempt

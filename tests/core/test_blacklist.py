@@ -1,0 +1,83 @@
+"""``blacklistAutoFoldTools``: those tools' results stay raw through every commit (DESIGN §9)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from pifold_core.engine import Engine
+from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
+
+
+def _session() -> SessionBuilder:
+    """A long turn mixing `read` batches with `bash` batches, results large enough to fold."""
+    session = SessionBuilder()
+    session.user("Investigate the failing build in src/app.py")
+    for number in range(12):
+        tool = "bash" if number % 3 == 0 else "read"
+        session.batch([3_000, 2_500], text=f"step {number}", tool=tool, seed=number)
+    session.user("and now?")
+    session.assistant("Summary follows.")
+    return session
+
+
+def _blacklisted_indices(engine: Engine) -> list[int]:
+    return [
+        index
+        for index, entry in enumerate(engine.transcript.entries)
+        if entry.kind == "tool_result" and entry.tool_name == "bash"
+    ]
+
+
+def _shown_raw(engine: Engine, index: int) -> bool:
+    item = engine.projection.items[engine.projection.item_index_at(index)]
+    entry = engine.transcript.entries[index]
+    return item.fold is None and item.start == index and item.digest == entry.wire_digest
+
+
+def test_blacklisted_results_stay_raw_through_commits(tmp_path: Path) -> None:
+    options = replace(
+        small_options(budget=12_000, min_fold_chars=2_000), blacklist=frozenset({"bash"})
+    )
+    engine = Engine.open(tmp_path / "state", options, CharCounter())
+    requests = drive(engine, _session().entries)
+    assert any(request.commit is not None for request in requests)
+    assert engine.forest.folds, "the other tools' results were folded"
+    indices = _blacklisted_indices(engine)
+    assert indices
+    for index in indices:
+        assert engine.forest.root_containing(index) is None, index
+        assert _shown_raw(engine, index), index
+    assert engine.audit.counts.unattributed == 0
+    engine.close()
+    reopened = Engine.open(tmp_path / "state", None, CharCounter())
+    try:
+        assert reopened.projection.digests() == engine.projection.digests()
+        assert reopened.options.blacklist == frozenset({"bash"})
+    finally:
+        reopened.close()
+
+
+def test_without_the_blacklist_the_same_results_fold(tmp_path: Path) -> None:
+    engine = Engine.open(
+        tmp_path / "state", small_options(budget=12_000, min_fold_chars=2_000), CharCounter()
+    )
+    drive(engine, _session().entries)
+    assert any(engine.forest.root_containing(index) for index in _blacklisted_indices(engine))
+
+
+def test_blacklisting_live_protects_results_from_the_next_commit(tmp_path: Path) -> None:
+    engine = Engine.open(
+        tmp_path / "state", small_options(budget=1_000_000, min_fold_chars=2_000), CharCounter()
+    )
+    drive(engine, _session().entries)
+    engine.apply_options(replace(engine.options, blacklist=frozenset({"bash"})))
+    engine.commit_now()
+    for index in _blacklisted_indices(engine):
+        assert engine.forest.root_containing(index) is None, index
+    engine.close()
+    reopened = Engine.open(tmp_path / "state", None, CharCounter())
+    try:
+        assert reopened.projection.digests() == engine.projection.digests()
+    finally:
+        reopened.close()
