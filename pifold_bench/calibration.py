@@ -143,14 +143,20 @@ def _fit(estimated: list[int], recorded: list[int]) -> tuple[int, float]:
     changes (prose early, code later); the first request pins the preamble instead.
     """
     preamble = max(0, recorded[0] - estimated[0])
-    for _ in range(2):  # the first estimate of the preamble assumed a scale of 1: refine once
-        squares = sum(x * x for x in estimated)
-        if squares == 0:
-            return preamble, 1.0
+    squares = sum(x * x for x in estimated)
+    if squares == 0:
+        return preamble, 1.0
+    scale = 1.0
+    # Each refinement moves the preamble by the first request's share of the scale's change,
+    # so this settles in a few rounds.
+    for _ in range(50):
         scale = sum(x * (y - preamble) for x, y in zip(estimated, recorded, strict=True)) / squares
         if scale <= 0:
-            return preamble, 1.0
-        preamble = max(0, recorded[0] - round(scale * estimated[0]))
+            return max(0, recorded[0] - estimated[0]), 1.0
+        settled = max(0, recorded[0] - round(scale * estimated[0]))
+        if settled == preamble:
+            break
+        preamble = settled
     return preamble, scale
 
 

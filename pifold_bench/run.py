@@ -117,10 +117,23 @@ def prepare_trace(
     """Import ``path`` and get it ready for the arms."""
     trace = load_trace(path)
     summaries = recorded_summaries(path, trace.entries)
-    model = settings.price_model if settings.price_model is not None else main_model(trace.entries)
+    return prepare_entries(trace.entries, path, trace.format, settings, counter, book, summaries)
+
+
+def prepare_entries(
+    original: Sequence[Entry],
+    path: Path,
+    trace_format: str,
+    settings: BenchSettings,
+    counter: TokenCounter,
+    book: PriceBook,
+    summaries: Sequence[str] = (),
+) -> PreparedTrace:
+    """Get imported entries ready for the arms (``summaries``: compactions the trace recorded)."""
+    model = settings.price_model if settings.price_model is not None else main_model(original)
     prices, own = book.lookup(model)
-    calibration = calibrate(trace.entries, counter, prices.rules)
-    entries, values = plant_values(trace.entries, settings.planted, settings.seed)
+    calibration = calibrate(original, counter, prices.rules)
+    entries, values = plant_values(original, settings.planted, settings.seed)
     outputs: list[int] = []
     for entry in entries:
         if entry.kind == "assistant":
@@ -139,7 +152,7 @@ def prepare_trace(
         summary_tokens, source = DEFAULT_SUMMARY_TOKENS, "default (the trace records none)"
     return PreparedTrace(
         path=path,
-        format=trace.format,
+        format=trace_format,
         entries=entries,
         values=values,
         request_times=request_times(entries),

@@ -1,0 +1,116 @@
+"""Each arm on small synthetic sessions: what it sends, what it declares, what it bills."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pifold_bench.arms import CLEARED_TEXT, ClipOnlyArm, EngineArm, LinearArm
+from pifold_bench.native import NativeCompactionArm, serialise
+from pifold_bench.run import run_arm
+from pifold_core.entries import Entry
+from tests.bench.conftest import COUNTER, prepared
+from tests.bench.helpers import Session
+
+
+def tokens_of(entry: Entry) -> int:
+    return COUNTER.count_message(entry.wire, entry.wire_digest)
+
+
+def test_none_sends_the_whole_history_and_reports_where_it_passes_the_budget() -> None:
+    entries = Session().long_turn(batches=10, characters=4_000)
+    trace = prepared(entries, budget=5_000)
+    run = run_arm(LinearArm(COUNTER), trace)
+    assert set(run.classes) == {"append"}
+    assert run.windows == sorted(run.windows)
+    history = 0
+    expected = []
+    for entry in entries:
+        if entry.kind == "assistant":
+            expected.append(history)
+        history += tokens_of(entry)
+    assert run.windows == expected
+
+
+def test_clip_only_clears_all_but_the_newest_three_results_once_triggered() -> None:
+    entries = Session().long_turn(batches=10, characters=4_000)
+    trace = prepared(entries, budget=5_000)
+    arm = ClipOnlyArm(COUNTER, trigger_tokens=4_000)
+    run = run_arm(arm, trace)
+    results = [m for m in arm.final_messages() if m["role"] == "tool"]
+    cleared = [m for m in results if m["content"] == [{"type": "text", "text": CLEARED_TEXT}]]
+    assert len(results) == 10 and len(cleared) == 7
+    assert results[-3:] == [e.wire for e in entries if e.kind == "tool_result"][-3:]
+    assert "unattributed" not in run.classes
+    assert run.classes.count("attributed") == arm.events > 0
+
+
+def test_clip_only_does_nothing_below_its_trigger() -> None:
+    entries = Session().long_turn(batches=4, characters=400)
+    arm = ClipOnlyArm(COUNTER, trigger_tokens=1_000_000)
+    run = run_arm(arm, prepared(entries, budget=1_000_000))
+    assert arm.events == 0 and set(run.classes) == {"append"}
+
+
+def test_native_compacts_over_the_budget_keeping_the_newest_tokens() -> None:
+    entries = Session().long_turn(batches=24, characters=4_000)
+    budget = 8_000
+    trace = prepared(entries, budget=budget, summary_tokens=300)
+    arm = NativeCompactionArm(COUNTER, budget, summary_tokens=300, keep_recent_tokens=2_500)
+    run = run_arm(arm, trace)
+    assert arm.compactions >= 2
+    assert len(run.side_bills) == arm.compactions
+    assert all(size <= budget for size in run.windows)
+    kept = entries[arm.kept_from :]
+    assert kept[0].kind != "tool_result"  # a result never loses its call
+    # The walk back stopped once 2,500 tokens were counted, then moved forward past the
+    # tool result it stopped on so that the result stays with its call.
+    skipped = entries[arm.kept_from - 1]
+    assert skipped.kind == "tool_result"
+    assert sum(tokens_of(e) for e in [skipped, *kept]) >= 2_500
+    assert arm.final_messages()[0] == arm.summary
+    assert "unattributed" not in run.classes
+    assert run.classes.count("attributed") == arm.compactions
+
+
+def test_native_bills_the_summarisation_call_whole() -> None:
+    entries = Session().long_turn(batches=8, characters=4_000)
+    arm = NativeCompactionArm(COUNTER, 8_000, summary_tokens=300, keep_recent_tokens=2_500)
+    first_cut = None
+    for entry in entries:
+        if entry.kind == "assistant":
+            request = arm.prepare_request()
+            if request.side_calls and first_cut is None:
+                first_cut = arm.kept_from
+                call = request.side_calls[0]
+                summarised = serialise(entries[:first_cut])
+                # The whole serialised history plus the instructions, answered by the summary.
+                assert call.prompt_tokens > COUNTER.count_text(summarised)
+                assert call.output_tokens == 300
+                assert request.digests[0] != entries[0].wire_digest
+                assert request.tokens[0] == 300
+        arm.append(entry)
+    assert first_cut is not None
+
+
+def test_serialise_cuts_tool_results_to_two_thousand_characters() -> None:
+    session = Session()
+    call = session.assistant("look", calls=1)
+    result = session.results(call, 9_000)[0]
+    text = serialise([call, result])
+    assert "[Assistant tool calls]: read(" in text
+    assert "[... 7000 more characters]" in text
+    assert result.text[:2000] in text and result.text[2000:2100] not in text
+
+
+def test_fold_immediate_rewrites_at_every_mark_and_fold_batches_them(tmp_path: Path) -> None:
+    entries = Session().long_turn(batches=24, characters=10_000)
+    trace = prepared(entries, budget=30_000)
+    fold = run_arm(EngineArm(tmp_path / "fold", 30_000, COUNTER), trace)
+    immediate_arm = EngineArm(tmp_path / "immediate", 30_000, COUNTER, immediate=True)
+    immediate = run_arm(immediate_arm, trace)
+    assert "unattributed" not in fold.classes + immediate.classes
+    assert 0 < fold.classes.count("attributed") < immediate.classes.count("attributed")
+    assert max(fold.windows) <= 30_000
+    # Batched commits re-bill less than one rewrite per mark.
+    fresh = [sum(b.fresh_input + b.cache_write for b in r.bills) for r in (fold, immediate)]
+    assert fresh[0] < fresh[1]

@@ -1,0 +1,94 @@
+"""Fitting the host's preamble, the tokenizer scale and prefix resets to recorded usage."""
+
+from __future__ import annotations
+
+from pifold_bench.calibration import ModelCheck, calibrate, request_times
+from pifold_bench.prices import CacheRules
+from pifold_core.entries import Entry, TextBlock, Usage
+from tests.bench.helpers import QuarterCounter
+
+RULES = CacheRules("r", "automatic", 1024, 128, 300, 0)
+COUNTER = QuarterCounter()
+
+
+def recorded_session(
+    preamble: int,
+    scale: float,
+    reads: dict[int, int] | None = None,
+    gap_ms: int = 1000,
+    prompts: dict[int, int] | None = None,
+) -> list[Entry]:
+    """User/assistant pairs whose recorded prompts are ``preamble + scale x history``."""
+    entries: list[Entry] = []
+    history = 0
+    clock = 1_700_000_000_000
+    for number in range(8):
+        clock += gap_ms
+        user = Entry(f"u{number}", "user", clock, (TextBlock("x" * 4000),))
+        entries.append(user)
+        history += COUNTER.count_message(user.wire, user.wire_digest)
+        prompt = (prompts or {}).get(number, preamble + round(scale * history))
+        read = (reads or {}).get(number, max(0, prompt - 1200))
+        usage = Usage(input_tokens=prompt - read, cache_read_tokens=read, output_tokens=10)
+        answer = Entry(
+            f"a{number}", "assistant", clock + 1, (TextBlock("ok"),), usage=usage, model="m"
+        )
+        entries.append(answer)
+        history += COUNTER.count_message(answer.wire, answer.wire_digest)
+    return entries
+
+
+def test_preamble_and_scale_are_recovered() -> None:
+    calibration = calibrate(recorded_session(3000, 1.2), COUNTER, RULES)
+    assert abs(calibration.preamble_tokens - 3000) <= 5
+    assert abs(calibration.scale - 1.2) < 0.01
+    assert calibration.checked_requests == tuple(range(8))
+    assert calibration.main_model == "m"
+    assert calibration.billed(1000) == round(1000 * calibration.scale)
+
+
+def test_a_warm_request_served_no_cache_is_a_prefix_reset() -> None:
+    entries = recorded_session(3000, 1.0, reads={3: 0, 5: 500})
+    assert calibrate(entries, COUNTER, RULES).prefix_resets == {3, 5}
+
+
+def test_a_cold_request_served_no_cache_is_not_a_reset() -> None:
+    entries = recorded_session(3000, 1.0, reads={3: 0}, gap_ms=10 * 60_000)
+    assert calibrate(entries, COUNTER, RULES).prefix_resets == frozenset()
+
+
+def test_the_check_stops_where_the_recorded_prompt_shrank() -> None:
+    entries = recorded_session(3000, 1.0, prompts={5: 2000})
+    calibration = calibrate(entries, COUNTER, RULES)
+    assert calibration.checked_requests == (0, 1, 2, 3, 4)
+    assert calibration.recorded_compaction_at == 5
+    reads = [e.usage.cache_read_tokens for e in entries if e.usage is not None][:5]
+    assert calibration.recorded_cache_read == sum(reads)
+
+
+def test_a_trace_without_usage_is_billed_as_estimated() -> None:
+    entries = [
+        Entry("u", "user", 1, (TextBlock("hi"),)),
+        Entry("a", "assistant", 2, (TextBlock("ok"),)),
+    ]
+    calibration = calibrate(entries, COUNTER, RULES)
+    assert (calibration.preamble_tokens, calibration.scale) == (0, 1.0)
+    assert calibration.checked_requests == ()
+
+
+def test_request_times_never_run_backwards() -> None:
+    entries = [
+        Entry("u1", "user", 5000, (TextBlock("a"),)),
+        Entry("a1", "assistant", 5001, (TextBlock("b"),)),
+        Entry("u2", "user", 4000, (TextBlock("c"),)),
+        Entry("a2", "assistant", 4001, (TextBlock("d"),)),
+        Entry("u3", "user", 9000, (TextBlock("e"),)),
+        Entry("a3", "assistant", 9001, (TextBlock("f"),)),
+    ]
+    assert request_times(entries) == [5000, 5000, 9000]
+
+
+def test_the_model_check_tolerance_is_ten_percent() -> None:
+    assert ModelCheck(3, 1090, 1000).within_tolerance is True
+    assert ModelCheck(3, 889, 1000).within_tolerance is False
+    assert ModelCheck(3, 5, 0).within_tolerance is None

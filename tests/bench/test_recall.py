@@ -1,0 +1,139 @@
+"""Planting values and classifying them at the end of a run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pifold_bench.arms import ArmRequest, ClipOnlyArm, EngineArm, LinearArm, message_digest
+from pifold_bench.native import NativeCompactionArm
+from pifold_bench.recall import VALUE_KINDS, PlantedValue, classify, plant_values
+from pifold_bench.run import run_arm
+from pifold_core.canonical import JsonValue
+from pifold_core.entries import Entry
+from tests.bench.conftest import COUNTER, prepared
+from tests.bench.helpers import Session
+
+
+def test_planting_is_deterministic_spread_and_only_touches_tool_results() -> None:
+    entries = Session().long_turn(batches=30, characters=2_000)
+    planted, values = plant_values(entries, 6, seed=3)
+    again, same = plant_values(entries, 6, seed=3)
+    _, other = plant_values(entries, 6, seed=4)
+    assert [v.text for v in values] == [v.text for v in same]
+    assert [e.digest for e in planted] == [e.digest for e in again]
+    assert [v.text for v in values] != [v.text for v in other]
+    assert {v.kind for v in values} == set(VALUE_KINDS)
+    positions = [v.position for v in values]
+    results = [i for i, e in enumerate(entries) if e.kind == "tool_result"]
+    # One value per sixth of the tool results, in order.
+    for stratum, position in enumerate(positions):
+        assert position in results[stratum * 5 : (stratum + 1) * 5]
+    changed = [i for i, (a, b) in enumerate(zip(entries, planted, strict=True)) if a != b]
+    assert changed == positions
+    for value in values:
+        assert value.text in planted[value.position].text
+        assert value.text not in entries[value.position].text
+        assert planted[value.position].id == entries[value.position].id
+
+
+def test_no_more_values_than_answered_tool_results() -> None:
+    entries = Session().long_turn(batches=2, characters=500)
+    _, values = plant_values(entries, 12, seed=1)
+    assert len(values) == 2
+
+
+def test_linear_history_keeps_every_value_visible_raw() -> None:
+    entries = Session().long_turn(batches=12, characters=3_000)
+    trace = prepared(entries, budget=1_000_000, planted=6)
+    run = run_arm(LinearArm(COUNTER), trace)
+    assert run.recall is not None
+    assert run.recall.count("visible raw") == 6
+
+
+def test_cleared_and_summarised_values_are_lost() -> None:
+    entries = Session().long_turn(batches=20, characters=4_000)
+    trace = prepared(entries, budget=8_000, planted=6, summary_tokens=200)
+    clip = run_arm(ClipOnlyArm(COUNTER, trigger_tokens=4_000), trace)
+    native = run_arm(NativeCompactionArm(COUNTER, 8_000, 200, keep_recent_tokens=2_000), trace)
+    assert clip.recall is not None and native.recall is not None
+    # Only the newest three results survive clearing; the first values sit far older.
+    assert clip.recall.count("lost") >= 5
+    assert native.recall.count("lost") >= 4
+    assert native.recall.count("recoverable") == 0
+
+
+def test_fold_loses_nothing_and_recovers_folded_values_by_peek(tmp_path: Path) -> None:
+    entries = Session().long_turn(batches=24, characters=10_000)
+    trace = prepared(entries, budget=30_000, planted=8)
+    run = run_arm(EngineArm(tmp_path / "state", 30_000, COUNTER), trace)
+    recall = run.recall
+    assert recall is not None
+    assert recall.count("lost") == 0
+    # The folded values stay visible in briefs (the brief keeps identifiers) or one peek away.
+    assert recall.count("visible made") + recall.count("recoverable") > 0
+
+
+class StubArm:
+    """An arm whose window and store are given, to follow the classification by hand."""
+
+    name = "stub"
+    events = 0
+
+    def __init__(self, window: list[str], store: dict[str, bytes]) -> None:
+        self.window = window
+        self.store = store
+        self.peeked: list[str] = []
+
+    def append(self, entry: Entry) -> None:
+        raise NotImplementedError
+
+    def prepare_request(self) -> ArmRequest:
+        raise NotImplementedError
+
+    def final_messages(self) -> list[dict[str, JsonValue]]:
+        return [{"role": "user", "content": [{"type": "text", "text": t}]} for t in self.window]
+
+    def peek(self, identifier: str) -> bytes | None:
+        self.peeked.append(identifier)
+        return self.store.get(identifier)
+
+    def close(self) -> None:
+        return None
+
+
+def planted(text: str) -> PlantedValue:
+    return PlantedValue(text, "number", "e1", 0)
+
+
+def test_classification_follows_peeks_from_ids_the_window_shows() -> None:
+    evidence = "evidence-" + "ab" * 32
+    fold_source = json.dumps([{"content": [{"text": f"see {evidence} for 111222333444"}]}])
+    arm = StubArm(
+        window=[
+            "raw text with 555666777888",
+            "folded span fold-0123456789ab: pi_fold_context "
+            '{"action":"peek","id":"fold-0123456789ab"}',
+        ],
+        store={
+            "fold-0123456789ab": fold_source.encode(),
+            evidence: json.dumps({"content": [{"text": "deep 999000111222"}]}).encode(),
+        },
+    )
+    values = [planted(v) for v in ("555666777888", "111222333444", "999000111222", "31415926")]
+    raw = {message_digest(arm.final_messages()[0])}
+    result = classify(arm, values, raw)
+    assert result.statuses == {
+        "555666777888": "visible raw",
+        "111222333444": "recoverable",
+        "999000111222": "recoverable",
+        "31415926": "lost",
+    }
+    assert result.peek_depths == {"111222333444": 1, "999000111222": 2}
+    assert sorted(set(arm.peeked)) == sorted(["fold-0123456789ab", evidence])
+
+
+def test_a_value_in_a_made_message_is_visible_made() -> None:
+    arm = StubArm(window=["[folded span] brief keeps 424242424242"], store={})
+    result = classify(arm, [planted("424242424242")], raw_digests=set())
+    assert result.statuses == {"424242424242": "visible made"}
