@@ -75,10 +75,16 @@ class Meter:
             del self.sent[old]  # usage arrives for the latest requests; keep a few only
 
     def measure(self, number: int, prompt_tokens: int) -> Measurement:
-        """Bind the provider's count to request ``number``; raises ``KeyError`` if unknown."""
+        """Bind the provider's count to request ``number``; raises ``KeyError`` if unknown.
+
+        A report that arrives after one for a later request does not replace it: the newest
+        request's count is the one the next request builds on.
+        """
         sent = self.sent[number]
         measurement = Measurement(number, prompt_tokens, sent.estimate, sent.epoch)
         previous = self.last
+        if previous is not None and previous.request > measurement.request:
+            return measurement
         if (
             previous is not None
             and previous.epoch == measurement.epoch
