@@ -22,7 +22,13 @@ from pifold_core.entries import Entry, Usage
 from pifold_core.evidence import EvidenceStore
 from pifold_core.folds import Fold, Forest, ForestError, source_of
 from pifold_core.journal import Journal, TornTail
-from pifold_core.mark_edits import MarkEditError, find_mark, reboundaried, with_brief
+from pifold_core.mark_edits import (
+    MarkEditError,
+    find_mark,
+    looks_like_path,
+    reboundaried,
+    with_brief,
+)
 from pifold_core.marks import Mark, MarkLayer
 from pifold_core.measure import Meter
 from pifold_core.notice import NOTICE_TAG, notice_entry
@@ -467,8 +473,7 @@ class Engine:
             return True
         position = bisect.bisect_left(self._blacklisted_results, start)
         return (
-            position < len(self._blacklisted_results)
-            and self._blacklisted_results[position] < end
+            position < len(self._blacklisted_results) and self._blacklisted_results[position] < end
         )
 
     def _snapshot(self) -> dict[str, Any]:
@@ -583,6 +588,17 @@ class Engine:
             raise EngineError("call_id must be a non-empty string")
         if call_id in self.ephemeral or call_id in self.transcript.result_sites:
             raise EngineError(f"call {call_id} already has a result or an ephemeral peek")
+        if not isinstance(identifier, str) or not identifier:
+            raise EngineError(f"id must be the non-empty id that was peeked, got {identifier!r}")
+        if looks_like_path(identifier):
+            raise EngineError(f"{identifier!r} looks like a path; peek takes ids, never paths")
+        known = (
+            identifier in self.forest.folds
+            or identifier in self.transcript.index_of
+            or identifier.startswith("evidence-")
+        )
+        if not known:
+            raise EngineError(f"there is no fold, entry or evidence with id {identifier!r}")
         self.journal.append("ephemeral", {"call": call_id, "id": identifier})
         self.ephemeral[call_id] = identifier
 
