@@ -99,7 +99,7 @@ class _Axes:
 
 def svg_chart(panels: Sequence[ChartPanel], width: int = 900, panel_height: int = 260) -> str:
     """A standalone SVG document with one panel per trace."""
-    margin_left, margin_right, margin_top, margin_bottom = 70, 150, 34, 34
+    margin_left, margin_right, margin_top, margin_bottom = 100, 150, 34, 34
     plot_width = width - margin_left - margin_right
     plot_height = panel_height - margin_top - margin_bottom
     thresholds = Thresholds()
@@ -141,16 +141,19 @@ def svg_chart(panels: Sequence[ChartPanel], width: int = 900, panel_height: int 
             f'<text x="{margin_left + plot_width / 2:.1f}" y="{top_y + plot_height + 24}" '
             f'text-anchor="middle" fill="#555555">request (1 to {requests})</text>'
         )
-        for position, (name, values) in enumerate(panel.series.items()):
-            colour = ARM_COLOURS.get(name, FALLBACK_COLOUR)
+        # Drawn last to first, so the first arm (fold) lies on top where lines coincide.
+        for name, values in reversed(panel.series.items()):
             points = " ".join(
                 f"{axes.x_of(number, len(values)):.1f},{axes.y_of(value):.1f}"
                 for number, value in enumerate(values)
             )
             parts.append(
-                f'<polyline data-arm="{escape(name)}" fill="none" stroke="{colour}" '
-                f'stroke-width="1.6" stroke-linejoin="round" points="{points}"/>'
+                f'<polyline data-arm="{escape(name)}" fill="none" '
+                f'stroke="{ARM_COLOURS.get(name, FALLBACK_COLOUR)}" stroke-width="1.6" '
+                f'stroke-linejoin="round" points="{points}"/>'
             )
+        for position, name in enumerate(panel.series):
+            colour = ARM_COLOURS.get(name, FALLBACK_COLOUR)
             legend_y = top_y + 14 + position * 18
             legend_x = margin_left + plot_width + 14
             parts.append(

@@ -179,6 +179,7 @@ def _totals(outcomes: list[TraceOutcome]) -> dict[str, dict[str, float]]:
         "cache_read",
         "cache_write",
         "uncached_input",
+        "rewrite_uncached_input",
         "output",
         "total_tokens",
         "cost",

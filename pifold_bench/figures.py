@@ -63,6 +63,9 @@ class ArmFigures:
     uncached_input: int
     """Fresh input plus cache writes: every input token the provider did not replay, which
     is what the seeds call fresh input."""
+    rewrite_uncached_input: int
+    """The uncached input of the requests that rewrote: what the rewrites themselves cost,
+    apart from cold caches and new material on appends."""
     output: int
     total_tokens: int
     """Fresh input + cache read + cache write + output, side calls included."""
@@ -115,6 +118,11 @@ def arm_figures(run: ArmRun, budget: int, planted: int) -> ArmFigures:
         cache_read=read,
         cache_write=write,
         uncached_input=fresh + write,
+        rewrite_uncached_input=sum(
+            bill.fresh_input + bill.cache_write
+            for bill, verdict in zip(run.bills, run.classes, strict=True)
+            if verdict != "append"
+        ),
         output=output,
         total_tokens=fresh + read + write + output,
         cost=round(sum(bill.cost for bill in bills), 6),

@@ -169,7 +169,8 @@ def headline_lines(figures: Mapping[str, ArmFigures]) -> list[str]:
     if fold is not None and immediate is not None and fold.uncached_input:
         lines.append(
             f"fold-immediate vs fold: {immediate.uncached_input / fold.uncached_input:.2f}x the "
-            "uncached input (fresh + cache write)"
+            f"uncached input (fresh + cache write); on rewriting requests "
+            f"{immediate.rewrite_uncached_input:,} vs {fold.rewrite_uncached_input:,} tokens"
         )
     return lines
 

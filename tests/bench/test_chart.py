@@ -40,8 +40,9 @@ def test_svg_has_a_polyline_per_arm_with_a_point_per_request() -> None:
     root = ElementTree.fromstring(svg_chart(panels, width=900, panel_height=200))
     assert root.get("height") == "400"
     lines = root.findall(f"{SVG}polyline")
-    assert [line.get("data-arm") for line in lines] == ["fold", "native", "fold"]
-    first = [tuple(map(float, p.split(","))) for p in str(lines[0].get("points")).split()]
+    # Each panel draws its arms last to first, so the first arm ends on top.
+    assert [line.get("data-arm") for line in lines] == ["native", "fold", "fold"]
+    first = [tuple(map(float, p.split(","))) for p in str(lines[1].get("points")).split()]
     assert len(first) == 3
     xs = [x for x, _ in first]
     ys = [y for _, y in first]

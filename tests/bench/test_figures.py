@@ -38,6 +38,7 @@ def test_arm_figures_sum_requests_and_side_calls() -> None:
     assert figures.fresh_input == 1_000 + 200 + 50 + 5_000
     assert figures.cache_read == 1_000 and figures.cache_write == 900
     assert figures.uncached_input == figures.fresh_input + 900
+    assert figures.rewrite_uncached_input == 50 + 900  # only the third request rewrote
     assert figures.output == 600
     assert figures.total_tokens == 6_250 + 1_000 + 900 + 600
     assert abs(figures.cost - 0.10) < 1e-9
