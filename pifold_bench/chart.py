@@ -142,7 +142,7 @@ def svg_chart(panels: Sequence[ChartPanel], width: int = 900, panel_height: int 
             f'text-anchor="middle" fill="#555555">request (1 to {requests})</text>'
         )
         # Drawn last to first, so the first arm (fold) lies on top where lines coincide.
-        for name, values in reversed(panel.series.items()):
+        for name, values in reversed(list(panel.series.items())):
             points = " ".join(
                 f"{axes.x_of(number, len(values)):.1f},{axes.y_of(value):.1f}"
                 for number, value in enumerate(values)
