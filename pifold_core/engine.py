@@ -381,11 +381,14 @@ class Engine:
         lead = self.options.thresholds.max_target - self.options.notice_lead_share
         if not lead * self.options.budget <= expected < self.options.max_tokens:
             return
+        units = self.transcript.units
+        if units and units[-1].pending_calls and not units[-1].sealed:
+            return  # mid-batch (results still to come): speak at the next request instead
         entry = notice_entry(self, expected)
         try:
             self.transcript.check_append(entry)
         except TranscriptError:
-            return  # mid-batch: speak at the next request instead
+            return  # its id is taken: speak at the next request instead
         self._noticed = True
         self.append(entry)
 
