@@ -84,9 +84,13 @@ class _Axes:
     """Where a panel's plot area sits, and how requests and tokens map onto it."""
 
     left: float
+    """x of the plot area's left edge."""
     top: float
+    """y of its top edge."""
     width: float
+    """Its width."""
     height: float
+    """Its height."""
     ceiling: float
     """Tokens at the top edge."""
 

@@ -31,6 +31,7 @@ class RecallFigures:
     """Where the planted values ended up in one arm."""
 
     planted: int
+    """Values planted in the trace."""
     visible_raw: int
     """In a message sent as the host appended it."""
     visible_made: int
@@ -38,6 +39,7 @@ class RecallFigures:
     recoverable: int
     """One or more verified peeks away."""
     lost: int
+    """Neither visible nor recoverable."""
     lost_values: list[str]
     """The lost values themselves, for inspection."""
     deepest_peek: int
@@ -49,8 +51,11 @@ class ArmFigures:
     """The headline figures of one arm on one trace."""
 
     arm: str
+    """The arm's name."""
     requests: int
+    """Model requests of the trace (side calls not included)."""
     appends: int
+    """Requests whose previous request is a prefix of them."""
     attributed: int
     """Rewrites the arm declared (commits, compactions, clearing passes)."""
     unattributed: int
@@ -58,6 +63,7 @@ class ArmFigures:
     fresh_input: int
     """Input billed at the input rate (neither read from nor written to the cache)."""
     cache_read: int
+    """Input replayed from the cache."""
     cache_write: int
     """Input written to the cache at the write rate."""
     uncached_input: int
@@ -67,6 +73,7 @@ class ArmFigures:
     """The uncached input of the requests that rewrote: what the rewrites themselves cost,
     apart from cold caches and new material on appends."""
     output: int
+    """Generated tokens, side calls included."""
     total_tokens: int
     """Fresh input + cache read + cache write + output, side calls included."""
     cost: float
@@ -78,7 +85,9 @@ class ArmFigures:
     cache_share: float
     """Cache reads over all input: a diagnostic, not a score (a huge cached window scores well)."""
     peak_window: int
+    """Largest request window."""
     mean_window: float
+    """Mean request window."""
     lowest_after_first_event: int | None
     """Smallest window after the first commit, compaction or clearing pass."""
     above_tier: int
@@ -92,6 +101,7 @@ class ArmFigures:
     first_over_budget: int | None
     """1-based number of the first such request (where ``none`` would have failed)."""
     recall: RecallFigures
+    """Where the planted values ended up."""
     seconds: float
     """How long the arm took to run."""
 

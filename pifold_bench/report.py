@@ -20,9 +20,11 @@ class TraceOutcome:
     """Everything reported about one trace."""
 
     prepared: PreparedTrace
+    """The trace as every arm saw it."""
     figures: dict[str, ArmFigures]
     """By arm, in report order."""
     check: ModelCheck | None
+    """The model check, when the trace recorded usage."""
     windows: dict[str, list[int]]
     """Window of each request, by arm."""
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pifold_agent.importers import load_trace
-from pifold_bench.arms import Arm, ClipOnlyArm, EngineArm, LinearArm
+from pifold_bench.arms import Arm, ArmRequest, ClipOnlyArm, EngineArm, LinearArm
 from pifold_bench.calibration import (
     Calibration,
     ModelCheck,
@@ -24,8 +24,7 @@ from pifold_bench.calibration import (
     main_model,
     request_times,
 )
-from pifold_bench.compactions import recorded_summaries
-from pifold_bench.native import DEFAULT_SUMMARY_TOKENS, NativeCompactionArm
+from pifold_bench.native import DEFAULT_SUMMARY_TOKENS, NativeCompactionArm, recorded_summaries
 from pifold_bench.prices import ModelPrices, PriceBook, load_price_book
 from pifold_bench.provider import Bill, PromptPart, ProviderRequest, SimulatedProvider
 from pifold_bench.recall import PlantedValue, RecallResult, classify, plant_values
@@ -89,25 +88,27 @@ class PreparedTrace:
     """Wire digests of the planted entries (a window message with one is raw)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class ArmRun:
     """Everything one arm did on one trace."""
 
     name: str
-    windows: list[int] = field(default_factory=list)
+    """The arm's name."""
+    windows: list[int]
     """Estimated tokens of each request."""
-    bills: list[Bill] = field(default_factory=list)
+    bills: list[Bill]
     """The bill of each request."""
-    side_bills: list[Bill] = field(default_factory=list)
+    side_bills: list[Bill]
     """Bills of side calls (summarisations)."""
-    classes: list[RequestClass] = field(default_factory=list)
+    classes: list[RequestClass]
     """The wire audit's verdict on each request."""
-    first_event_request: int | None = None
-    """The first request preceded by a rewrite the arm declared."""
-    events: int = 0
+    first_event_request: int | None
+    """The first request preceded by a rewrite the arm declared (0-based)."""
+    events: int
     """Commits, compactions or clearing passes."""
-    recall: RecallResult | None = None
-    seconds: float = 0.0
+    recall: RecallResult | None
+    """Where the planted values ended up (None when recall was not asked for)."""
+    seconds: float
     """Wall-clock time of the arm's run."""
 
 
@@ -193,61 +194,68 @@ def run_arm(
     calibration = prepared.calibration
     provider = SimulatedProvider(prepared.prices)
     audit = WireAudit()
-    run = ArmRun(arm.name)
+    windows: list[int] = []
+    bills: list[Bill] = []
+    side_bills: list[Bill] = []
+    classes: list[RequestClass] = []
+    first_event_request: int | None = None
     preamble_version = 0
-    number = 0
     total = len(prepared.entries)
     for position, entry in enumerate(prepared.entries):
         if entry.kind == "assistant":
+            number = len(bills)
             request = arm.prepare_request()
             for cause in request.causes:
                 audit.declare(cause)
-            if request.causes and run.first_event_request is None:
-                run.first_event_request = number
-            record = audit.observe(list(request.digests), request.total_tokens)
+            if request.causes and first_event_request is None:
+                first_event_request = number
+            classes.append(
+                audit.observe(list(request.digests), request.total_tokens).classification
+            )
             sent_at = prepared.request_times[number]
             for call in request.side_calls:
                 side = PromptPart(f"side call {call.label}", calibration.billed(call.prompt_tokens))
-                run.side_bills.append(
-                    provider.bill(
-                        ProviderRequest(
-                            (side,), sent_at, calibration.billed(call.output_tokens), cached=False
-                        )
-                    )
+                output = calibration.billed(call.output_tokens)
+                side_bills.append(
+                    provider.bill(ProviderRequest((side,), sent_at, output, cached=False))
                 )
             if number in calibration.prefix_resets:
                 preamble_version += 1
-            parts = [
-                PromptPart(digest, calibration.billed(tokens))
-                for digest, tokens in zip(request.digests, request.tokens, strict=True)
-            ]
-            # The preamble is a part of its own even when it holds no token, so that a host
-            # prefix reset still changes the first bytes of the prompt.
-            with_preamble = bool(calibration.preamble_tokens or calibration.prefix_resets)
-            if with_preamble:
-                preamble = PromptPart(f"preamble {preamble_version}", calibration.preamble_tokens)
-                parts.insert(0, preamble)
-            # The host's breakpoints (Pi's placement): the end of the system prompt and the end
-            # of the request.
-            breakpoints = (1, len(parts)) if with_preamble else (len(parts),)
-            run.bills.append(
-                provider.bill(
-                    ProviderRequest(
-                        tuple(parts), sent_at, prepared.output_tokens[number], breakpoints
-                    )
-                )
-            )
-            run.windows.append(request.total_tokens)
-            run.classes.append(record.classification)
-            number += 1
+            parts, breakpoints = _prompt(request, calibration, preamble_version)
+            output = prepared.output_tokens[number]
+            bills.append(provider.bill(ProviderRequest(parts, sent_at, output, breakpoints)))
+            windows.append(request.total_tokens)
         arm.append(entry)
         if progress is not None and (position % 25 == 0 or position + 1 == total):
             progress(arm.name, position + 1, total)
-    run.events = arm.events
-    if recall:
-        run.recall = classify(arm, prepared.values, prepared.raw_digests)
-    run.seconds = time.perf_counter() - started
-    return run
+    return ArmRun(
+        name=arm.name,
+        windows=windows,
+        bills=bills,
+        side_bills=side_bills,
+        classes=classes,
+        first_event_request=first_event_request,
+        events=arm.events,
+        recall=classify(arm, prepared.values, prepared.raw_digests) if recall else None,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _prompt(
+    request: ArmRequest, calibration: Calibration, preamble_version: int
+) -> tuple[tuple[PromptPart, ...], tuple[int, ...]]:
+    """The billed parts of a request and the host's breakpoints in it."""
+    parts = [
+        PromptPart(digest, calibration.billed(tokens))
+        for digest, tokens in zip(request.digests, request.tokens, strict=True)
+    ]
+    # The preamble is a part of its own even when it holds no token, so that a host prefix
+    # reset still changes the first bytes of the prompt.
+    if not (calibration.preamble_tokens or calibration.prefix_resets):
+        return tuple(parts), (len(parts),)
+    preamble = PromptPart(f"preamble {preamble_version}", calibration.preamble_tokens)
+    # Pi's breakpoints: the end of the system prompt and the end of the request.
+    return (preamble, *parts), (1, len(parts) + 1)
 
 
 def check_model(prepared: PreparedTrace, counter: TokenCounter) -> ModelCheck | None:

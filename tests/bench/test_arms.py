@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pifold_bench.arms import CLEARED_TEXT, ClipOnlyArm, EngineArm, LinearArm
-from pifold_bench.native import NativeCompactionArm, serialise
-from pifold_bench.run import run_arm
-from pifold_core.entries import Entry
-from tests.bench.conftest import COUNTER, prepared
+from pifold_bench.native import (
+    DEFAULT_SUMMARY_TOKENS,
+    NativeCompactionArm,
+    recorded_summaries,
+    serialise,
+)
+from pifold_bench.run import BenchSettings, prepare_entries, run_arm
+from pifold_core.entries import Entry, TextBlock
+from tests.bench.conftest import BOOK, COUNTER, prepared
 from tests.bench.helpers import Session
 
 
@@ -114,3 +120,44 @@ def test_fold_immediate_rewrites_at_every_mark_and_fold_batches_them(tmp_path: P
     # Batched commits re-bill less than one rewrite per mark.
     fresh = [sum(b.fresh_input + b.cache_write for b in r.bills) for r in (fold, immediate)]
     assert fresh[0] < fresh[1]
+
+
+def test_recorded_summaries_are_read_from_every_format(tmp_path: Path) -> None:
+    lines = [
+        {"type": "compaction", "summary": "pi summary", "firstKeptEntryId": "x"},
+        {"type": "user", "isCompactSummary": True, "message": {"content": "claude summary"}},
+        {
+            "type": "user",
+            "isCompactSummary": True,
+            "message": {"content": [{"type": "text", "text": "claude blocks"}]},
+        },
+        {"type": "compacted", "payload": {"message": "codex summary"}},
+        {"type": "compacted", "payload": {"message": "", "replacement_history": []}},
+        {"type": "message", "message": {"role": "user", "content": "not a summary"}},
+    ]
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    snapshot = Entry("g1", "user", 1, (TextBlock("<state_snapshot>\n<goal>x</goal>"),))
+    ordinary = Entry("g2", "user", 2, (TextBlock("hello <state_snapshot>"),))
+    assert recorded_summaries(path, [snapshot, ordinary]) == [
+        "pi summary",
+        "claude summary",
+        "claude blocks",
+        "codex summary",
+        snapshot.text,
+    ]
+
+
+def test_the_native_summary_length_comes_from_the_recorded_summaries(tmp_path: Path) -> None:
+    session = Session()
+    session.user("<state_snapshot>" + " word" * 400)
+    entries = session.long_turn(batches=2, characters=500)
+    empty = tmp_path / "trace.json"
+    empty.write_text("[]", encoding="utf-8")
+    summaries = recorded_summaries(empty, entries)
+    settings = BenchSettings(budget=10_000)
+    from_trace = prepare_entries(entries, empty, "gemini-cli", settings, COUNTER, BOOK, summaries)
+    assert from_trace.summary_tokens == COUNTER.count_text(entries[0].text)
+    assert "recorded" in from_trace.summary_source
+    assert prepared(entries, budget=10_000).summary_tokens == DEFAULT_SUMMARY_TOKENS
+    assert prepared(entries, budget=10_000, summary_tokens=999).summary_tokens == 999

@@ -21,18 +21,21 @@ def test_near_zero_counts_drops_only_after_the_band_was_reached() -> None:
 
 
 def test_arm_figures_sum_requests_and_side_calls() -> None:
-    run = ArmRun("native")
-    run.bills = [
-        Bill(1_000, 0, 0, 100, 0.01, False),
-        Bill(200, 1_000, 0, 100, 0.02, False),
-        Bill(50, 0, 900, 100, 0.03, True),
-    ]
-    run.side_bills = [Bill(5_000, 0, 0, 300, 0.04, False)]
-    run.windows = [900, 1_150, 300]
-    run.classes = ["append", "append", "attributed"]
-    run.first_event_request = 2
-    run.events = 1
-    run.recall = RecallResult({"a": "visible raw", "b": "lost", "c": "recoverable"}, {"c": 2})
+    run = ArmRun(
+        name="native",
+        bills=[
+            Bill(1_000, 0, 0, 100, 0.01, False),
+            Bill(200, 1_000, 0, 100, 0.02, False),
+            Bill(50, 0, 900, 100, 0.03, True),
+        ],
+        side_bills=[Bill(5_000, 0, 0, 300, 0.04, False)],
+        windows=[900, 1_150, 300],
+        classes=["append", "append", "attributed"],
+        first_event_request=2,
+        events=1,
+        recall=RecallResult({"a": "visible raw", "b": "lost", "c": "recoverable"}, {"c": 2}),
+        seconds=0.5,
+    )
     figures = arm_figures(run, budget=1_000, planted=3)
     assert (figures.requests, figures.appends, figures.attributed) == (3, 2, 1)
     assert figures.fresh_input == 1_000 + 200 + 50 + 5_000
