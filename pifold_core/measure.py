@@ -22,6 +22,10 @@ PRIOR_WEIGHT = 2_000
 """Estimated tokens of pretend evidence for a ratio of 1.0, so one noisy sample cannot swing
 the calibration."""
 
+SAMPLE_DECAY = 0.75
+"""Weight older evidence keeps each time a new sample arrives (the prior included): a change
+of ratio (a new model, a new tokenizer) is mostly followed within a few requests."""
+
 MIN_SAMPLE_TOKENS = 64
 """Growth below this is dominated by rounding in the provider's count: not a sample."""
 
@@ -63,8 +67,8 @@ class Meter:
         """The most recent measurement."""
         self.sent: dict[int, SentRequest] = {}
         """Recent requests not measured yet, by number."""
-        self._measured_growth = 0.0
-        self._estimated_growth = 0.0
+        self._measured_growth = float(PRIOR_WEIGHT)
+        self._estimated_growth = float(PRIOR_WEIGHT)
 
     # -- recording -----------------------------------------------------------------------
 
@@ -100,8 +104,8 @@ class Meter:
         """Learn from one growth sample; returns whether it was used."""
         if estimated_growth < MIN_SAMPLE_TOKENS or measured_growth <= 0:
             return False
-        self._measured_growth += measured_growth
-        self._estimated_growth += estimated_growth
+        self._measured_growth = SAMPLE_DECAY * self._measured_growth + measured_growth
+        self._estimated_growth = SAMPLE_DECAY * self._estimated_growth + estimated_growth
         return True
 
     # -- reading -------------------------------------------------------------------------
@@ -109,7 +113,7 @@ class Meter:
     @property
     def calibration(self) -> float:
         """Measured tokens per estimated token."""
-        ratio = (self._measured_growth + PRIOR_WEIGHT) / (self._estimated_growth + PRIOR_WEIGHT)
+        ratio = self._measured_growth / self._estimated_growth
         low, high = CALIBRATION_RANGE
         return min(high, max(low, ratio))
 

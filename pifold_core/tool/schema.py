@@ -55,7 +55,10 @@ FOLD_ID_HEX_DIGITS: Final = 12
 TOOL_DESCRIPTION: Final = f"""\
 Inspect and steer context folding. Stale spans of this conversation are folded: in the \
 request you see, a span is replaced by a short brief carrying a handle (fold-<12 hex>), while \
-the exact original messages stay in a hash-verified store. Nothing is lost.
+the exact original messages stay in a hash-verified store. Nothing is lost. A brief is a \
+pointer, not the record: when a question turns on exact text (a value, an error line, a \
+path, code), peek the fold or entry and answer from those bytes, not from the brief or \
+from memory.
 
 Actions (pass one as "action"):
 - status: occupancy, the band, pending marks, folds, pins and audit counts. \

@@ -13,7 +13,13 @@ import pytest
 from pifold_core.composition import Reading
 from pifold_core.engine import Engine, EngineError, Request
 from pifold_core.entries import Usage
-from pifold_core.measure import CALIBRATION_RANGE, MIN_SAMPLE_TOKENS, PRIOR_WEIGHT, Meter
+from pifold_core.measure import (
+    CALIBRATION_RANGE,
+    MIN_SAMPLE_TOKENS,
+    PRIOR_WEIGHT,
+    SAMPLE_DECAY,
+    Meter,
+)
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
 from tests.core.engine_checks import (
     assert_clean_audit,
@@ -28,6 +34,7 @@ from tests.core.engine_checks import (
 
 def test_prior_weight_is_what_these_numbers_assume() -> None:
     assert PRIOR_WEIGHT == 2_000 and MIN_SAMPLE_TOKENS == 64 and CALIBRATION_RANGE == (0.5, 2.0)
+    assert SAMPLE_DECAY == 0.75
 
 
 def test_before_any_measurement() -> None:
@@ -67,16 +74,16 @@ def test_calibration_learns_from_growth_not_from_absolute_counts() -> None:
     meter.measure(1, 3_000)
     meter.sent_request(2, 2_000, 0)
     meter.measure(2, 4_500)
-    # Growth: 1,500 measured over 1,000 estimated, weighed with 2,000 of prior at 1.0:
-    # (1,500 + 2,000) / (1,000 + 2,000) = 7/6. The absolute ratio 4,500 / 2,000 = 2.25
-    # (system prompt included) would have been nonsense.
-    assert meter.calibration == pytest.approx(7 / 6)
-    assert meter.expected(2_600) == 4_500 + round(600 * 7 / 6) == 5_200
+    # Growth: 1,500 measured over 1,000 estimated, weighed with the prior (2,000 at 1.0)
+    # decayed once: (1,500 + 1,500) / (1,000 + 1,500) = 1.2. The absolute ratio
+    # 4,500 / 2,000 = 2.25 (system prompt included) would have been nonsense.
+    assert meter.calibration == pytest.approx(1.2)
+    assert meter.expected(2_600) == 4_500 + round(600 * 1.2) == 5_220
     assert abs(meter.expected(meter.estimate_for(6_000)) - 6_000) <= 2
-    # A second sample adds to the first: (1,500 + 900 + 2,000) / (1,000 + 1,000 + 2,000).
+    # A second sample: the earlier evidence decays again, (2,250 + 900) / (1,875 + 1,000).
     meter.sent_request(3, 3_000, 0)
     meter.measure(3, 5_400)
-    assert meter.calibration == pytest.approx(4_400 / 4_000)
+    assert meter.calibration == pytest.approx(3_150 / 2_875)
 
 
 @pytest.mark.parametrize(
@@ -102,10 +109,10 @@ def test_what_is_not_a_growth_sample(second: tuple[int, int, int], why: str) -> 
 def test_the_calibration_stays_in_its_range() -> None:
     meter = Meter()
     assert meter.calibrate(100_000, 1_000)
-    assert meter.calibration == 2.0  # (102,000 / 3,000) clamped
+    assert meter.calibration == 2.0  # (101,500 / 2,500) clamped
     low = Meter()
     assert low.calibrate(1, 100_000)
-    assert low.calibration == 0.5  # (2,001 / 102,000) clamped
+    assert low.calibration == 0.5  # (1,501 / 101,500) clamped
     assert not Meter().calibrate(500, MIN_SAMPLE_TOKENS - 1)
     assert not Meter().calibrate(0, 5_000)
 
@@ -210,9 +217,11 @@ def test_the_engine_calibrates_from_growth_between_reports(tmp_path: Path) -> No
         for (e1, p1), (e2, p2) in itertools.pairwise(reported)
         if e2 - e1 >= MIN_SAMPLE_TOKENS and p2 > p1
     ]
-    measured = sum(m for m, _ in samples)
-    estimated = sum(e for _, e in samples)
-    expected = (measured + PRIOR_WEIGHT) / (estimated + PRIOR_WEIGHT)
+    measured = estimated = float(PRIOR_WEIGHT)
+    for measured_growth, estimated_growth in samples:
+        measured = SAMPLE_DECAY * measured + measured_growth
+        estimated = SAMPLE_DECAY * estimated + estimated_growth
+    expected = measured / estimated
     assert engine.meter.calibration == pytest.approx(expected)
     assert 1.0 < engine.meter.calibration < ratio  # learning the growth ratio, not 1 + overhead
     absolute = reported[-1][1] / reported[-1][0]
@@ -250,8 +259,8 @@ def test_calibrate_from_outside_is_logged_only_when_used(tmp_path: Path) -> None
     with unchanged(engine):
         assert not engine.calibrate(10, 10)
     assert engine.calibrate(1_200, 1_000)
-    assert engine.meter.calibration == pytest.approx(3_200 / 3_000)
-    assert engine.expected_tokens() == round(engine.projection.tokens * 3_200 / 3_000)
+    assert engine.meter.calibration == pytest.approx(2_700 / 2_500)
+    assert engine.expected_tokens() == round(engine.projection.tokens * 2_700 / 2_500)
     assert_reopens_identically(engine)
 
 
@@ -292,3 +301,15 @@ def test_without_host_measurement_the_figure_is_labelled_estimated(tmp_path: Pat
     assert composition.reading is Reading.ESTIMATED
     assert composition.fill_tokens == engine.projection.tokens
     assert_reopens_identically(engine)
+
+
+def test_a_change_of_ratio_is_followed_within_a_few_samples() -> None:
+    meter = Meter()
+    for _ in range(30):
+        meter.calibrate(1_000, 1_000)
+    assert meter.calibration == pytest.approx(1.0)
+    # The provider's tokenizer changes (a new model): growth now counts 1.5 per estimate.
+    for _ in range(6):
+        meter.calibrate(1_500, 1_000)
+    # Pooling every sample would still read about 1.08 here.
+    assert meter.calibration > 1.4

@@ -110,3 +110,5 @@ def test_description_teaches_the_model_the_costs() -> None:
     assert "Costs one rewrite" in TOOL_DESCRIPTION  # expand
     assert "never paths" in TOOL_DESCRIPTION
     assert "2,000 characters" in TOOL_DESCRIPTION
+    # Recovery is the norm: exact questions are answered from peeked bytes, not the brief.
+    assert "answer from those bytes, not from the brief or from memory" in TOOL_DESCRIPTION
