@@ -67,6 +67,7 @@ def unchanged(engine: Engine) -> Iterator[None]:
     after = full_state(engine)
     for key, value in before.items():
         assert after[key] == value, f"{key} changed"
+    assert_clean_audit(engine)
 
 
 def reopen(engine: Engine) -> Engine:
@@ -77,6 +78,7 @@ def reopen(engine: Engine) -> Engine:
 
 def assert_reopens_identically(engine: Engine) -> Engine:
     """Reopen the session and check it rebuilt the same state; returns the reopened engine."""
+    assert_clean_audit(engine)
     reopened = reopen(engine)
     assert reopened.torn_tail is None
     live, rebuilt = durable_state(engine), durable_state(reopened)
@@ -87,6 +89,7 @@ def assert_reopens_identically(engine: Engine) -> Engine:
 
 
 def assert_clean_audit(engine: Engine) -> None:
+    """The wire audit found no unattributed rewrite (DESIGN §4)."""
     assert engine.audit.counts.unattributed == 0
 
 
@@ -116,6 +119,7 @@ def pending_engine(
     )
     drive(engine, session.entries)
     assert engine.marks and not engine.forest.folds
+    assert_clean_audit(engine)
     return engine, session
 
 

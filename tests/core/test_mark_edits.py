@@ -44,6 +44,7 @@ def test_the_pending_marks_are_where_these_tests_expect(tmp_path: Path) -> None:
     spans = {(m.id, m.kind, m.start, m.end) for m in engine.marks.values()}
     assert {("mark-1", "tool", 2, 4), ("mark-2", "span", 0, 6), ("mark-4", "span", 7, 13)} <= spans
     assert engine.transcript.fresh_start == 28
+    assert_clean_audit(engine)
 
 
 # -- brief -------------------------------------------------------------------------------------
@@ -112,6 +113,7 @@ def test_a_brief_that_was_refused_cannot_break_a_later_commit(tmp_path: Path) ->
             continue
     engine.commit_now()
     assert engine.prepare_request().record.classification == "attributed"
+    assert_reopens_identically(engine)
 
 
 # -- reboundary --------------------------------------------------------------------------------

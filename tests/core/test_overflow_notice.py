@@ -159,6 +159,7 @@ def test_no_notice_unless_asked_for(tmp_path: Path) -> None:
     chapters(session, 20)
     requests = drive(engine, session.entries)
     assert any(r.commit for r in requests) and _notices(engine) == []
+    assert_clean_audit(engine)
 
 
 def test_a_reopened_session_does_not_repeat_its_notice(tmp_path: Path) -> None:
@@ -185,6 +186,8 @@ def test_a_reopened_session_does_not_repeat_its_notice(tmp_path: Path) -> None:
     got += [r.digests for r in drive(resumed, session.entries[position + 1 :])]
     assert got == expected
     assert len(_notices(resumed)) == len(_notices(whole))
+    assert_clean_audit(whole)
+    assert_reopens_identically(resumed)
 
 
 # -- options applied live ----------------------------------------------------------------------

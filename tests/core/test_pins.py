@@ -80,6 +80,7 @@ def test_pinning_a_fold_id_pins_every_entry_it_covers(tmp_path: Path) -> None:
     assert outcome.staged == ids and outcome.pinned == ()
     assert engine.pinned == set(range(tool.start, tool.end))
     assert engine.status().staged_pins == ids
+    assert_reopens_identically(engine)
 
 
 def test_unpin_releases_and_the_next_commit_may_fold_them(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pifold_core.engine import Engine
 from pifold_core.entries import Usage
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
 from tests.core.engine_checks import (
+    assert_clean_audit,
     assert_reopens_identically,
     folded_engine,
     pending_engine,
@@ -107,6 +108,7 @@ def test_status_after_a_commit(tmp_path: Path) -> None:
     assert again.occupancy == status.occupancy and again.marks == status.marks
     assert again.counts == status.counts and again.audit == status.audit
     assert again.commits == status.commits and again.pins == status.pins
+    assert_clean_audit(engine)
 
 
 def test_fold_rows_list_every_fold_in_transcript_order(tmp_path: Path) -> None:
@@ -161,6 +163,7 @@ def test_a_brief_written_for_a_mark_heads_its_fold_row(tmp_path: Path) -> None:
     engine.commit_now()
     row = next(r for r in engine.fold_rows() if r.start_id == "e00001" and r.kind == "span")
     assert row.brief_line == "Read x0 and module_0; all good."
+    assert_reopens_identically(engine)
 
 
 def test_status_says_why_a_threshold_commit_fell_short(tmp_path: Path) -> None:

@@ -119,6 +119,7 @@ def test_only_the_oldest_share_is_clipped(tmp_path: Path) -> None:
     ]
     assert clippable_later  # results past the share stay whole
     assert all(positions[index] >= limit for index in clippable_later)
+    assert_reopens_identically(engine)
 
 
 def test_short_blacklisted_and_pinned_results_are_not_clipped(tmp_path: Path) -> None:
@@ -154,6 +155,7 @@ def test_a_share_of_zero_turns_the_diet_off(tmp_path: Path) -> None:
     engine, _ = _diet_engine(tmp_path, share=0.0)
     commit = engine.commit_now()
     assert commit.clipped == [] and not engine.projection.views
+    assert_reopens_identically(engine)
 
 
 def test_a_later_fold_of_clipped_results_holds_the_full_originals(tmp_path: Path) -> None:
