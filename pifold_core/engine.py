@@ -310,7 +310,11 @@ class Engine:
 
     def report_usage(self, request: int, usage: Usage) -> None:
         """Bind the provider's usage for request number ``request`` (from :class:`Request`)."""
-        if not isinstance(usage, Usage) or usage.prompt_tokens <= 0:
+        if not isinstance(usage, Usage):
+            raise EngineError(f"usage must count at least one prompt token, got {usage!r}")
+        for name in ("input_tokens", "cache_read_tokens", "cache_write_tokens"):
+            _check_token_count(f"usage {name}", getattr(usage, name))
+        if usage.prompt_tokens <= 0:
             raise EngineError(f"usage must count at least one prompt token, got {usage!r}")
         if request not in self.meter.sent:
             raise EngineError(f"request {request} is not one of the recent requests sent")
@@ -319,6 +323,8 @@ class Engine:
 
     def calibrate(self, measured_growth: int, estimated_growth: int) -> bool:
         """Learn the token ratio from growth the provider counted elsewhere (a replay)."""
+        _check_token_count("measured_growth", measured_growth)
+        _check_token_count("estimated_growth", estimated_growth)
         if self.meter.calibrate(measured_growth, estimated_growth):
             self.journal.append(
                 "calibrate", {"measured": measured_growth, "estimated": estimated_growth}
@@ -731,6 +737,13 @@ class Engine:
 
     def close(self) -> None:
         self.journal.close()
+
+
+def _check_token_count(name: str, value: object) -> None:
+    """Token counts are whole numbers: the log replays them as ``int``, so a float would
+    rebuild a different calibration on reopen."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EngineError(f"{name} must be a whole number of tokens, got {value!r}")
 
 
 def _digest_list(digests: list[str]) -> str:

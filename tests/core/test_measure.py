@@ -313,3 +313,27 @@ def test_a_change_of_ratio_is_followed_within_a_few_samples() -> None:
         meter.calibrate(1_500, 1_000)
     # Pooling every sample would still read about 1.08 here.
     assert meter.calibration > 1.4
+
+
+@pytest.mark.parametrize(
+    ("measured", "estimated"),
+    [(1_200.5, 1_000), (1_200, 1_000.0), ("1200", 1_000), (True, 1_000), (1_200, None)],
+)
+def test_calibrate_refuses_what_is_not_a_whole_token_count(
+    tmp_path: Path, measured: Any, estimated: Any
+) -> None:
+    engine, _ = pending_engine(tmp_path)
+    with unchanged(engine), pytest.raises(EngineError, match="whole number of tokens"):
+        engine.calibrate(measured, estimated)
+
+
+def test_usage_must_count_whole_tokens(tmp_path: Path) -> None:
+    engine, _ = pending_engine(tmp_path)
+    number = engine.prepare_request().record.number
+    for usage in (
+        Usage(input_tokens=4_000.5),  # type: ignore[arg-type]
+        Usage(input_tokens=4_000, cache_read_tokens="12"),  # type: ignore[arg-type]
+        Usage(input_tokens=4_000, cache_write_tokens=None),  # type: ignore[arg-type]
+    ):
+        with unchanged(engine), pytest.raises(EngineError, match="whole number of tokens"):
+            engine.report_usage(number, usage)
