@@ -107,8 +107,10 @@ class Committer:
         target: int | None,
         staged_refolds: set[str],
         protect: set[str] | None = None,
+        only: set[str] | None = None,
     ) -> CommitOutcome:
-        """Apply the commit. ``protect`` names folds no new fold may swallow (being expanded)."""
+        """Apply the commit. ``protect`` names folds no new fold may swallow (being expanded);
+        ``only``, when given, names the marks to land (the others stay pending)."""
         outcome = CommitOutcome(number, cause, target, self.projection.tokens)
         self._protected = {h for h in (protect or set()) if h in self.forest}
         # A fold being expanded keeps its ancestors open: their staged refolds are dropped.
@@ -123,7 +125,7 @@ class Committer:
         fresh = self.transcript.fresh_start
         protected = [self.forest.folds[h] for h in (protect or set()) if h in self.forest]
         for mark in sorted(self.marks.values(), key=lambda m: (m.start, -m.end, m.id)):
-            if mark.id not in self.marks:
+            if mark.id not in self.marks or (only is not None and mark.id not in only):
                 continue
             if target is not None and self.projection.tokens <= target:
                 break

@@ -415,7 +415,27 @@ class Engine:
         expected = self.expected_tokens()
         return OverflowRecovery(commit, expected, expected <= self.options.budget)
 
-    def _commit(self, cause: str, target: int | None, expand: Fold | None = None) -> CommitOutcome:
+    def commit_marks(self, mark_ids: Sequence[str], cause: str = "marks") -> CommitOutcome:
+        """Land the named pending marks now, in one rewrite (the others stay pending).
+
+        Everything else a commit carries rides along: staged refolds and pins, consolidation,
+        withdrawn peeks and the tool-call diet.
+        """
+        if isinstance(mark_ids, str) or not isinstance(mark_ids, Sequence) or not mark_ids:
+            raise EngineError("mark_ids must be a non-empty list of pending mark ids")
+        try:
+            marks = [find_mark(self.marks, mark_id) for mark_id in mark_ids]
+        except MarkEditError as error:
+            raise EngineError(str(error)) from None
+        return self._commit(cause, target=None, only={mark.id for mark in marks})
+
+    def _commit(
+        self,
+        cause: str,
+        target: int | None,
+        expand: Fold | None = None,
+        only: set[str] | None = None,
+    ) -> CommitOutcome:
         snapshot = self._snapshot()
         try:
             committer = Committer(
@@ -431,7 +451,7 @@ class Engine:
             )
             protect = {expand.handle} if expand is not None else None
             outcome = committer.run(
-                self.commit_count + 1, cause, target, self.staged_refolds, protect
+                self.commit_count + 1, cause, target, self.staged_refolds, protect, only
             )
             if expand is not None:
                 self.forest.expanded.add(expand.handle)
