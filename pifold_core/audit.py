@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from pifold_core.canonical import sha256_hex
+
 RequestClass = Literal["append", "attributed", "unattributed"]
 
 
@@ -105,3 +107,8 @@ class WireAudit:
         self.pending_causes = []
         self.last = record
         return record
+
+
+def request_digest(digests: list[str]) -> str:
+    """One digest over a request's ordered message digests (what the log records)."""
+    return sha256_hex("".join(digests).encode("ascii"))

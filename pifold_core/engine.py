@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pifold_core.audit import RequestRecord, WireAudit
-from pifold_core.canonical import JsonValue, sha256_hex
+from pifold_core.audit import RequestRecord, WireAudit, request_digest
+from pifold_core.canonical import JsonValue
 from pifold_core.commit import CommitOutcome, Committer
 from pifold_core.composition import Composition
 from pifold_core.entries import Entry, Usage
@@ -31,17 +31,17 @@ from pifold_core.mark_edits import (
 )
 from pifold_core.marks import Mark, MarkLayer
 from pifold_core.measure import Meter
-from pifold_core.notice import NOTICE_TAG, notice_entry
+from pifold_core.notice import notice_entry
 from pifold_core.options import EngineOptions
 from pifold_core.peek import PeekError, PeekResult, slice_source
 from pifold_core.pins import PinError, PinOutcome, plan_pin, plan_unpin
 from pifold_core.projection import Projection
 from pifold_core.reporting import build_status, fold_rows
+from pifold_core.restore import check_restored, replay_record
 from pifold_core.status import EngineStatus, FoldRow
 from pifold_core.store import FoldStore, StoreObjectCorrupt
 from pifold_core.tokens import TiktokenCounter, TokenCounter
 from pifold_core.transcript import Transcript, TranscriptError
-from pifold_core.views import clipped_text, withdrawn_text
 from pifold_core.window import compose
 
 LOG_NAME = "fold-log.jsonl"
@@ -167,106 +167,14 @@ class Engine:
         return self.journal.torn
 
     def _restore(self, records: list[tuple[str, dict[str, Any]]]) -> None:
+        """Rebuild this engine's state from its log records (see :mod:`pifold_core.restore`)."""
         self._restoring = True
         try:
             for kind, body in records:
-                self._replay(kind, body)
+                replay_record(self, kind, body)
         finally:
             self._restoring = False
-        self.forest.validate(self.transcript)
-        for fold in self.forest.folds.values():
-            live = sha256_hex(source_of(self.transcript.entries[fold.start : fold.end]))
-            if live != fold.source_digest or not self.store.contains(fold.source_digest):
-                raise StoreObjectCorrupt(
-                    f"fold {fold.handle} does not match its logged source", fold.source_digest
-                )
-
-    def _replay(self, kind: str, body: dict[str, Any]) -> None:
-        if kind == "entry":
-            entry = Entry.from_record(body["record"])
-            self._apply_entry(entry)
-            evidence = entry.extra.get("evidence")
-            if isinstance(evidence, dict) and isinstance(evidence.get("bytes"), int):
-                self.evidence.used_bytes += evidence["bytes"]
-            if entry.extra.get("pifold") == NOTICE_TAG:
-                self._noticed = True
-        elif kind == "mark":
-            mark = Mark.from_record(body["mark"])
-            self.marks[mark.id] = mark
-            self.mark_count += 1
-        elif kind == "brief":
-            self.marks[body["id"]] = with_brief(self.marks[body["id"]], body["text"])
-        elif kind == "reboundary":
-            mark = self.marks[body["id"]]
-            self.marks[mark.id] = Mark(mark.id, "span", body["start"], body["end"], mark.brief)
-        elif kind == "unmark":
-            del self.marks[body["id"]]
-        elif kind == "pin":
-            self.pinned.update(self.transcript.index_of[i] for i in body["entries"])
-        elif kind == "unpin":
-            self.pinned.difference_update(self.transcript.index_of[i] for i in body["entries"])
-        elif kind == "ephemeral":
-            self.ephemeral[str(body["call"])] = str(body["id"])
-        elif kind == "commit":
-            self._replay_commit(body)
-        elif kind == "refold":
-            self.staged_refolds.add(str(body["fold"]))
-        elif kind == "options":
-            self._set_options(EngineOptions.from_record(body["options"]))
-        elif kind == "usage":
-            self.meter.measure(int(body["request"]), int(body["tokens"]))
-        elif kind == "calibrate":
-            self.meter.calibrate(int(body["measured"]), int(body["estimated"]))
-        elif kind == "request":
-            record = self.audit.observe(self.projection.digests(), self.projection.tokens)
-            if body["prefix"] != _digest_list(self.audit.previous) or (
-                body["class"] != record.classification
-            ):
-                raise StoreObjectCorrupt(
-                    f"request {body['n']} does not rebuild byte for byte", str(body["prefix"])
-                )
-            self._after_request(record.number)
-
-    def _replay_commit(self, body: dict[str, Any]) -> None:
-        for handle in body["refolded"]:
-            self.forest.collapse(handle)
-            self.staged_refolds.discard(handle)
-            self.projection.show_fold(self.forest.folds[handle])
-        self.staged_refolds.clear()  # a commit spends every staged refold (Committer.run)
-        for index in body.get("pinRestored", []):
-            self.projection.clear_view(index)
-        opened = body.get("pinOpened", [])
-        self.forest.expanded.update(opened)
-        for handle in opened:
-            parent = self.forest.parent.get(handle)
-            if parent is None or (parent not in opened and self.forest.is_visible_open(parent)):
-                self.projection.show_fold(self.forest.folds[handle])
-        for record in body["folds"]:
-            fold = Fold.from_record(record)
-            self.forest.add(fold)
-            self.projection.drop_views(fold.start, fold.end)
-            self.projection.show_fold(fold)
-        for mark_id in [*body["applied"], *body["dropped"]]:
-            self.marks.pop(mark_id, None)
-        for call_id in body.get("spentPeeks", []):
-            peeked = self.ephemeral.pop(call_id)
-            index = self.transcript.result_sites[call_id][0]
-            if index in body.get("withdrawn", []):
-                entry = self.transcript.entries[index]
-                self.projection.set_view(index, "withdrawn", withdrawn_text(entry, peeked))
-        for index in body.get("clipped", []):
-            self.projection.set_view(index, "clipped", clipped_text(self.transcript.entries[index]))
-        self.clipped_total += len(body.get("clipped", []))
-        if body.get("expanded"):
-            handle = body["expanded"]
-            self.forest.expanded.add(handle)
-            self.projection.show_fold(self.forest.folds[handle])
-        self.commit_count = int(body["n"])
-        self._noticed = False
-        self._declare(str(body["cause"]))
-        if body["cause"] == "threshold" and body.get("short"):
-            self._stalled_at = self._progress_key()  # as prepare_request did when live
-            self.stalled_reason = body.get("shortReason")
+        check_restored(self)
 
     # -- appending ----------------------------------------------------------------------------
 
@@ -348,7 +256,7 @@ class Engine:
             {
                 "n": record.number,
                 "count": len(digests),
-                "prefix": _digest_list(digests),
+                "prefix": request_digest(digests),
                 "class": record.classification,
             },
         )
@@ -764,11 +672,6 @@ def _check_token_count(name: str, value: object) -> None:
     rebuild a different calibration on reopen."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise EngineError(f"{name} must be a whole number of tokens, got {value!r}")
-
-
-def _digest_list(digests: list[str]) -> str:
-    """One digest over a request's ordered message digests."""
-    return sha256_hex("".join(digests).encode("ascii"))
 
 
 __all__ = [

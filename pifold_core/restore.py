@@ -1,0 +1,128 @@
+"""Rebuilding an engine from its log (DESIGN §8 "Restart").
+
+Every state change the engine makes is logged before it is applied. Reopening replays the
+records in order through the same code paths the live calls used (appending an entry,
+landing a commit's recorded folds, views and pins), never through the policy, so the
+rebuilt projection is byte for byte the one that was sent, and every logged request is
+checked against it. This module is the engine's friend: it sets the engine's private
+bookkeeping exactly as the live calls did.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pifold_core.audit import request_digest
+from pifold_core.canonical import sha256_hex
+from pifold_core.entries import Entry
+from pifold_core.folds import Fold, source_of
+from pifold_core.mark_edits import with_brief
+from pifold_core.marks import Mark
+from pifold_core.notice import NOTICE_TAG
+from pifold_core.options import EngineOptions
+from pifold_core.store import StoreObjectCorrupt
+from pifold_core.views import clipped_text, withdrawn_text
+
+if TYPE_CHECKING:
+    from pifold_core.engine import Engine
+
+
+def check_restored(engine: Engine) -> None:
+    """The rebuilt forest obeys every rule and every fold matches its stored source."""
+    engine.forest.validate(engine.transcript)
+    for fold in engine.forest.folds.values():
+        live = sha256_hex(source_of(engine.transcript.entries[fold.start : fold.end]))
+        if live != fold.source_digest or not engine.store.contains(fold.source_digest):
+            raise StoreObjectCorrupt(
+                f"fold {fold.handle} does not match its logged source", fold.source_digest
+            )
+
+
+def replay_record(engine: Engine, kind: str, body: dict[str, Any]) -> None:
+    """Apply one log record to ``engine`` exactly as the live call that wrote it did."""
+    if kind == "entry":
+        entry = Entry.from_record(body["record"])
+        engine._apply_entry(entry)
+        evidence = entry.extra.get("evidence")
+        if isinstance(evidence, dict) and isinstance(evidence.get("bytes"), int):
+            engine.evidence.used_bytes += evidence["bytes"]
+        if entry.extra.get("pifold") == NOTICE_TAG:
+            engine._noticed = True
+    elif kind == "mark":
+        mark = Mark.from_record(body["mark"])
+        engine.marks[mark.id] = mark
+        engine.mark_count += 1
+    elif kind == "brief":
+        engine.marks[body["id"]] = with_brief(engine.marks[body["id"]], body["text"])
+    elif kind == "reboundary":
+        mark = engine.marks[body["id"]]
+        engine.marks[mark.id] = Mark(mark.id, "span", body["start"], body["end"], mark.brief)
+    elif kind == "unmark":
+        del engine.marks[body["id"]]
+    elif kind == "pin":
+        engine.pinned.update(engine.transcript.index_of[i] for i in body["entries"])
+    elif kind == "unpin":
+        engine.pinned.difference_update(engine.transcript.index_of[i] for i in body["entries"])
+    elif kind == "ephemeral":
+        engine.ephemeral[str(body["call"])] = str(body["id"])
+    elif kind == "commit":
+        _replay_commit(engine, body)
+    elif kind == "refold":
+        engine.staged_refolds.add(str(body["fold"]))
+    elif kind == "options":
+        engine._set_options(EngineOptions.from_record(body["options"]))
+    elif kind == "usage":
+        engine.meter.measure(int(body["request"]), int(body["tokens"]))
+    elif kind == "calibrate":
+        engine.meter.calibrate(int(body["measured"]), int(body["estimated"]))
+    elif kind == "request":
+        record = engine.audit.observe(engine.projection.digests(), engine.projection.tokens)
+        if body["prefix"] != request_digest(engine.audit.previous) or (
+            body["class"] != record.classification
+        ):
+            raise StoreObjectCorrupt(
+                f"request {body['n']} does not rebuild byte for byte", str(body["prefix"])
+            )
+        engine._after_request(record.number)
+
+
+def _replay_commit(engine: Engine, body: dict[str, Any]) -> None:
+    for handle in body["refolded"]:
+        engine.forest.collapse(handle)
+        engine.staged_refolds.discard(handle)
+        engine.projection.show_fold(engine.forest.folds[handle])
+    engine.staged_refolds.clear()  # a commit spends every staged refold (Committer.run)
+    for index in body.get("pinRestored", []):
+        engine.projection.clear_view(index)
+    opened = body.get("pinOpened", [])
+    engine.forest.expanded.update(opened)
+    for handle in opened:
+        parent = engine.forest.parent.get(handle)
+        if parent is None or (parent not in opened and engine.forest.is_visible_open(parent)):
+            engine.projection.show_fold(engine.forest.folds[handle])
+    for record in body["folds"]:
+        fold = Fold.from_record(record)
+        engine.forest.add(fold)
+        engine.projection.drop_views(fold.start, fold.end)
+        engine.projection.show_fold(fold)
+    for mark_id in [*body["applied"], *body["dropped"]]:
+        engine.marks.pop(mark_id, None)
+    for call_id in body.get("spentPeeks", []):
+        peeked = engine.ephemeral.pop(call_id)
+        index = engine.transcript.result_sites[call_id][0]
+        if index in body.get("withdrawn", []):
+            entry = engine.transcript.entries[index]
+            engine.projection.set_view(index, "withdrawn", withdrawn_text(entry, peeked))
+    for index in body.get("clipped", []):
+        engine.projection.set_view(index, "clipped", clipped_text(engine.transcript.entries[index]))
+    engine.clipped_total += len(body.get("clipped", []))
+    if body.get("expanded"):
+        handle = body["expanded"]
+        engine.forest.expanded.add(handle)
+        engine.projection.show_fold(engine.forest.folds[handle])
+    engine.commit_count = int(body["n"])
+    engine._noticed = False
+    engine._declare(str(body["cause"]))
+    if body["cause"] == "threshold" and body.get("short"):
+        engine._stalled_at = engine._progress_key()  # as prepare_request did when live
+        engine.stalled_reason = body.get("shortReason")
