@@ -561,6 +561,15 @@ class Engine:
             raise EngineError(f"fold {handle} is not expanded")
         if handle in self.staged_refolds:
             raise EngineError(f"fold {handle} is already staged to refold")
+        fold = self.forest.folds[handle]
+        held = sorted(index for index in self.pinned if fold.start <= index < fold.end)
+        if held:
+            # The commit would collapse it and open it again at once for the pin.
+            names = ", ".join(self.transcript.entries[index].id for index in held[:5])
+            raise EngineError(
+                f"fold {handle} holds pinned entr{'y' if len(held) == 1 else 'ies'} {names}; "
+                "unpin first, a pin keeps every fold around it open"
+            )
         self.journal.append("refold", {"fold": handle})
         self.staged_refolds.add(handle)
 

@@ -288,3 +288,23 @@ def test_unpinning_what_is_not_pinned_is_refused_by_name(tmp_path: Path) -> None
     with unchanged(engine), pytest.raises(EngineError, match="not pinned: e00028"):
         engine.unpin(["e00029", "e00028"])
     assert engine.pinned == {28}
+
+
+def test_a_fold_holding_a_pinned_entry_cannot_be_staged_to_refold(tmp_path: Path) -> None:
+    engine, session = folded_engine(tmp_path)
+    pinned = session.entries[2]
+    engine.pin([pinned.id])
+    opened = engine.commit_now().pin_opened
+    engine.prepare_request()
+    with unchanged(engine):
+        for handle in opened:
+            with pytest.raises(EngineError, match=f"holds pinned entry {pinned.id}; unpin"):
+                engine.refold(handle)
+    # Released, the folds the pin opened can be closed again.
+    engine.unpin([pinned.id])
+    engine.refold(opened[0])
+    commit = engine.commit_now()
+    assert commit.refolded == [opened[0]]
+    assert not any(handle in engine.forest.expanded for handle in opened)
+    assert engine.prepare_request().record.classification == "attributed"
+    assert_reopens_identically(engine)
