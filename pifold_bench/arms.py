@@ -6,9 +6,18 @@ produced it. An arm answers with the request's messages as digests and estimated
 causes of any rewrite it made since the previous request, and any side calls it made (a
 summarisation call). At the end it shows its final window and, when it has a store, peeks.
 
-This module holds the :class:`Arm` protocol and the arms that need no summary: ``fold`` and
-``fold-immediate`` (the engine), ``none`` (linear history) and ``clip-only`` (old tool
-results cleared, keeping the newest three). ``native`` lives in :mod:`pifold_bench.native`.
+This module holds the :class:`Arm` protocol and the arms that need no summary: ``fold``,
+``fold-unbatched`` and ``fold-immediate`` (the engine), ``none`` (linear history) and
+``clip-only`` (old tool results cleared, keeping the newest three). ``native`` lives in
+:mod:`pifold_bench.native`.
+
+The three engine arms answer different questions. ``fold-immediate`` is a different policy:
+it lands every mark as soon as it is laid, so it folds far more, far earlier, and keeps a much
+smaller window. ``fold-unbatched`` changes only the scheduling: it fires and stops where
+``fold`` does (the default band) and lands the same marks stalest first, but one per request,
+each in a rewrite of its own instead of all of them in one. That is the comparison behind the
+seeds' 5.4x (the same folds, landed one at a time or together at the next fold event), so
+``fold`` against ``fold-unbatched`` is the price of not batching, with the window held alike.
 """
 
 from __future__ import annotations
@@ -20,7 +29,8 @@ from typing import Protocol
 from pifold_core.canonical import JsonValue, canonical_bytes, sha256_hex
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry
-from pifold_core.options import EngineOptions
+from pifold_core.marks import Mark
+from pifold_core.options import EngineOptions, Thresholds
 from pifold_core.peek import PeekError
 from pifold_core.store import StoreError
 from pifold_core.tokens import TokenCounter
@@ -99,10 +109,16 @@ class EngineArm:
     moment it is laid, one rewrite each: the design the seeds measured against)."""
 
     def __init__(
-        self, state_dir: Path, budget: int, counter: TokenCounter, immediate: bool = False
+        self,
+        state_dir: Path,
+        budget: int,
+        counter: TokenCounter,
+        immediate: bool = False,
+        options: EngineOptions | None = None,
     ) -> None:
         self.name = "fold-immediate" if immediate else "fold"
-        self.engine = Engine.open(state_dir, EngineOptions(budget=budget), counter)
+        options = options if options is not None else EngineOptions(budget=budget)
+        self.engine = Engine.open(state_dir, options, counter)
         self.counter = counter
         self.immediate = immediate
         self._causes: list[str] = []
@@ -145,6 +161,96 @@ class EngineArm:
 
     def close(self) -> None:
         self.engine.close()
+
+
+UNBATCHED_CAUSE = "unbatched"
+"""The cause ``fold-unbatched`` gives each of its commits."""
+
+
+def unbatched_options(budget: int) -> EngineOptions:
+    """Engine options for ``fold-unbatched``: a band the engine itself never reaches in
+    practice, so that the arm, not the engine, decides when and what to commit.
+
+    Only the band moves; the size rules (``consolidateAfter``, ``minFoldChars``) stay the
+    defaults, so the runtime lays exactly the marks it lays for ``fold``. Should a single
+    request still carry the window to 99% (an inflow the one-mark-per-request drain cannot
+    keep up with), the engine's own commit lands just enough to get under 98%, as a safety net
+    rather than a batch; its cause (``threshold``) tells it apart in the report.
+    """
+    defaults = Thresholds()
+    return EngineOptions(
+        budget=budget,
+        thresholds=Thresholds(
+            max_target=0.99,
+            min_target=0.98,
+            consolidate_after=defaults.consolidate_after,
+            min_fold_chars=defaults.min_fold_chars,
+        ),
+        # The options insist the (disabled) pre-commit notice would speak inside the band:
+        # maxTarget - noticeLeadShare > minTarget, so the default lead of 0.10 is refused.
+        notice_lead_share=0.005,
+    )
+
+
+class UnbatchedArm(EngineArm):
+    """``fold-unbatched``: ``fold``'s band and marks, but one mark per request.
+
+    Before each request: once the expected occupancy reaches ``maxTarget`` x budget of the
+    default band (0.80), the arm drains. Each request while draining lands the stalest
+    eligible pending mark (one that ends before the fresh tail; stalest is the smallest
+    ``(start, -end)``, the order a commit applies marks in) with :meth:`Engine.commit_marks`,
+    one rewrite per mark. Draining stops once the occupancy is at or under ``minTarget`` x
+    budget (0.20) or no eligible mark is left. ``fold`` lands the same marks at the same
+    moment of the window's climb, all together in one rewrite.
+    """
+
+    def __init__(self, state_dir: Path, budget: int, counter: TokenCounter) -> None:
+        super().__init__(state_dir, budget, counter, options=unbatched_options(budget))
+        self.name = "fold-unbatched"
+        band = Thresholds()
+        # Computed as EngineOptions.max_tokens and min_tokens are, for the default band.
+        self.high = int(band.max_target * budget)
+        """Expected occupancy at which draining starts (where ``fold`` commits)."""
+        self.low = int(band.min_target * budget)
+        """Expected occupancy at or under which draining stops (where ``fold`` stops)."""
+        self.draining = False
+        """Whether the arm is between reaching :attr:`high` and getting back to :attr:`low`."""
+        self.landed: list[tuple[int, str]] = []
+        """``(request number, mark id)`` of every mark the arm landed (0-based requests)."""
+        self._requests = 0
+        self._held: set[str] = set()
+
+    def prepare_request(self) -> ArmRequest:
+        if self.draining or self.engine.expected_tokens() >= self.high:
+            self.draining = self._land_one()
+        self._requests += 1
+        return super().prepare_request()
+
+    def _land_one(self) -> bool:
+        """Land the stalest eligible mark; whether to go on draining at the next request."""
+        while (mark := self._stalest_eligible()) is not None:
+            outcome = self.engine.commit_marks([mark.id], cause=UNBATCHED_CAUSE)
+            self._causes.append(f"commit {outcome.number} ({UNBATCHED_CAUSE})")
+            if mark.id in outcome.applied_marks:
+                self.landed.append((self._requests, mark.id))
+                return self.engine.expected_tokens() > self.low
+            if mark.id in outcome.held_marks:
+                # Held raw (a pin or a blacklisted tool's result): it would be held again.
+                self._held.add(mark.id)
+            # Otherwise the commit dropped the mark (under minFoldChars once cut, or no
+            # longer foldable), as a batched commit skips it: try the next one, so that a
+            # request while draining still lands a fold.
+        return False
+
+    def _stalest_eligible(self) -> Mark | None:
+        fresh = self.engine.transcript.fresh_start
+        eligible = [
+            mark
+            for mark in self.engine.marks.values()
+            if mark.end <= fresh and mark.id not in self._held
+        ]
+        # The order a commit applies marks in (Committer.run), so the same marks go first.
+        return min(eligible, key=lambda mark: (mark.start, -mark.end, mark.id), default=None)
 
 
 class _ListArm:

@@ -20,6 +20,7 @@ LEVELS = " ▁▂▃▄▅▆▇█"
 
 ARM_COLOURS = {
     "fold": "#0072B2",
+    "fold-unbatched": "#56B4E9",
     "fold-immediate": "#009E73",
     "native": "#D55E00",
     "none": "#777777",

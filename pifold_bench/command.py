@@ -2,7 +2,8 @@
 
 Exit codes: 0 when every trace ran and the ``fold`` arms kept their promises; 1 when a
 ``fold`` arm made an unattributed rewrite or lost a planted value; 2 for bad arguments or a
-trace that cannot be read.
+trace that cannot be read. Markdown files among the paths (the shared traces' PROVENANCE.md
+notes, which a glob picks up) are skipped with a note.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pifold_bench.prices import PriceBook, load_price_book
 from pifold_bench.report import TraceOutcome, print_totals, print_trace, svg_title
 from pifold_bench.run import (
     ARM_NAMES,
+    FOLD_ARMS,
     BenchSettings,
     check_model,
     prepare_trace,
@@ -60,6 +62,15 @@ def bench(
     except ValueError as error:
         console.print(f"[red]error:[/] {error}")
         raise typer.Exit(2) from None
+    # No session format is Markdown, and the shared traces keep a PROVENANCE.md beside each
+    # session, so a glob like ``traces/*/*`` names them too: they are passed over, said so.
+    skipped = [path for path in traces if path.suffix.lower() == ".md"]
+    traces = [path for path in traces if path.suffix.lower() != ".md"]
+    for path in skipped:
+        console.print(f"skipped {path}: Markdown, not a session")
+    if not traces:
+        console.print("[red]error:[/] no session file given (Markdown files are skipped)")
+        raise typer.Exit(2)
     counter = TiktokenCounter()
     outcomes: list[TraceOutcome] = []
     documents: list[dict[str, Any]] = []
@@ -207,5 +218,5 @@ def _broken_promises(outcomes: list[TraceOutcome]) -> bool:
         figures.unattributed or figures.recall.lost
         for outcome in outcomes
         for name, figures in outcome.figures.items()
-        if name in ("fold", "fold-immediate")
+        if name in FOLD_ARMS
     )

@@ -12,7 +12,7 @@ from rich.table import Table
 from pifold_bench.calibration import ModelCheck
 from pifold_bench.chart import ARM_COLOURS, ChartPanel, terminal_chart
 from pifold_bench.figures import ArmFigures
-from pifold_bench.run import PreparedTrace
+from pifold_bench.run import FOLD_ARMS, PreparedTrace
 
 
 @dataclass(frozen=True)
@@ -152,21 +152,29 @@ def window_table(figures: Mapping[str, ArmFigures], budget: int) -> Table:
             f"{figure.above_tier}",
             f"{recall.visible_raw + recall.visible_made}/{recall.planted}",
             f"{recall.recoverable}",
-            _alarm(recall.lost) if figure.arm.startswith("fold") else f"{recall.lost}",
+            _alarm(recall.lost) if figure.arm in FOLD_ARMS else f"{recall.lost}",
         )
     return table
 
 
 def headline_lines(figures: Mapping[str, ArmFigures]) -> list[str]:
-    """The seeds' two headline comparisons, where both arms ran."""
+    """The seeds' headline comparisons, where both arms of each ran."""
     lines: list[str] = []
     fold = figures.get("fold")
     native = figures.get("native")
+    unbatched = figures.get("fold-unbatched")
     immediate = figures.get("fold-immediate")
     if fold is not None and native is not None and native.total_tokens:
         lines.append(
             f"fold vs native: {fold.total_tokens / native.total_tokens:.2f}x the total tokens, "
             f"{_ratio(fold.cost, native.cost)} the dollars"
+        )
+    if fold is not None and unbatched is not None and fold.uncached_input:
+        # The seeds' scheduling comparison: the same marks, one rewrite each or together.
+        lines.append(
+            f"fold-unbatched vs fold: {unbatched.uncached_input / fold.uncached_input:.2f}x the "
+            f"uncached input; {unbatched.attributed} vs {fold.attributed} rewrites, on which "
+            f"{unbatched.rewrite_uncached_input:,} vs {fold.rewrite_uncached_input:,} tokens"
         )
     if fold is not None and immediate is not None and fold.uncached_input:
         lines.append(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pifold_agent.importers import load_trace
-from pifold_bench.arms import Arm, ArmRequest, ClipOnlyArm, EngineArm, LinearArm
+from pifold_bench.arms import Arm, ArmRequest, ClipOnlyArm, EngineArm, LinearArm, UnbatchedArm
 from pifold_bench.calibration import (
     Calibration,
     ModelCheck,
@@ -33,8 +33,19 @@ from pifold_core.entries import Entry
 from pifold_core.options import Thresholds
 from pifold_core.tokens import TiktokenCounter, TokenCounter
 
-ARM_NAMES: tuple[str, ...] = ("fold", "fold-immediate", "native", "none", "clip-only")
+ARM_NAMES: tuple[str, ...] = (
+    "fold",
+    "fold-unbatched",
+    "fold-immediate",
+    "native",
+    "none",
+    "clip-only",
+)
 """Every arm, in report order."""
+
+FOLD_ARMS: tuple[str, ...] = ("fold", "fold-unbatched", "fold-immediate")
+"""The arms that run the engine: an unattributed rewrite or a lost planted value in any of
+them is a bug (the command exits 1 and the report shows it in red)."""
 
 ProgressCallback = Callable[[str, int, int], None]
 """Called as ``(label, entries done, entries in the trace)``."""
@@ -173,6 +184,8 @@ def make_arm(
     """A fresh arm called ``name``."""
     if name in ("fold", "fold-immediate"):
         return EngineArm(state_dir, budget, counter, immediate=name == "fold-immediate")
+    if name == "fold-unbatched":
+        return UnbatchedArm(state_dir, budget, counter)
     if name == "native":
         return NativeCompactionArm(counter, budget, prepared.summary_tokens)
     if name == "none":
