@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ElementTree
 
-from pifold_bench.chart import ChartPanel, columns, strip_rows, svg_chart, terminal_chart
+from pifold_bench.chart import (
+    ARM_COLOURS,
+    FALLBACK_COLOUR,
+    ChartPanel,
+    columns,
+    strip_rows,
+    svg_chart,
+    terminal_chart,
+)
+from pifold_bench.run import ARM_NAMES
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -51,3 +60,8 @@ def test_svg_has_a_polyline_per_arm_with_a_point_per_request() -> None:
     assert ys[1] < ys[2] < ys[0] <= 200
     texts = [t.text for t in root.iter(f"{SVG}text")]
     assert "b & <c>" in texts and "budget 1k" in texts
+
+
+def test_every_arm_has_a_colour_of_its_own() -> None:
+    colours = [ARM_COLOURS[name] for name in ARM_NAMES]
+    assert len(set(colours)) == len(colours) and FALLBACK_COLOUR not in colours

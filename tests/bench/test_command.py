@@ -120,7 +120,13 @@ def test_tables_headlines_and_chart_are_printed(tmp_path: Path) -> None:
     trace = write_trajectory(tmp_path / "small.traj.json")
     result = RUNNER.invoke(app, ["bench", str(trace), "--budget", "3000"], env={"COLUMNS": "160"})
     assert result.exit_code == 0, result.output
-    for text in ("model check", "tokens and cost", "fold vs native", "fold-immediate vs fold"):
+    for text in (
+        "model check",
+        "tokens and cost",
+        "fold vs native",
+        "fold-unbatched vs fold",
+        "fold-immediate vs fold",
+    ):
         assert text in result.output
     assert "window per request" in result.output
 
@@ -149,3 +155,17 @@ def test_an_unreadable_trace_exits_2(tmp_path: Path) -> None:
     for path in (empty, tmp_path / "missing.jsonl"):
         result = RUNNER.invoke(app, ["bench", str(path)], env={"COLUMNS": "200"})
         assert result.exit_code == 2, result.output
+
+
+def test_markdown_beside_the_traces_is_skipped_with_a_note(tmp_path: Path) -> None:
+    trace = write_trajectory(tmp_path / "small.traj.json")
+    notes = tmp_path / "PROVENANCE.md"
+    notes.write_text("# where this trace comes from\n", encoding="utf-8")
+    result = RUNNER.invoke(
+        app, ["bench", str(notes), str(trace), "--json", "--arms", "fold"], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    assert "skipped" in result.stderr and "PROVENANCE.md" in result.stderr
+    assert [t["format"] for t in json.loads(result.stdout)["traces"]] == ["mini-swe-agent"]
+    only_notes = RUNNER.invoke(app, ["bench", str(notes)], env={"COLUMNS": "200"})
+    assert only_notes.exit_code == 2 and "no session file given" in only_notes.output
