@@ -1,9 +1,11 @@
 """The append-only state log (DESIGN §8 "Restart").
 
 One JSON object per line: ``{"n": seq, "k": kind, "b": body, "c": check}``, where ``check``
-is the first 16 hex of the SHA-256 of the canonical ``[n, k, b]``. Every line is flushed when
-written, so a killed process loses nothing it logged; lines that promise durability (a commit)
-are also fsynced.
+is the first 16 hex of the SHA-256 of the canonical ``[n, k, b]``. Every line is written
+unbuffered, so a killed process loses nothing it logged; lines that promise durability (a
+commit) are also fsynced. An append that fails (a short write, a failed fsync) is taken back:
+the file is cut to where it ended before, so the log never holds a record its writer went on
+without.
 
 On reopen every line is verified. A damaged *last* line is a torn write: it is reported,
 truncated away before anything new is written, and nothing before it is lost. A damaged line
@@ -12,6 +14,7 @@ anywhere else is corruption, and opening fails loudly with the line number.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -107,17 +110,30 @@ class Journal:
         if self._handle is None:
             created = not self.path.exists()
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = open(self.path, "ab")  # noqa: SIM115 (kept open for the session)
+            # Unbuffered: nothing of a failed append can linger in a buffer and reach the file
+            # with a later one.
+            self._handle = open(self.path, "ab", buffering=0)  # noqa: SIM115 (kept open)
             if created:
                 fsync_directory(self.path.parent)
         sequence = self.next_sequence
         line = canonical_bytes(
             {"n": sequence, "k": kind, "b": body, "c": _check(sequence, kind, body)}
         )
-        self._handle.write(line + b"\n")
-        self._handle.flush()
-        if durable:
-            os.fsync(self._handle.fileno())
+        descriptor = self._handle.fileno()
+        size = os.fstat(descriptor).st_size
+        try:
+            remaining = memoryview(line + b"\n")
+            while remaining:
+                remaining = remaining[self._handle.write(remaining) :]
+            if durable:
+                os.fsync(descriptor)
+        except BaseException:
+            # Not written, or not made durable: take it back, so the log stays a record of
+            # what the engine kept (the caller undoes its own change and carries on).
+            # If even that fails, a torn last line is cut off on the next open instead.
+            with contextlib.suppress(OSError):
+                os.ftruncate(descriptor, size)
+            raise
         self.next_sequence += 1
         return sequence
 

@@ -3,10 +3,12 @@ state when a commit cannot be saved (DESIGN §8, §9)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
+from pifold_core import journal as journal_module
 from pifold_core.engine import LOG_NAME, Engine, EngineError
 from pifold_core.journal import Journal
 from pifold_core.notice import NOTICE_TAG
@@ -342,3 +344,40 @@ def test_the_notice_never_lands_between_a_call_and_its_results(tmp_path: Path) -
     assert notices[0] == engine.transcript.index_of[second.id] + 1
     assert engine.transcript.split_call(0, len(engine.transcript)) is None
     assert_reopens_identically(engine)
+
+
+class _FsyncFails:
+    """``os`` as the journal sees it, except that fsync reports an I/O error."""
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(os, name)
+
+    @staticmethod
+    def fsync(descriptor: int) -> None:
+        raise OSError(5, "Input/output error")
+
+
+def test_a_commit_record_that_cannot_be_made_durable_leaves_a_log_that_reopens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The store objects are written, the commit line reaches the file, then its fsync fails:
+    # the commit did not happen, so the log must not hold it either.
+    engine, _ = _over_the_trigger(tmp_path)
+    log_before = engine.journal.path.read_bytes()
+    monkeypatch.setattr(journal_module, "os", _FsyncFails())
+    request = engine.prepare_request()
+    monkeypatch.undo()
+    assert request.commit is None and engine.folding_stopped is not None
+    assert "Input/output error" in engine.folding_stopped
+    assert "commit" not in _log_kinds(engine)
+    assert engine.journal.path.read_bytes().startswith(log_before)
+    more = SessionBuilder(prefix="s")
+    chapters(more, 2, first=50)
+    drive(engine, more.entries)
+    assert_clean_audit(engine)
+    restarted = reopen(engine)
+    assert restarted.torn_tail is None
+    assert restarted.projection.digests() == engine.projection.digests()
+    assert restarted.audit.counts == engine.audit.counts
+    assert restarted.marks == engine.marks
+    assert restarted.prepare_request().commit is not None  # folding resumes after a restart
