@@ -1,26 +1,60 @@
-"""Every arm of ``pifold bench`` on every shared trace: the comparison table and its timing.
+"""Every arm of ``pifold bench`` on every shared trace: the README's tables and their timing.
 
 Run: ``.venv/bin/python benchmarks/bench_compare.py [--budget 100000]``
 
-Prints one Markdown table (a row per trace and arm, the figures ``pifold bench`` reports),
-the model check per trace, and how long each trace took, all arms together, so the README's
-table can be regenerated in one command.
+Prints, in Markdown, the three tables of ``pifold_bench/README.md`` so they can be regenerated
+in one command: the headline ratios per trace, the sums per arm over every trace, and a row
+per trace and arm with the figures ``pifold bench`` reports. Then the model check per trace
+and how long each trace took, every arm and the model check together.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
-from pifold_bench.figures import arm_figures
+from pifold_bench.calibration import ModelCheck
+from pifold_bench.figures import ArmFigures, arm_figures
 from pifold_bench.prices import load_price_book
-from pifold_bench.run import BenchSettings, check_model, prepare_trace, run_arms
+from pifold_bench.run import (
+    ARM_NAMES,
+    BenchSettings,
+    PreparedTrace,
+    check_model,
+    prepare_trace,
+    run_arms,
+)
 from pifold_core.tokens import TiktokenCounter
 
 SHARED_TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 
-COLUMNS = (
+HEADLINE_COLUMNS = (
+    "trace",
+    "priced as",
+    "model check",
+    "fold / native tokens",
+    "fold / native $",
+    "uncached in: unbatched / fold",
+    "uncached in: immediate / fold",
+    "on rewrites: fold / unbatched / immediate",
+    "lost: fold / native / clip-only",
+)
+
+TOTAL_COLUMNS = (
+    "arm",
+    "rewrites",
+    "unattributed",
+    "uncached input",
+    "on rewrites",
+    "total tokens",
+    "cost $",
+    "near-zero drops",
+    "planted values lost",
+)
+
+DETAIL_COLUMNS = (
     "trace",
     "arm",
     "rewrites",
@@ -38,6 +72,78 @@ COLUMNS = (
 )
 
 
+def markdown(columns: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> list[str]:
+    """A Markdown table whose first ``left`` columns are left-aligned, the rest right."""
+    lines = ["| " + " | ".join(columns) + " |"]
+    lines.append("|" + "|".join("---" if n < left else "---:" for n in range(len(columns))) + "|")
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def ratio(part: float, whole: float) -> str:
+    return f"{part / whole:.2f}x" if whole else "–"
+
+
+def headline_row(
+    name: str, prepared: PreparedTrace, check: ModelCheck | None, figures: dict[str, ArmFigures]
+) -> list[str]:
+    fold, native = figures["fold"], figures["native"]
+    unbatched, immediate = figures["fold-unbatched"], figures["fold-immediate"]
+    return [
+        name,
+        prepared.prices.model,
+        "–" if check is None or check.ratio is None else f"{check.ratio:.3f}",
+        ratio(fold.total_tokens, native.total_tokens),
+        ratio(fold.cost, native.cost),
+        ratio(unbatched.uncached_input, fold.uncached_input),
+        ratio(immediate.uncached_input, fold.uncached_input),
+        " / ".join(f"{arm.rewrite_uncached_input:,}" for arm in (fold, unbatched, immediate)),
+        " / ".join(f"{figures[arm].recall.lost}" for arm in ("fold", "native", "clip-only")),
+    ]
+
+
+def detail_row(name: str, figures: ArmFigures) -> list[str]:
+    recall = figures.recall
+    visible = recall.visible_raw + recall.visible_made
+    return [
+        name,
+        figures.arm,
+        f"{figures.attributed}",
+        f"{figures.unattributed}",
+        f"{figures.uncached_input:,}",
+        f"{figures.rewrite_uncached_input:,}",
+        f"{figures.cache_read:,}",
+        f"{figures.total_tokens:,}",
+        f"{figures.cost:.2f}",
+        f"{figures.peak_window:,}",
+        f"{figures.mean_window:,.0f}",
+        f"{figures.near_zero}",
+        f"{figures.events}",
+        f"{visible}/{recall.recoverable}/{recall.lost}",
+    ]
+
+
+def total_rows(per_trace: list[dict[str, ArmFigures]]) -> list[list[str]]:
+    rows = []
+    for arm in ARM_NAMES:
+        figures = [trace[arm] for trace in per_trace]
+        rows.append(
+            [
+                arm,
+                f"{sum(f.attributed for f in figures):,}",
+                f"{sum(f.unattributed for f in figures):,}",
+                f"{sum(f.uncached_input for f in figures):,}",
+                f"{sum(f.rewrite_uncached_input for f in figures):,}",
+                f"{sum(f.total_tokens for f in figures):,}",
+                f"{sum(f.cost for f in figures):,.2f}",
+                f"{sum(f.near_zero for f in figures)}",
+                f"{sum(f.recall.lost for f in figures)} of "
+                f"{sum(f.recall.planted for f in figures)}",
+            ]
+        )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=int, default=100_000)
@@ -48,7 +154,9 @@ def main() -> None:
     settings = BenchSettings(budget=arguments.budget)
     counter = TiktokenCounter()
     book = load_price_book()
-    rows: list[list[str]] = []
+    headlines: list[list[str]] = []
+    details: list[list[str]] = []
+    per_trace: list[dict[str, ArmFigures]] = []
     checks: list[str] = []
     timings: list[str] = []
     started = time.perf_counter()
@@ -68,34 +176,21 @@ def main() -> None:
             )
         else:
             checks.append(f"{name}: no recorded usage, priced as {prepared.prices.model}")
-        for arm, run in runs.items():
-            figures = arm_figures(run, settings.budget, len(prepared.values))
-            recall = figures.recall
-            visible = recall.visible_raw + recall.visible_made
-            rows.append(
-                [
-                    name,
-                    arm,
-                    f"{figures.attributed}",
-                    f"{figures.unattributed}",
-                    f"{figures.uncached_input:,}",
-                    f"{figures.rewrite_uncached_input:,}",
-                    f"{figures.cache_read:,}",
-                    f"{figures.total_tokens:,}",
-                    f"{figures.cost:.2f}",
-                    f"{figures.peak_window:,}",
-                    f"{figures.mean_window:,.0f}",
-                    f"{figures.near_zero}",
-                    f"{figures.events}",
-                    f"{visible}/{recall.recoverable}/{recall.lost}",
-                ]
-            )
+        figures = {
+            arm: arm_figures(run, settings.budget, len(prepared.values))
+            for arm, run in runs.items()
+        }
+        per_trace.append(figures)
+        headlines.append(headline_row(name, prepared, check, figures))
+        details += [detail_row(name, arm) for arm in figures.values()]
     total = time.perf_counter() - started
-    print("| " + " | ".join(COLUMNS) + " |")
-    print("|" + "|".join("---" if n < 2 else "---:" for n in range(len(COLUMNS))) + "|")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
-    print()
+    for table in (
+        markdown(HEADLINE_COLUMNS, headlines, left=2),
+        markdown(TOTAL_COLUMNS, total_rows(per_trace), left=1),
+        markdown(DETAIL_COLUMNS, details, left=2),
+    ):
+        print("\n".join(table))
+        print()
     for line in checks:
         print(f"- {line}")
     print()
