@@ -200,8 +200,10 @@ class UnbatchedArm(EngineArm):
     eligible pending mark (one that ends before the fresh tail; stalest is the smallest
     ``(start, -end)``, the order a commit applies marks in) with :meth:`Engine.commit_marks`,
     one rewrite per mark. Draining stops once the occupancy is at or under ``minTarget`` x
-    budget (0.20) or no eligible mark is left. ``fold`` lands the same marks at the same
-    moment of the window's climb, all together in one rewrite.
+    budget (0.20) or no eligible mark is left. ``fold`` starts at the same point of the
+    window's climb and lands its marks, in the same order, all together in one rewrite.
+    :attr:`events` counts every commit the arm made (one per landed mark, plus any whose mark
+    the engine dropped).
     """
 
     def __init__(self, state_dir: Path, budget: int, counter: TokenCounter) -> None:
