@@ -396,7 +396,9 @@ class Engine:
         self.clipped_total += len(outcome.clipped)
         self.commits.append(outcome)
         self._noticed = False
-        self._declare(f"commit {outcome.number} ({cause})")
+        if outcome.changed or expand is not None:
+            # A commit that found nothing to change sent no rewrite: the reading stays valid.
+            self._declare(f"commit {outcome.number} ({cause})")
         return outcome
 
     def _declare(self, cause: str) -> None:

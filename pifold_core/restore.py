@@ -122,7 +122,12 @@ def _replay_commit(engine: Engine, body: dict[str, Any]) -> None:
         engine.projection.show_fold(engine.forest.folds[handle])
     engine.commit_count = int(body["n"])
     engine._noticed = False
-    engine._declare(str(body["cause"]))
+    changed = body.get("expanded") or any(
+        body.get(key)
+        for key in ("folds", "refolded", "pinOpened", "pinRestored", "withdrawn", "clipped")
+    )
+    if changed:
+        engine._declare(f"commit {body['n']} ({body['cause']})")
     if body["cause"] == "threshold" and body.get("short"):
         engine._stalled_at = engine._progress_key()  # as prepare_request did when live
         engine.stalled_reason = body.get("shortReason")

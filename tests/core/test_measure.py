@@ -337,3 +337,20 @@ def test_usage_must_count_whole_tokens(tmp_path: Path) -> None:
     ):
         with unchanged(engine), pytest.raises(EngineError, match="whole number of tokens"):
             engine.report_usage(number, usage)
+
+
+def test_a_commit_that_changes_nothing_keeps_the_reading(tmp_path: Path) -> None:
+    engine = Engine.open(tmp_path / "state", small_options(budget=1_000_000), CharCounter())
+    session = SessionBuilder()
+    session.user("hello")
+    session.assistant("Hi.")
+    drive(engine, session.entries)
+    request = engine.prepare_request()
+    engine.report_usage(request.record.number, _usage(2_000))
+    assert engine.composition().reading is Reading.MEASURED
+    outcome = engine.commit_now()
+    assert not outcome.changed
+    # Nothing was rewritten, so the provider's count still describes the window.
+    assert engine.composition().reading is Reading.MEASURED
+    assert engine.prepare_request().record.classification == "append"
+    assert_reopens_identically(engine)
