@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +102,8 @@ class Engine:
         """Pending marks by id."""
         self.staged_refolds: set[str] = set()
         """Expanded folds that collapse again at the next commit."""
+        self.pin_opened: set[str] = set()
+        """Folds a commit opened because they held pinned entries."""
         self.pinned: set[int] = set()
         """Entry indices held raw through every commit."""
         self.ephemeral: dict[str, str] = {}
@@ -394,6 +396,9 @@ class Engine:
             raise
         self.commit_count = outcome.number
         self.clipped_total += len(outcome.clipped)
+        # Refolds land before pins within a commit: a fold refolded and reopened stays open.
+        self.pin_opened.difference_update(outcome.refolded)
+        self.pin_opened.update(outcome.pin_opened)
         self.commits.append(outcome)
         self._noticed = False
         if outcome.changed or expand is not None:
@@ -604,7 +609,23 @@ class Engine:
             raise EngineError(str(error)) from None
         self.journal.append("unpin", {"entries": [self.transcript[i].id for i in released]})
         self.pinned.difference_update(released)
-        return outcome
+        refolds = self._release_pin_folds()
+        return replace(outcome, refolds=tuple(refolds))
+
+    def _release_pin_folds(self) -> list[str]:
+        """Stage to collapse again the folds a pin opened that hold no pin any more.
+
+        Run by ``unpin`` live and on reopen alike, so it writes no log record of its own.
+        """
+        released: list[str] = []
+        for handle in sorted(self.pin_opened):
+            fold = self.forest.folds[handle]
+            if not any(fold.start <= index < fold.end for index in self.pinned):
+                self.pin_opened.discard(handle)
+                if handle in self.forest.expanded:
+                    self.staged_refolds.add(handle)
+                    released.append(handle)
+        return released
 
     @property
     def _pin_cap(self) -> int:

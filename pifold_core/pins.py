@@ -36,6 +36,8 @@ class PinOutcome:
     """Raw tokens every pinned entry costs, after the change."""
     cap_tokens: int = 0
     """The most pins may hold."""
+    refolds: tuple[str, ...] = ()
+    """Folds opened for pins that now hold none: staged to collapse at the next commit."""
 
 
 def resolve_ids(ids: Sequence[str], transcript: Transcript, forest: Forest) -> list[int]:

@@ -63,6 +63,7 @@ def replay_record(engine: Engine, kind: str, body: dict[str, Any]) -> None:
         engine.pinned.update(engine.transcript.index_of[i] for i in body["entries"])
     elif kind == "unpin":
         engine.pinned.difference_update(engine.transcript.index_of[i] for i in body["entries"])
+        engine._release_pin_folds()
     elif kind == "ephemeral":
         engine.ephemeral[str(body["call"])] = str(body["id"])
     elif kind == "commit":
@@ -121,6 +122,8 @@ def _replay_commit(engine: Engine, body: dict[str, Any]) -> None:
         engine.forest.expanded.add(handle)
         engine.projection.show_fold(engine.forest.folds[handle])
     engine.commit_count = int(body["n"])
+    engine.pin_opened.difference_update(body["refolded"])
+    engine.pin_opened.update(opened)
     engine._noticed = False
     changed = body.get("expanded") or any(
         body.get(key)

@@ -307,12 +307,14 @@ def render_pin(outcome: PinOutcome) -> str:
 
 def render_unpin(outcome: PinOutcome) -> str:
     """Confirmation of ``unpin``."""
-    return "\n".join(
-        [
-            f"released (they may fold again; nothing moved): {_ids(outcome.released)}",
-            _pin_total(outcome),
-        ]
-    )
+    lines = [f"released (they may fold again; nothing moved): {_ids(outcome.released)}"]
+    if outcome.refolds:
+        lines.append(
+            f"folds opened for these pins, staged to collapse at the next commit: "
+            f"{_ids(outcome.refolds)}"
+        )
+    lines.append(_pin_total(outcome))
+    return "\n".join(lines)
 
 
 def _pin_total(outcome: PinOutcome) -> str:

@@ -28,6 +28,7 @@ def durable_state(engine: Engine) -> dict[str, Any]:
         "parents": dict(engine.forest.parent),
         "expanded": set(engine.forest.expanded),
         "refolds": set(engine.staged_refolds),
+        "pin_opened": set(engine.pin_opened),
         "ephemeral": dict(engine.ephemeral),
         "meter": (
             meter.last,

@@ -193,6 +193,44 @@ def test_pinning_folded_entries_moves_nothing_until_the_next_commit(tmp_path: Pa
     assert_reopens_identically(engine)
 
 
+def test_unpinning_lets_the_folds_a_pin_opened_collapse_again(tmp_path: Path) -> None:
+    engine, session = folded_engine(tmp_path)
+    index = 2
+    chain = [fold.handle for fold in engine.forest.chain_at(index)]
+    engine.pin([session.entries[index].id])
+    engine.commit_now()
+    engine.prepare_request()
+    assert engine.pin_opened == set(chain)
+    digests = engine.projection.digests()
+
+    outcome = engine.unpin([session.entries[index].id])
+    # Unpinning moves no byte; the opened folds are staged to collapse at the next commit.
+    assert set(outcome.refolds) == set(chain)
+    assert engine.staged_refolds == set(chain)
+    assert engine.projection.digests() == digests
+    assert_reopens_identically(engine)
+
+    commit = engine.commit_now()
+    assert set(commit.refolded) >= {chain[0]}
+    assert not engine.forest.shows_raw(index)
+    assert engine.pin_opened == set()
+    assert engine.prepare_request().record.classification == "attributed"
+    assert_reopens_identically(engine)
+
+
+def test_a_fold_still_holding_another_pin_stays_open(tmp_path: Path) -> None:
+    engine, session = folded_engine(tmp_path)
+    tool = next(f for f in engine.forest.folds.values() if f.kind == "tool" and f.start == 2)
+    first, second = tool.start, tool.end - 1
+    assert first != second
+    engine.pin([session.entries[first].id, session.entries[second].id])
+    engine.commit_now()
+    outcome = engine.unpin([session.entries[first].id])
+    assert outcome.refolds == ()  # the second pin still needs every fold around it open
+    assert engine.staged_refolds == set()
+    assert_reopens_identically(engine)
+
+
 def test_pinned_entries_survive_later_threshold_commits(tmp_path: Path) -> None:
     options = small_options(budget=12_000, min_fold_chars=1_000, consolidate_after=3)
     session = SessionBuilder()
@@ -300,11 +338,11 @@ def test_a_fold_holding_a_pinned_entry_cannot_be_staged_to_refold(tmp_path: Path
         for handle in opened:
             with pytest.raises(EngineError, match=f"holds pinned entry {pinned.id}; unpin"):
                 engine.refold(handle)
-    # Released, the folds the pin opened can be closed again.
+    # Released, the folds the pin opened are staged to close again (unpin does it).
     engine.unpin([pinned.id])
-    engine.refold(opened[0])
+    assert engine.staged_refolds == set(opened)
     commit = engine.commit_now()
-    assert commit.refolded == [opened[0]]
+    assert opened[0] in commit.refolded
     assert not any(handle in engine.forest.expanded for handle in opened)
     assert engine.prepare_request().record.classification == "attributed"
     assert_reopens_identically(engine)

@@ -224,6 +224,9 @@ def test_verb_confirmations_say_what_moved() -> None:
     assert "released (they may fold again; nothing moved): e1" in render_unpin(
         PinOutcome(released=("e1",), pinned_tokens=0, cap_tokens=20_000)
     )
+    assert "staged to collapse at the next commit: fold-aaaaaaaaaaaa" in render_unpin(
+        PinOutcome(released=("e1",), refolds=("fold-aaaaaaaaaaaa",), cap_tokens=20_000)
+    )
     assert "mark-3 now covers e00005..e00010 (6 entries" in render_reboundary(
         mark, "e00005", "e00010"
     )
