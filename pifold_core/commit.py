@@ -361,9 +361,12 @@ class Committer:
                 if gap_end > gap_start and (
                     self.transcript.size_chars(gap_start, gap_end) >= gap_limit
                     or self.is_pinned(gap_start, gap_end)
-                    or self.transcript.split_call(run[0].start, root.end) is not None
                 ):
                     run = []
+            # With or without a gap: a run headed by a tool fold (its call sits before it) can
+            # never be folded, so it must not hold up the roots that follow.
+            if run and self.transcript.split_call(run[0].start, root.end) is not None:
+                run = []
             run.append(root)
             if len(run) == size:
                 return run
