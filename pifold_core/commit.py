@@ -99,6 +99,7 @@ class Committer:
         """Entries before this index have been sent to the provider at least once."""
         self.builder = FoldBuilder(transcript, forest)
         self._protected: set[str] = set()
+        self._levels: dict[str, int] = {}
 
     def run(
         self,
@@ -138,7 +139,7 @@ class Committer:
             self._apply_mark(mark, outcome)
         if target is not None and self.projection.tokens > target:
             self._top_up(target, outcome)
-        self._consolidate(outcome)
+        self._consolidate(outcome, target)
         self._withdraw_peeks(outcome)
         self._clip(outcome)
         outcome.tokens_after = self.projection.tokens
@@ -330,11 +331,18 @@ class Committer:
 
     # -- consolidation ------------------------------------------------------------------------
 
-    def _consolidate(self, outcome: CommitOutcome) -> None:
-        """Fold runs of ``consolidate_after`` visible roots (and small gaps) into one."""
+    def _consolidate(self, outcome: CommitOutcome, target: int | None) -> None:
+        """Fold runs of ``consolidate_after`` visible roots (and small gaps) into one.
+
+        Runs of one level first, so trees grow balanced. Only when the commit is still over
+        its target are runs of mixed levels folded too, stalest first: a deeper chain is the
+        price of reaching the target.
+        """
         size = self.options.thresholds.consolidate_after
         while True:
             group = self._owed_group(size)
+            if group is None and target is not None and self.projection.tokens > target:
+                group = self._owed_group(size, mixed=True)
             if group is None:
                 return
             try:
@@ -342,7 +350,19 @@ class Committer:
             except ForestError:
                 return
 
-    def _owed_group(self, size: int) -> list[Fold] | None:
+    def _level(self, fold: Fold) -> int:
+        """0 for a tool or span fold; a consolidated fold sits one above its highest child."""
+        if fold.kind != "consolidated":
+            return 0
+        level = self._levels.get(fold.handle)
+        if level is None:
+            level = 1 + max(
+                (self._level(self.forest.folds[child]) for child in fold.children), default=0
+            )
+            self._levels[fold.handle] = level
+        return level
+
+    def _owed_group(self, size: int, mixed: bool = False) -> list[Fold] | None:
         fresh = self.transcript.fresh_start
         gap_limit = self.options.thresholds.min_fold_chars
         run: list[Fold] = []
@@ -366,6 +386,11 @@ class Committer:
             # With or without a gap: a run headed by a tool fold (its call sits before it) can
             # never be folded, so it must not hold up the roots that follow.
             if run and self.transcript.split_call(run[0].start, root.end) is not None:
+                run = []
+            # Only roots of one level are grouped, so trees grow balanced (ten spans make a
+            # parent, ten parents a grandparent) instead of a chain in which each parent holds
+            # the previous one and reaching the oldest chapter takes one expand per link.
+            if run and not mixed and self._level(root) != self._level(run[0]):
                 run = []
             run.append(root)
             if len(run) == size:

@@ -216,12 +216,19 @@ def _gap_entries(engine: Engine, fold: Fold) -> list[int]:
     ]
 
 
+def _level(engine: Engine, fold: Fold) -> int:
+    """0 for a tool or span fold; one above its highest child for a consolidated fold."""
+    if fold.kind != "consolidated":
+        return 0
+    return 1 + max(_level(engine, engine.forest.folds[child]) for child in fold.children)
+
+
 def _owed_runs(engine: Engine) -> list[list[Fold]]:
     """Runs of ``consolidateAfter`` visible roots a parent is still owed (DESIGN §3, §5).
 
     Roots count when collapsed, unpinned and out of the fresh tail; a run goes on over raw
     gaps under ``minFoldChars`` that hold no pin, as long as the parent would keep every tool
-    call with its results.
+    call with its results, and only over roots of one level (so trees grow balanced).
     """
     size = engine.options.thresholds.consolidate_after
     limit = engine.options.thresholds.min_fold_chars
@@ -243,6 +250,8 @@ def _owed_runs(engine: Engine) -> list[list[Fold]]:
             if start < end and (transcript.size_chars(start, end) >= limit or pinned(start, end)):
                 run = []
         if run and transcript.split_call(run[0].start, root.end) is not None:
+            run = []
+        if run and _level(engine, root) != _level(engine, run[0]):
             run = []
         run.append(root)
         if len(run) >= size:
@@ -433,6 +442,8 @@ def test_a_long_session_grows_deeper_layers_and_leaves_no_parent_owed(tmp_path: 
     assert parents
     for parent in parents:
         assert len(parent.children) == 3  # a group of exactly consolidateAfter roots
+        # Balanced: a parent's children are all of one level, never a chain of parents.
+        assert len({_level(engine, engine.forest.folds[c]) for c in parent.children}) == 1
     depth = max(
         sum(1 for a in engine.forest.ancestors(p.handle) if a.kind == "consolidated") + 1
         for p in parents
