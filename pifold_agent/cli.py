@@ -69,9 +69,6 @@ def replay(
 ) -> None:
     """Replay a real session through the engine, one model request at a time."""
     console = Console(stderr=as_json)
-    if budget < 1:
-        console.print("[red]error:[/] --budget must be a positive number of tokens")
-        raise typer.Exit(2)
     try:
         report = _run_replay(console, trace, budget, state, window_out, not as_json)
     except (TraceFormatError, ReplayStateError) as error:
@@ -90,6 +87,9 @@ def replay(
 
 def _options(console: Console, budget: int) -> EngineOptions:
     """The user's settings file with the command's budget: refused settings stop the run."""
+    if budget < 1:
+        console.print("[red]error:[/] --budget must be a positive number of tokens")
+        raise typer.Exit(2)
     try:
         options = SettingsFile(base=EngineOptions(budget=budget)).load()
     except SettingsError as error:

@@ -181,9 +181,11 @@ def _replay(
     engine = Engine.open(state_dir, options, host_measures=recorded)
     try:
         resume_at = _resume_point(engine, trace)
-        # A request logged just before an interruption already answered the next assistant.
-        request_pending = engine.audit.counts.requests > sum(
-            1 for entry in engine.transcript if entry.kind == "assistant"
+        # A request logged just before an interruption already answered the next assistant:
+        # nothing was appended after it. (Counting requests against assistants would not do:
+        # an overflow sends the same request twice.)
+        request_pending = engine.audit.counts.requests > 0 and engine.sent_through == len(
+            engine.transcript
         )
         feed = _UsageFeed(engine)
         sizes: list[int] = []

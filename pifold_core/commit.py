@@ -414,8 +414,7 @@ class Committer:
             del self.ephemeral[call_id]
             if not self._top_level_raw(index) or index in self.projection.views:
                 continue  # folded or pinned since: the fold or the pin decides what shows
-            entry = self.transcript.entries[index]
-            self.projection.set_view(index, "withdrawn", withdrawn_text(entry, peeked))
+            self.projection.set_view(index, "withdrawn", withdrawn_text(peeked))
             outcome.withdrawn.append(index)
 
     def _clip(self, outcome: CommitOutcome) -> None:

@@ -221,7 +221,7 @@ class Engine:
     def report_usage(self, request: int, usage: Usage) -> None:
         """Bind the provider's usage for request number ``request`` (from :class:`Request`)."""
         if not isinstance(usage, Usage):
-            raise EngineError(f"usage must count at least one prompt token, got {usage!r}")
+            raise EngineError(f"usage must be a Usage, got {type(usage).__name__}")
         for name in ("input_tokens", "cache_read_tokens", "cache_write_tokens"):
             _check_token_count(f"usage {name}", getattr(usage, name))
         if usage.prompt_tokens <= 0:
@@ -235,12 +235,14 @@ class Engine:
         """Learn the token ratio from growth the provider counted elsewhere (a replay)."""
         _check_token_count("measured_growth", measured_growth)
         _check_token_count("estimated_growth", estimated_growth)
-        if self.meter.calibrate(measured_growth, estimated_growth):
-            self.journal.append(
-                "calibrate", {"measured": measured_growth, "estimated": estimated_growth}
-            )
-            return True
-        return False
+        if not self.meter.usable_sample(measured_growth, estimated_growth):
+            return False
+        # Logged first, like every change: a failed write leaves the live state as the log.
+        self.journal.append(
+            "calibrate", {"measured": measured_growth, "estimated": estimated_growth}
+        )
+        self.meter.calibrate(measured_growth, estimated_growth)
+        return True
 
     # -- requests and commits -------------------------------------------------------------------
 
@@ -305,8 +307,8 @@ class Engine:
             self.transcript.check_append(entry)
         except TranscriptError:
             return  # its id is taken: speak at the next request instead
-        self._noticed = True
         self.append(entry)
+        self._noticed = True
 
     def _progress_key(self) -> tuple[int, int]:
         return (self.transcript.eligible_units, self.mark_count)
@@ -453,6 +455,11 @@ class Engine:
         self.staged_refolds.update(snapshot["refolds"])
         self.ephemeral.clear()
         self.ephemeral.update(snapshot["ephemeral"])
+        # Placeholders cached for folds the failed commit made would be served again if the
+        # same span is folded later with another brief: forget every fold no longer there.
+        cache = self.projection._placeholder_cache
+        for key in [key for key in cache if key[0] not in self.forest.folds]:
+            del cache[key]
 
     # -- options --------------------------------------------------------------------------------
 

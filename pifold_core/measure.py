@@ -100,9 +100,14 @@ class Meter:
         self.last = measurement
         return measurement
 
+    @staticmethod
+    def usable_sample(measured_growth: int, estimated_growth: int) -> bool:
+        """Whether a growth sample is large enough, and growing, to learn from."""
+        return estimated_growth >= MIN_SAMPLE_TOKENS and measured_growth > 0
+
     def calibrate(self, measured_growth: int, estimated_growth: int) -> bool:
         """Learn from one growth sample; returns whether it was used."""
-        if estimated_growth < MIN_SAMPLE_TOKENS or measured_growth <= 0:
+        if not self.usable_sample(measured_growth, estimated_growth):
             return False
         self._measured_growth = SAMPLE_DECAY * self._measured_growth + measured_growth
         self._estimated_growth = SAMPLE_DECAY * self._estimated_growth + estimated_growth

@@ -112,8 +112,7 @@ def _replay_commit(engine: Engine, body: dict[str, Any]) -> None:
         peeked = engine.ephemeral.pop(call_id)
         index = engine.transcript.result_sites[call_id][0]
         if index in body.get("withdrawn", []):
-            entry = engine.transcript.entries[index]
-            engine.projection.set_view(index, "withdrawn", withdrawn_text(entry, peeked))
+            engine.projection.set_view(index, "withdrawn", withdrawn_text(peeked))
     for index in body.get("clipped", []):
         engine.projection.set_view(index, "clipped", clipped_text(engine.transcript.entries[index]))
     engine.clipped_total += len(body.get("clipped", []))
@@ -134,3 +133,5 @@ def _replay_commit(engine: Engine, body: dict[str, Any]) -> None:
     if body["cause"] == "threshold" and body.get("short"):
         engine._stalled_at = engine._progress_key()  # as prepare_request did when live
         engine.stalled_reason = body.get("shortReason")
+    elif body["cause"] == "threshold":
+        engine.stalled_reason = None  # a threshold commit that reached its target clears it

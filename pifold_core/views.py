@@ -64,13 +64,6 @@ def clipped_text(entry: Entry) -> str:
     )
 
 
-def withdrawn_text(entry: Entry, peeked: str) -> str:
+def withdrawn_text(peeked: str) -> str:
     """The one-line view of a consumed ephemeral peek."""
     return f"[ephemeral copy of {peeked} withdrawn at a commit; peek again: {peek_line(peeked)}]"
-
-
-def view_text(kind: ViewKind, entry: Entry, peeked: str | None) -> str:
-    """The text a view of ``kind`` shows for ``entry``."""
-    if kind == "clipped":
-        return clipped_text(entry)
-    return withdrawn_text(entry, peeked or entry.id)

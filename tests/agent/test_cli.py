@@ -122,3 +122,15 @@ def test_replay_refuses_an_invalid_settings_file(tmp_path: Path, isolated_settin
     result = RUNNER.invoke(app, ["replay", str(trace)])
     assert result.exit_code == 2
     assert "maxTarget" in result.output
+
+
+@pytest.mark.parametrize("command", ["demo", "replay"])
+def test_a_budget_under_one_token_exits_2(tmp_path: Path, command: str) -> None:
+    trace = tmp_path / "t.jsonl"
+    trace.write_text("", encoding="utf-8")
+    arguments = (
+        [command, "--budget", "0"] if command == "demo" else [command, str(trace), "--budget", "0"]
+    )
+    result = RUNNER.invoke(app, arguments)
+    assert result.exit_code == 2
+    assert "--budget must be a positive number of tokens" in result.output

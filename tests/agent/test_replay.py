@@ -151,3 +151,26 @@ def _log_kinds(state: Path) -> list[str]:
         if record["k"] == "commit":
             causes.append(record["b"]["cause"])
     return causes
+
+
+@pytest.mark.skipif(not TRACES, reason="../shared/traces is not present")
+def test_a_resumed_replay_with_overflows_matches_an_uninterrupted_one(tmp_path: Path) -> None:
+    """An overflow sends one request twice; resuming must still find its place exactly."""
+    trace = next(path for path in TRACES if path.parent.name == "pi-mono")
+    whole = replay_trace(trace, budget=8_000, state_dir=tmp_path / "whole")
+    assert whole.overflows > 0
+    half = tmp_path / "half.jsonl"
+    lines = trace.read_text(encoding="utf-8").splitlines(keepends=True)
+    half.write_text("".join(lines[: len(lines) // 2]), encoding="utf-8")
+    replay_trace(half, budget=8_000, state_dir=tmp_path / "resumed")
+    resumed = replay_trace(trace, budget=8_000, state_dir=tmp_path / "resumed")
+    assert resumed.requests == whole.requests
+    assert resumed.commits == whole.commits
+    assert resumed.unattributed == 0
+    first = Engine.open(tmp_path / "whole")
+    second = Engine.open(tmp_path / "resumed")
+    try:
+        assert first.projection.digests() == second.projection.digests()
+    finally:
+        first.close()
+        second.close()

@@ -268,7 +268,7 @@ BAD_USAGE: dict[str, tuple[Any, Any, str]] = {
     "unknown request": (999, _usage(5_000), "request 999 is not one of the recent requests"),
     "request zero": (0, _usage(5_000), "request 0 is not one"),
     "no prompt tokens": ("LAST", Usage(output_tokens=10), "at least one prompt token"),
-    "not a Usage": ("LAST", {"input_tokens": 5}, "at least one prompt token"),
+    "not a Usage": ("LAST", {"input_tokens": 5}, "usage must be a Usage"),
 }
 
 

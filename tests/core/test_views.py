@@ -247,7 +247,7 @@ def test_a_peek_copy_is_withdrawn_only_after_it_was_sent_and_only_at_a_commit(
     commit = engine.commit_now()
     assert commit.withdrawn == [index] and engine.ephemeral == {}
     line = _item_text(engine, index)
-    assert line == withdrawn_text(result, handle) and "\n" not in line
+    assert line == withdrawn_text(handle) and "\n" not in line
     assert handle in line and f'"action":"peek","id":"{handle}"' in line
     assert engine.projection.views[index][0] == "withdrawn"
     assert engine.transcript.entries[index].record_bytes == result.record_bytes
