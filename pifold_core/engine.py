@@ -38,7 +38,7 @@ from pifold_core.pins import PinError, PinOutcome, plan_pin, plan_unpin
 from pifold_core.projection import Projection
 from pifold_core.reporting import build_status, fold_rows
 from pifold_core.restore import check_restored, replay_record
-from pifold_core.status import EngineStatus, FoldRow
+from pifold_core.status import CommitView, EngineStatus, FoldRow
 from pifold_core.store import FoldStore, StoreObjectCorrupt
 from pifold_core.tokens import TiktokenCounter, TokenCounter
 from pifold_core.transcript import Transcript, TranscriptError
@@ -117,6 +117,8 @@ class Engine:
         self.journal = Journal(self.state_dir / LOG_NAME)
         self.commits: list[CommitOutcome] = []
         """Every commit of this process (restored commits are summarised, not kept)."""
+        self.last_commit: CommitView | None = None
+        """What the most recent commit did, live or restored from the log."""
         self.commit_count = 0
         self.mark_count = 0
         self.clipped_total = 0
@@ -390,6 +392,8 @@ class Engine:
                     "expanded": expand.handle if expand is not None else None,
                     "short": outcome.short_of_target,
                     "shortReason": outcome.short_reason,
+                    "tokensBefore": outcome.tokens_before,
+                    "tokensAfter": outcome.tokens_after,
                 },
                 durable=True,
             )
@@ -402,6 +406,18 @@ class Engine:
         self.pin_opened.difference_update(outcome.refolded)
         self.pin_opened.update(outcome.pin_opened)
         self.commits.append(outcome)
+        self.last_commit = CommitView(
+            number=outcome.number,
+            cause=outcome.cause,
+            tokens_before=outcome.tokens_before,
+            tokens_after=outcome.tokens_after,
+            folds_made=len(outcome.built),
+            marks_applied=len(outcome.applied_marks),
+            clipped=len(outcome.clipped),
+            withdrawn=len(outcome.withdrawn),
+            pins_landed=len(outcome.pin_opened),
+            short_reason=outcome.short_reason,
+        )
         self._noticed = False
         if outcome.changed or expand is not None:
             # A commit that found nothing to change sent no rewrite: the reading stays valid.

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from pifold_core.composition import Category, FoldCounts
 from pifold_core.status import (
     AuditView,
-    CommitView,
     EngineStatus,
     FoldRow,
     FoldState,
@@ -50,7 +49,6 @@ def build_status(engine: Engine) -> EngineStatus:
     marks = sorted(engine.marks.values(), key=lambda m: (m.start, -m.end, m.id))
     entries = engine.transcript.entries
     pins = sorted(engine.pinned)
-    last = engine.commits[-1] if engine.commits else None
     counts = engine.audit.counts
     return EngineStatus(
         budget=options.budget,
@@ -90,20 +88,7 @@ def build_status(engine: Engine) -> EngineStatus:
             unattributed=counts.unattributed,
         ),
         commits=engine.commit_count,
-        last_commit=None
-        if last is None
-        else CommitView(
-            number=last.number,
-            cause=last.cause,
-            tokens_before=last.tokens_before,
-            tokens_after=last.tokens_after,
-            folds_made=len(last.built),
-            marks_applied=len(last.applied_marks),
-            clipped=len(last.clipped),
-            withdrawn=len(last.withdrawn),
-            pins_landed=len(last.pin_opened),
-            short_reason=last.short_reason,
-        ),
+        last_commit=engine.last_commit,
         stalled_reason=engine.stalled_reason,
         folding_stopped=engine.folding_stopped,
     )

@@ -20,6 +20,7 @@ from pifold_core.mark_edits import with_brief
 from pifold_core.marks import Mark
 from pifold_core.notice import NOTICE_TAG
 from pifold_core.options import EngineOptions
+from pifold_core.status import CommitView
 from pifold_core.store import StoreObjectCorrupt
 from pifold_core.views import clipped_text, withdrawn_text
 
@@ -121,6 +122,18 @@ def _replay_commit(engine: Engine, body: dict[str, Any]) -> None:
         engine.forest.expanded.add(handle)
         engine.projection.show_fold(engine.forest.folds[handle])
     engine.commit_count = int(body["n"])
+    engine.last_commit = CommitView(
+        number=int(body["n"]),
+        cause=str(body["cause"]),
+        tokens_before=int(body.get("tokensBefore", 0)),  # absent from logs before 2026-11-30
+        tokens_after=int(body.get("tokensAfter", 0)),
+        folds_made=len(body["folds"]),
+        marks_applied=len(body["applied"]),
+        clipped=len(body.get("clipped", [])),
+        withdrawn=len(body.get("withdrawn", [])),
+        pins_landed=len(opened),
+        short_reason=body.get("shortReason"),
+    )
     engine.pin_opened.difference_update(body["refolded"])
     engine.pin_opened.update(opened)
     engine._noticed = False

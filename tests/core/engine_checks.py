@@ -41,6 +41,7 @@ def durable_state(engine: Engine) -> dict[str, Any]:
         "expected": engine.expected_tokens(),
         "audit": (dataclasses.replace(engine.audit.counts), list(engine.audit.previous)),
         "commit_count": engine.commit_count,
+        "last_commit": engine.last_commit,
         "epoch": engine.epoch,
         "sent_through": engine.sent_through,
         "options": engine.options,
