@@ -51,6 +51,7 @@ TOTAL_COLUMNS = (
     "total tokens",
     "cost $",
     "near-zero drops",
+    "over budget",
     "planted values lost",
 )
 
@@ -137,6 +138,7 @@ def total_rows(per_trace: list[dict[str, ArmFigures]]) -> list[list[str]]:
                 f"{sum(f.total_tokens for f in figures):,}",
                 f"{sum(f.cost for f in figures):,.2f}",
                 f"{sum(f.near_zero for f in figures)}",
+                f"{sum(f.over_budget for f in figures)}",
                 f"{sum(f.recall.lost for f in figures)} of "
                 f"{sum(f.recall.planted for f in figures)}",
             ]

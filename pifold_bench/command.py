@@ -197,6 +197,7 @@ def _totals(outcomes: list[TraceOutcome]) -> dict[str, dict[str, float]]:
         "side_calls",
         "events",
         "near_zero",
+        "over_budget",
         "above_tier",
     )
     totals: dict[str, dict[str, float]] = {}

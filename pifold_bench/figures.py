@@ -97,7 +97,9 @@ class ArmFigures:
     near_zero: int
     """Times the window fell to near zero (see the module's docstring)."""
     over_budget: int
-    """Requests whose window was larger than the budget."""
+    """Requests whose window was larger than the budget: where ``none`` passes it, and any
+    request an arm sent over it because it had nothing left to fold, compact or clear (a
+    native overflow: one turn's results larger than the budget)."""
     first_over_budget: int | None
     """1-based number of the first such request (where ``none`` would have failed)."""
     recall: RecallFigures

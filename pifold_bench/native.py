@@ -6,12 +6,19 @@ What Pi does (its compaction settings and code, as documented for the host):
   *is* the window net of the output reservation, so compaction fires when a request would
   carry more than the budget. Pi checks at the end of a run and otherwise recovers from an
   overflow; checking before every request, as this arm does, is the variant kindest to
-  native (it never overflows).
+  native (it overflows only when no cut can bring the window under the budget, below).
 * **What is kept**: walking back from the newest entry, the first entry where the running
   total reaches ``keepRecentTokens`` (20,000), moved forward to the nearest entry that may
-  start a window (never a tool result, which must stay with its call). Everything from the
-  previous cut up to the new one is summarised; the previous summary is carried into the
-  new one.
+  start a window (never a tool result, which must stay with its call). When no such entry
+  lies at or after it (the newest results alone pass 20,000 tokens, and the arm asks before
+  the next assistant entry exists), the cut steps back instead to the assistant entry that
+  made those calls, keeping call and results together and more than 20,000 tokens.
+  Everything from the previous cut up to the new one is summarised; the previous summary is
+  carried into the new one.
+* **Overflow**: when even that cut leaves the window over the budget (one turn's results
+  larger than the budget), or there is nothing before the turn to cut, the request is sent
+  over the budget: it is billed as it stands and counted in the figures' ``over_budget``
+  (an overflow compaction could not prevent), never passed off as within the budget.
 * **The summarisation call**: a standalone request (no session cache) whose prompt is the
   summarised messages serialised as labelled text (tool results cut to 2,000 characters),
   the previous summary and the instructions; its output is the summary. It is billed whole.
@@ -120,9 +127,19 @@ class NativeCompactionArm:
                 break
         else:
             return None  # the whole window fits in the kept budget
-        while index < len(self.entries) and self.entries[index].kind == "tool_result":
-            index += 1
-        if index <= self.kept_from or index >= len(self.entries):
+        forward = index
+        while forward < len(self.entries) and self.entries[forward].kind == "tool_result":
+            forward += 1
+        if forward < len(self.entries):
+            index = forward
+        else:
+            # No entry that may start a window lies at or after the mark: the newest results
+            # alone pass keepRecentTokens. Cutting nowhere would leave the request over the
+            # budget, so the cut steps back to the assistant entry that made the calls,
+            # keeping call and results together (and more than keepRecentTokens).
+            while index > self.kept_from and self.entries[index].kind == "tool_result":
+                index -= 1
+        if index <= self.kept_from:
             return None
         return index
 

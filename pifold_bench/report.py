@@ -188,7 +188,17 @@ def headline_lines(figures: Mapping[str, ArmFigures]) -> list[str]:
 def print_totals(console: Console, outcomes: list[TraceOutcome]) -> None:
     """Sums over every trace, per arm."""
     table = Table(title=f"all {len(outcomes)} traces")
-    headers = ("arm", "requests", "rewrites", "unattr.", "uncached in", "total", "cost $", "lost")
+    headers = (
+        "arm",
+        "requests",
+        "rewrites",
+        "unattr.",
+        "uncached in",
+        "total",
+        "cost $",
+        "over budget",
+        "lost",
+    )
     for header in headers:
         table.add_column(header, justify="left" if header == "arm" else "right")
     for arm in outcomes[0].figures:
@@ -201,6 +211,7 @@ def print_totals(console: Console, outcomes: list[TraceOutcome]) -> None:
             f"{sum(f.uncached_input for f in rows):,}",
             f"{sum(f.total_tokens for f in rows):,}",
             f"{sum(f.cost for f in rows):,.2f}",
+            f"{sum(f.over_budget for f in rows)}",
             f"{sum(f.recall.lost for f in rows)}",
         )
     console.print(table)

@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 
 from pifold_bench.arms import CLEARED_TEXT, ClipOnlyArm, EngineArm, LinearArm
+from pifold_bench.figures import arm_figures
 from pifold_bench.native import (
     DEFAULT_SUMMARY_TOKENS,
+    KEEP_RECENT_TOKENS,
     NativeCompactionArm,
     recorded_summaries,
     serialise,
@@ -161,3 +163,47 @@ def test_the_native_summary_length_comes_from_the_recorded_summaries(tmp_path: P
     assert "recorded" in from_trace.summary_source
     assert prepared(entries, budget=10_000).summary_tokens == DEFAULT_SUMMARY_TOKENS
     assert prepared(entries, budget=10_000, summary_tokens=999).summary_tokens == 999
+
+
+def newest_result_session(result_characters: int) -> list[Entry]:
+    """Ten small steps, then one call whose single result is ``result_characters`` long."""
+    session = Session()
+    session.long_turn(batches=10, characters=8_000)
+    call = session.assistant("Reading the generated file.", calls=1)
+    session.results(call, result_characters)
+    session.assistant("Done.")
+    return session.entries
+
+
+def test_native_keeps_a_newest_result_over_the_kept_budget_with_its_call() -> None:
+    entries = newest_result_session(84_000)
+    huge = entries[-2]
+    assert huge.kind == "tool_result" and tokens_of(huge) > KEEP_RECENT_TOKENS
+    budget = 40_000
+    arm = NativeCompactionArm(COUNTER, budget, summary_tokens=300)
+    run = run_arm(arm, prepared(entries, budget=budget, summary_tokens=300))
+    # The walk back stops on the result itself and nothing after it may start a window, so
+    # the cut steps back to the call that produced it, not past the end of the history.
+    assert arm.compactions == 1
+    assert entries[arm.kept_from] is entries[-3]
+    assert entries[arm.kept_from].tool_calls[0].id == huge.call_id
+    kept = sum(tokens_of(entry) for entry in entries[arm.kept_from : -1])
+    assert kept > KEEP_RECENT_TOKENS
+    assert run.windows[-1] == arm.summary_tokens + kept <= budget
+    assert arm_figures(run, budget, 0).over_budget == 0
+
+
+def test_native_counts_a_request_no_cut_brings_under_the_budget_as_over_budget() -> None:
+    entries = newest_result_session(140_000)
+    budget = 30_000
+    arm = NativeCompactionArm(COUNTER, budget, summary_tokens=300)
+    run = run_arm(arm, prepared(entries, budget=budget, summary_tokens=300))
+    # The compaction still runs (everything before the call is summarised), but the call and
+    # its result alone are over the budget: the request is billed and counted, not hidden.
+    assert arm.compactions == 1
+    assert entries[arm.kept_from] is entries[-3]
+    assert run.windows[-1] > budget
+    figures = arm_figures(run, budget, 0)
+    assert figures.over_budget == 1 and figures.first_over_budget == len(run.windows)
+    # Nothing is left to cut at the next check, so no second summarisation is billed.
+    assert len(run.side_bills) == 1
