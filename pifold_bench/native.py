@@ -22,11 +22,21 @@ What Pi does (its compaction settings and code, as documented for the host):
 * **The summarisation call**: a standalone request (no session cache) whose prompt is the
   summarised messages serialised as labelled text (tool results cut to 2,000 characters),
   the previous summary and the instructions; its output is the summary. It is billed whole.
+* **Split turn**: when the cut falls inside a turn (the first kept entry is not the user
+  message that began it, and that message lies after the previous cut), Pi makes two such
+  calls: the history up to the turn's start (with the previous summary), and the turn's
+  prefix, from its start up to the cut, under a shorter skeleton and half the reserve as its
+  output budget. Both are billed here, each with its whole prompt and its output, and the
+  summary is the two joined under a heading, so it is longer than a plain one. With nothing
+  between the previous cut and the turn's start, Pi makes no history call and writes a
+  fixed line in its place (the previous summary is then not carried forward). A turn that
+  began before the previous cut is summarised in one call, as Pi does.
 * **After**: the window is the summary (a user-role message) followed by the kept entries.
 
-The summary's length is the mean of the summaries the trace itself recorded, when it holds
-any, else :data:`DEFAULT_SUMMARY_TOKENS`. What the summary says cannot be known offline, so
-for recall a summarised value counts as lost.
+The history summary's length is the mean of the summaries the trace itself recorded, when it
+holds any, else :data:`DEFAULT_SUMMARY_TOKENS`; a turn-prefix summary is taken to fill the
+same share of its smaller output budget (:func:`turn_prefix_summary_tokens`). What a summary
+says cannot be known offline, so for recall a summarised value counts as lost.
 
 The importers skip native compactions (pifold is fed the full history instead), so
 :func:`recorded_summaries` reads them from the file itself: a Pi ``compaction`` entry's
@@ -65,6 +75,41 @@ INSTRUCTION_TOKENS = 600
 """Estimated tokens of the summariser's system prompt and its instruction skeleton (goal,
 constraints, progress, decisions, next steps, critical context), which the trace cannot show."""
 
+TURN_PREFIX_INSTRUCTION_TOKENS = 300
+"""Estimated tokens of the same system prompt with the turn-prefix skeleton (original
+request, early progress, context for the kept suffix): three sections against six, so half
+of :data:`INSTRUCTION_TOKENS`."""
+
+RESERVE_TOKENS = 16_384
+"""Pi's ``reserveTokens`` default, which sets both summaries' output budgets."""
+
+HISTORY_SUMMARY_BUDGET = int(0.8 * RESERVE_TOKENS)
+"""Pi's output budget for a history summary: 13,107 tokens."""
+
+TURN_PREFIX_SUMMARY_BUDGET = int(0.5 * RESERVE_TOKENS)
+"""Pi's output budget for a turn-prefix summary: 8,192 tokens."""
+
+SPLIT_TURN_JOIN_TOKENS = 12
+"""Estimated tokens of the horizontal rule and heading that join a split turn's summaries."""
+
+NO_PRIOR_HISTORY_TOKENS = 5
+"""Estimated tokens of the fixed line Pi writes instead of a history summary when nothing
+precedes the split turn."""
+
+TURN_START_KINDS = ("user", "note")
+"""Entries that begin a turn (Pi: a user message, or a host message sent as one)."""
+
+
+def turn_prefix_summary_tokens(summary_tokens: int) -> int:
+    """The assumed length of a turn-prefix summary, given a history summary's length.
+
+    Nothing recorded shows one, so it is taken to fill the same share of its output budget
+    as the history summary fills of its own (5/8 of its length, as 8,192 is of 13,107),
+    never more than that budget: 1,250 tokens beside the default 2,000.
+    """
+    share = TURN_PREFIX_SUMMARY_BUDGET / HISTORY_SUMMARY_BUDGET
+    return max(1, min(TURN_PREFIX_SUMMARY_BUDGET, round(summary_tokens * share)))
+
 
 class NativeCompactionArm:
     """Pi's compaction: summarise all but the newest ~20,000 tokens when the budget is passed."""
@@ -88,9 +133,14 @@ class NativeCompactionArm:
         """Index of the first entry still in the window."""
         self.summary: dict[str, JsonValue] | None = None
         """The current summary message, once a compaction has run."""
+        self.current_summary_tokens = 0
+        """Estimated tokens of :attr:`summary` (longer than ``summary_tokens`` after a split
+        turn, where two summaries are joined)."""
         self._summary_digest = ""
         self._window_tokens = 0
         self.compactions = 0
+        self.split_turns = 0
+        """Compactions whose cut fell inside a turn (two summarisation calls each)."""
 
     def append(self, entry: Entry) -> None:
         self.entries.append(entry)
@@ -102,15 +152,14 @@ class NativeCompactionArm:
         side_calls: tuple[SideCall, ...] = ()
         causes: tuple[str, ...] = ()
         if self._window_tokens > self.budget:
-            call = self._compact()
-            if call is not None:
-                side_calls = (call,)
-                causes = (call.label,)
+            side_calls = self._compact()
+            if side_calls:
+                causes = (f"compaction {self.compactions}",)
         digests: list[str] = []
         tokens: list[int] = []
         if self.summary is not None:
             digests.append(self._summary_digest)
-            tokens.append(self.summary_tokens)
+            tokens.append(self.current_summary_tokens)
         for index in range(self.kept_from, len(self.entries)):
             digests.append(self.entries[index].wire_digest)
             tokens.append(self._tokens[index])
@@ -143,30 +192,63 @@ class NativeCompactionArm:
             return None
         return index
 
-    def _compact(self) -> SideCall | None:
+    def turn_start(self, cut: int) -> int | None:
+        """Where the turn that the cut falls inside began, or None when the cut does not split
+        a turn (it is itself a turn's start, or the turn began before the previous cut)."""
+        if self.entries[cut].kind in TURN_START_KINDS:
+            return None
+        for index in range(cut - 1, self.kept_from - 1, -1):
+            if self.entries[index].kind in TURN_START_KINDS:
+                return index
+        return None
+
+    def _compact(self) -> tuple[SideCall, ...]:
+        """Summarise up to the cut point; the summarisation calls made (none: nothing cut)."""
         cut = self.cut_point()
         if cut is None:
-            return None
-        prompt = INSTRUCTION_TOKENS + self.counter.count_text(
-            serialise(self.entries[self.kept_from : cut])
-        )
-        if self.summary is not None:
-            prompt += self.summary_tokens
+            return ()
         self.compactions += 1
+        number = self.compactions
+        turn_start = self.turn_start(cut)
+        history_end = cut if turn_start is None else turn_start
+        calls: list[SideCall] = []
+        if history_end > self.kept_from:
+            prompt = INSTRUCTION_TOKENS + self.counter.count_text(
+                serialise(self.entries[self.kept_from : history_end])
+            )
+            if self.summary is not None:
+                prompt += self.current_summary_tokens
+            label = f"compaction {number}" if turn_start is None else f"compaction {number} history"
+            calls.append(SideCall(label, prompt, self.summary_tokens))
+            summary_tokens = self.summary_tokens
+        else:
+            # Nothing between the previous cut and the turn's start: Pi makes no history call,
+            # so the previous summary is not carried into the new one.
+            summary_tokens = NO_PRIOR_HISTORY_TOKENS
+        if turn_start is not None:
+            self.split_turns += 1
+            prefix_output = turn_prefix_summary_tokens(self.summary_tokens)
+            prompt = TURN_PREFIX_INSTRUCTION_TOKENS + self.counter.count_text(
+                serialise(self.entries[turn_start:cut])
+            )
+            calls.append(SideCall(f"compaction {number} turn prefix", prompt, prefix_output))
+            summary_tokens += SPLIT_TURN_JOIN_TOKENS + prefix_output
+        split = " (split turn)" if turn_start is not None else ""
         self.summary = {
             "role": "user",
             "content": [
                 {
                     "type": "text",
-                    "text": f"[compaction summary {self.compactions}: the history before this "
-                    f"point was compacted into a summary of about {self.summary_tokens:,} tokens]",
+                    "text": f"[compaction summary {number}{split}: the history before this "
+                    f"point was compacted into a summary of about {summary_tokens:,} tokens]",
                 }
             ],
         }
         self._summary_digest = message_digest(self.summary)
+        self.current_summary_tokens = summary_tokens
         self.kept_from = cut
-        self._window_tokens = self.summary_tokens + sum(self._tokens[cut:])
-        return SideCall(f"compaction {self.compactions}", prompt, self.summary_tokens)
+        self._window_tokens = summary_tokens + sum(self._tokens[cut:])
+        return tuple(calls)
 
     @property
     def events(self) -> int:

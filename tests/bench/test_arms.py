@@ -5,14 +5,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pifold_bench.arms import CLEARED_TEXT, ClipOnlyArm, EngineArm, LinearArm
+from pifold_bench.arms import CLEARED_TEXT, ArmRequest, ClipOnlyArm, EngineArm, LinearArm
 from pifold_bench.figures import arm_figures
 from pifold_bench.native import (
     DEFAULT_SUMMARY_TOKENS,
+    INSTRUCTION_TOKENS,
     KEEP_RECENT_TOKENS,
+    NO_PRIOR_HISTORY_TOKENS,
+    SPLIT_TURN_JOIN_TOKENS,
+    TURN_PREFIX_INSTRUCTION_TOKENS,
     NativeCompactionArm,
     recorded_summaries,
     serialise,
+    turn_prefix_summary_tokens,
 )
 from pifold_bench.run import BenchSettings, prepare_entries, run_arm
 from pifold_core.entries import Entry, TextBlock
@@ -80,24 +85,121 @@ def test_native_compacts_over_the_budget_keeping_the_newest_tokens() -> None:
     assert run.classes.count("attributed") == arm.compactions
 
 
-def test_native_bills_the_summarisation_call_whole() -> None:
+def requests_of(arm: NativeCompactionArm, entries: list[Entry]) -> list[ArmRequest]:
+    """Drive ``arm`` as the benchmark does: a request before each assistant entry."""
+    requests: list[ArmRequest] = []
+    for entry in entries:
+        if entry.kind == "assistant":
+            requests.append(arm.prepare_request())
+        arm.append(entry)
+    return requests
+
+
+def two_turns() -> list[Entry]:
+    """A short first turn, then a long second one that the first compaction cuts inside."""
+    session = Session()
+    session.user("List the modules.")
+    call = session.assistant("Listing.", calls=1)
+    session.results(call, 6_000)
+    session.assistant("Here they are.")
+    return session.long_turn(batches=8, characters=4_000, seed=1)
+
+
+def test_native_splits_a_turn_into_two_summarisation_calls_billed_whole() -> None:
+    entries = two_turns()
+    second_turn = 4
+    assert entries[second_turn].kind == "user"
+    arm = NativeCompactionArm(COUNTER, 8_000, summary_tokens=300, keep_recent_tokens=2_500)
+    compacting = next(r for r in requests_of(arm, entries) if r.side_calls)
+    cut = arm.kept_from
+    assert entries[cut].kind == "assistant" and cut > second_turn
+    assert arm.split_turns == 1
+    history, prefix = compacting.side_calls
+    # The history up to the turn's start, with the full instructions, answered by a summary
+    # of the recorded length; the turn's prefix up to the cut, with the shorter skeleton,
+    # answered within its smaller budget (5/8 of the history summary here).
+    assert history.prompt_tokens == INSTRUCTION_TOKENS + COUNTER.count_text(
+        serialise(entries[:second_turn])
+    )
+    assert history.output_tokens == 300
+    assert prefix.prompt_tokens == TURN_PREFIX_INSTRUCTION_TOKENS + COUNTER.count_text(
+        serialise(entries[second_turn:cut])
+    )
+    assert prefix.output_tokens == turn_prefix_summary_tokens(300) == 188
+    # The window opens with both summaries joined.
+    assert compacting.digests[0] != entries[0].wire_digest
+    assert compacting.tokens[0] == 300 + SPLIT_TURN_JOIN_TOKENS + 188
+    assert compacting.causes == ("compaction 1",)
+    # Both calls are billed whole and uncached (no calibration: billed as estimated).
+    run = run_arm(
+        NativeCompactionArm(COUNTER, 8_000, summary_tokens=300, keep_recent_tokens=2_500),
+        prepared(entries, budget=8_000, summary_tokens=300),
+    )
+    first_two = run.side_bills[:2]
+    assert [(b.fresh_input, b.cache_read, b.cache_write) for b in first_two] == [
+        (history.prompt_tokens, 0, 0),
+        (prefix.prompt_tokens, 0, 0),
+    ]
+    assert [b.output for b in first_two] == [300, 188]
+
+
+def test_native_makes_no_history_call_when_nothing_precedes_the_split_turn() -> None:
     entries = Session().long_turn(batches=8, characters=4_000)
     arm = NativeCompactionArm(COUNTER, 8_000, summary_tokens=300, keep_recent_tokens=2_500)
-    first_cut = None
+    compacting = next(r for r in requests_of(arm, entries) if r.side_calls)
+    (prefix,) = compacting.side_calls
+    assert prefix.label == "compaction 1 turn prefix"
+    assert prefix.prompt_tokens == TURN_PREFIX_INSTRUCTION_TOKENS + COUNTER.count_text(
+        serialise(entries[: arm.kept_from])
+    )
+    assert compacting.tokens[0] == NO_PRIOR_HISTORY_TOKENS + SPLIT_TURN_JOIN_TOKENS + 188
+
+
+def test_a_turn_is_split_only_when_it_began_after_the_previous_cut() -> None:
+    entries = two_turns()
+    arm = NativeCompactionArm(COUNTER, 1_000_000)
+    for entry in entries:
+        arm.append(entry)
+    assert arm.turn_start(4) is None  # a cut on a user message splits nothing
+    assert arm.turn_start(6) == 4
+    assert arm.turn_start(1) == 0
+    arm.kept_from = 5  # a previous cut inside the second turn
+    assert arm.turn_start(9) is None  # one call, from the previous cut up to this one
+
+
+def test_the_previous_summary_is_part_of_the_next_summarisation_prompt() -> None:
+    session = Session()
+    session.long_turn(batches=8, characters=4_000)
+    entries = session.long_turn(batches=8, characters=4_000, seed=2)
+    arm = NativeCompactionArm(COUNTER, 8_000, summary_tokens=300, keep_recent_tokens=2_500)
+    previous_summary = 0
+    previous_cut = 0
+    history_calls = 0
     for entry in entries:
         if entry.kind == "assistant":
             request = arm.prepare_request()
-            if request.side_calls and first_cut is None:
-                first_cut = arm.kept_from
-                call = request.side_calls[0]
-                summarised = serialise(entries[:first_cut])
-                # The whole serialised history plus the instructions, answered by the summary.
-                assert call.prompt_tokens > COUNTER.count_text(summarised)
-                assert call.output_tokens == 300
-                assert request.digests[0] != entries[0].wire_digest
-                assert request.tokens[0] == 300
+            for call in request.side_calls:
+                if "turn prefix" in call.label:
+                    continue
+                history_calls += 1
+                cut = arm.kept_from
+                # The history ends where the split turn began, or at the cut.
+                starts = [n for n in range(previous_cut, cut) if entries[n].kind == "user"]
+                end = starts[-1] if starts and entries[cut].kind != "user" else cut
+                # The first compaction cut inside the first turn (no history call); every
+                # history call after it carries the summary the window opened with until
+                # now, whole, beside the newly summarised messages.
+                assert previous_summary > 0
+                assert call.prompt_tokens == (
+                    INSTRUCTION_TOKENS
+                    + COUNTER.count_text(serialise(entries[previous_cut:end]))
+                    + previous_summary
+                )
+            if request.side_calls:
+                previous_summary = arm.current_summary_tokens
+                previous_cut = arm.kept_from
         arm.append(entry)
-    assert first_cut is not None
+    assert arm.compactions >= 2 and history_calls >= 1
 
 
 def test_serialise_cuts_tool_results_to_two_thousand_characters() -> None:
@@ -189,7 +291,7 @@ def test_native_keeps_a_newest_result_over_the_kept_budget_with_its_call() -> No
     assert entries[arm.kept_from].tool_calls[0].id == huge.call_id
     kept = sum(tokens_of(entry) for entry in entries[arm.kept_from : -1])
     assert kept > KEEP_RECENT_TOKENS
-    assert run.windows[-1] == arm.summary_tokens + kept <= budget
+    assert run.windows[-1] == arm.current_summary_tokens + kept <= budget
     assert arm_figures(run, budget, 0).over_budget == 0
 
 
