@@ -38,7 +38,7 @@ HEADLINE_COLUMNS = (
     "fold / native $",
     "uncached in: unbatched / fold",
     "uncached in: immediate / fold",
-    "on rewrites: fold / unbatched / immediate",
+    "on rewrites and summaries: fold / unbatched / immediate",
     "lost: fold / native / clip-only",
 )
 
@@ -47,7 +47,7 @@ TOTAL_COLUMNS = (
     "rewrites",
     "unattributed",
     "uncached input",
-    "on rewrites",
+    "on rewrites and summaries",
     "total tokens",
     "cost $",
     "near-zero drops",
@@ -61,7 +61,7 @@ DETAIL_COLUMNS = (
     "rewrites",
     "unattr.",
     "uncached in",
-    "on rewrites",
+    "on rewrites and summaries",
     "cache read",
     "total tokens",
     "cost $",
@@ -98,7 +98,7 @@ def headline_row(
         ratio(fold.cost, native.cost),
         ratio(unbatched.uncached_input, fold.uncached_input),
         ratio(immediate.uncached_input, fold.uncached_input),
-        " / ".join(f"{arm.rewrite_uncached_input:,}" for arm in (fold, unbatched, immediate)),
+        " / ".join(f"{arm.rewrite_and_summary_tokens:,}" for arm in (fold, unbatched, immediate)),
         " / ".join(f"{figures[arm].recall.lost}" for arm in ("fold", "native", "clip-only")),
     ]
 
@@ -112,7 +112,7 @@ def detail_row(name: str, figures: ArmFigures) -> list[str]:
         f"{figures.attributed}",
         f"{figures.unattributed}",
         f"{figures.uncached_input:,}",
-        f"{figures.rewrite_uncached_input:,}",
+        f"{figures.rewrite_and_summary_tokens:,}",
         f"{figures.cache_read:,}",
         f"{figures.total_tokens:,}",
         f"{figures.cost:.2f}",
@@ -134,7 +134,7 @@ def total_rows(per_trace: list[dict[str, ArmFigures]]) -> list[list[str]]:
                 f"{sum(f.attributed for f in figures):,}",
                 f"{sum(f.unattributed for f in figures):,}",
                 f"{sum(f.uncached_input for f in figures):,}",
-                f"{sum(f.rewrite_uncached_input for f in figures):,}",
+                f"{sum(f.rewrite_and_summary_tokens for f in figures):,}",
                 f"{sum(f.total_tokens for f in figures):,}",
                 f"{sum(f.cost for f in figures):,.2f}",
                 f"{sum(f.near_zero for f in figures)}",

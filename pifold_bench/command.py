@@ -190,7 +190,7 @@ def _totals(outcomes: list[TraceOutcome]) -> dict[str, dict[str, float]]:
         "cache_read",
         "cache_write",
         "uncached_input",
-        "rewrite_uncached_input",
+        "rewrite_and_summary_tokens",
         "output",
         "total_tokens",
         "cost",

@@ -69,9 +69,11 @@ class ArmFigures:
     uncached_input: int
     """Fresh input plus cache writes: every input token the provider did not replay, which
     is what the seeds call fresh input."""
-    rewrite_uncached_input: int
-    """The uncached input of the requests that rewrote: what the rewrites themselves cost,
-    apart from cold caches and new material on appends."""
+    rewrite_and_summary_tokens: int
+    """The uncached input of the requests that rewrote, plus every token of the side calls
+    (a summarisation's whole prompt and its output, which exist only because of the rewrite):
+    what rewriting cost, apart from cold caches and new material on appends. Leaving the side
+    calls out would make compaction look cheaper than it is on its rewrites."""
     output: int
     """Generated tokens, side calls included."""
     total_tokens: int
@@ -91,7 +93,8 @@ class ArmFigures:
     lowest_after_first_event: int | None
     """Smallest window after the first commit, compaction or clearing pass."""
     above_tier: int
-    """Requests billed at the long-context rates."""
+    """Requests and side calls billed at the long-context rates (a summarisation prompt can
+    pass the tier on its own)."""
     events: int
     """Commits (fold arms), compactions (native) or clearing passes (clip-only)."""
     near_zero: int
@@ -120,6 +123,7 @@ def arm_figures(run: ArmRun, budget: int, planted: int) -> ArmFigures:
     over = [number for number, size in enumerate(windows) if size > budget]
     recall = run.recall
     statuses = recall.statuses if recall is not None else {}
+    side_call_tokens = sum(bill.prompt_tokens + bill.output for bill in run.side_bills)
     return ArmFigures(
         arm=run.name,
         requests=len(run.bills),
@@ -130,21 +134,22 @@ def arm_figures(run: ArmRun, budget: int, planted: int) -> ArmFigures:
         cache_read=read,
         cache_write=write,
         uncached_input=fresh + write,
-        rewrite_uncached_input=sum(
+        rewrite_and_summary_tokens=sum(
             bill.fresh_input + bill.cache_write
             for bill, verdict in zip(run.bills, run.classes, strict=True)
             if verdict != "append"
-        ),
+        )
+        + side_call_tokens,
         output=output,
         total_tokens=fresh + read + write + output,
         cost=round(sum(bill.cost for bill in bills), 6),
         side_calls=len(run.side_bills),
-        side_call_tokens=sum(bill.prompt_tokens + bill.output for bill in run.side_bills),
+        side_call_tokens=side_call_tokens,
         cache_share=round(read / (fresh + read + write), 4) if fresh + read + write else 0.0,
         peak_window=max(windows, default=0),
         mean_window=round(sum(windows) / len(windows), 1) if windows else 0.0,
         lowest_after_first_event=min(after) if after else None,
-        above_tier=sum(1 for bill in run.bills if bill.above_tier),
+        above_tier=sum(1 for bill in bills if bill.above_tier),
         events=run.events,
         near_zero=near_zero_drops(windows, budget),
         over_budget=len(over),

@@ -174,13 +174,15 @@ def headline_lines(figures: Mapping[str, ArmFigures]) -> list[str]:
         lines.append(
             f"fold-unbatched vs fold: {unbatched.uncached_input / fold.uncached_input:.2f}x the "
             f"uncached input; {unbatched.attributed} vs {fold.attributed} rewrites, on which "
-            f"{unbatched.rewrite_uncached_input:,} vs {fold.rewrite_uncached_input:,} tokens"
+            f"{unbatched.rewrite_and_summary_tokens:,} vs {fold.rewrite_and_summary_tokens:,} "
+            f"tokens"
         )
     if fold is not None and immediate is not None and fold.uncached_input:
         lines.append(
             f"fold-immediate vs fold: {immediate.uncached_input / fold.uncached_input:.2f}x the "
             f"uncached input (fresh + cache write); on rewriting requests "
-            f"{immediate.rewrite_uncached_input:,} vs {fold.rewrite_uncached_input:,} tokens"
+            f"{immediate.rewrite_and_summary_tokens:,} vs {fold.rewrite_and_summary_tokens:,} "
+            f"tokens"
         )
     return lines
 

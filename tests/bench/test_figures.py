@@ -28,7 +28,7 @@ def test_arm_figures_sum_requests_and_side_calls() -> None:
             Bill(200, 1_000, 0, 100, 0.02, False),
             Bill(50, 0, 900, 100, 0.03, True),
         ],
-        side_bills=[Bill(5_000, 0, 0, 300, 0.04, False)],
+        side_bills=[Bill(5_000, 0, 0, 300, 0.04, True)],
         windows=[900, 1_150, 300],
         classes=["append", "append", "attributed"],
         first_event_request=2,
@@ -41,12 +41,14 @@ def test_arm_figures_sum_requests_and_side_calls() -> None:
     assert figures.fresh_input == 1_000 + 200 + 50 + 5_000
     assert figures.cache_read == 1_000 and figures.cache_write == 900
     assert figures.uncached_input == figures.fresh_input + 900
-    assert figures.rewrite_uncached_input == 50 + 900  # only the third request rewrote
+    # Only the third request rewrote; the summarisation it needed is counted with it, prompt
+    # and output.
+    assert figures.rewrite_and_summary_tokens == 50 + 900 + 5_300
     assert figures.output == 600
     assert figures.total_tokens == 6_250 + 1_000 + 900 + 600
     assert abs(figures.cost - 0.10) < 1e-9
     assert (figures.side_calls, figures.side_call_tokens) == (1, 5_300)
-    assert figures.above_tier == 1
+    assert figures.above_tier == 2  # the third request and the summarisation call
     assert (figures.peak_window, figures.lowest_after_first_event) == (1_150, 300)
     assert (figures.over_budget, figures.first_over_budget) == (1, 2)
     recall = figures.recall

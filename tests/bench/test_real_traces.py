@@ -75,4 +75,4 @@ def test_batching_reads_less_uncached_input_than_landing_marks_one_at_a_time(tra
     # Against marks landed as they are laid, the rewrites themselves are always cheaper;
     # over the whole session the smaller window of fold-immediate can win (see the README).
     if immediate.attributed:
-        assert fold.rewrite_uncached_input < immediate.rewrite_uncached_input
+        assert fold.rewrite_and_summary_tokens < immediate.rewrite_and_summary_tokens
