@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from pifold_bench.calibration import ModelCheck, calibrate, request_times
+from dataclasses import replace
+
+from pifold_bench.arms import LinearArm
+from pifold_bench.calibration import Calibration, ModelCheck, calibrate, request_times
 from pifold_bench.prices import CacheRules
+from pifold_bench.run import ArmRun, run_arm
 from pifold_core.entries import Entry, TextBlock, Usage
-from tests.bench.helpers import QuarterCounter
+from tests.bench.conftest import BOOK, prepared
+from tests.bench.helpers import QuarterCounter, Session
 
 RULES = CacheRules("r", "automatic", 1024, 128, 300, 0)
 COUNTER = QuarterCounter()
@@ -92,3 +97,35 @@ def test_the_model_check_tolerance_is_ten_percent() -> None:
     assert ModelCheck(3, 1090, 1000).within_tolerance is True
     assert ModelCheck(3, 889, 1000).within_tolerance is False
     assert ModelCheck(3, 5, 0).within_tolerance is None
+
+
+def test_a_host_prefix_reset_rewrites_the_whole_prompt_under_breakpoints() -> None:
+    entries = Session().long_turn(batches=4, characters=8_000)
+    plain = prepared(entries, budget=1_000_000)
+    sonnet = BOOK.models["claude-sonnet-4-5"]
+    preamble = 2_000
+
+    def run_with(resets: frozenset[int]) -> ArmRun:
+        calibration = Calibration(preamble, 1.0, resets, (), 0, None, None)
+        trace = replace(plain, calibration=calibration, prices=sonnet)
+        return run_arm(LinearArm(COUNTER), trace, recall=False)
+
+    steady = run_with(frozenset())
+    reset = run_with(frozenset({2}))
+    windows = reset.windows
+    assert windows == steady.windows and len(windows) == 5
+    # The breakpoints are Pi's: after the preamble and at the end of the request. Request 1
+    # reads what request 0 wrote (preamble and history) and writes the rest.
+    assert (reset.bills[1].cache_read, reset.bills[1].cache_write) == (
+        preamble + windows[0],
+        windows[1] - windows[0],
+    )
+    # At the reset the preamble's bytes change, so no entry matches any prefix: the whole
+    # prompt, preamble included, is written again and nothing is read.
+    bill = reset.bills[2]
+    assert (bill.cache_read, bill.cache_write, bill.fresh_input) == (0, preamble + windows[2], 0)
+    # Without the reset the same request reads everything request 1 sent.
+    assert steady.bills[2].cache_read == preamble + windows[1]
+    # The request after the reset reads the new entries as usual.
+    assert reset.bills[3].cache_read == preamble + windows[2]
+    assert reset.bills[3].cache_write == windows[3] - windows[2]

@@ -159,3 +159,38 @@ def test_an_uncached_call_is_billed_whole_and_leaves_the_cache_alone() -> None:
     assert (first.fresh_input, first.output) == (5_000, 700)
     assert second.cache_read == 0
     assert first.cost == pytest.approx((5_000 * 1.0 + 700 * 4.0) / 1e6)
+
+
+SONNET_RULES = load_price_book().models["claude-sonnet-4-5"].rules
+"""Anthropic's rules as the price file states them: a 5-minute lifetime, a 1,024 minimum."""
+
+
+def test_a_breakpoint_entry_is_warm_at_five_minutes_and_cold_one_millisecond_later() -> None:
+    assert SONNET_RULES.lifetime_seconds == 300
+    prompt = parts(("system", 1000), ("u1", 2000))
+    warm = provider(SONNET_RULES)
+    warm.bill(ProviderRequest(prompt, 0, 1, breakpoints=(1, 2)))
+    bill = warm.bill(ProviderRequest(prompt, 300_000, 1, breakpoints=(1, 2)))
+    assert (bill.cache_read, bill.cache_write, bill.fresh_input) == (3000, 0, 0)
+    cold = provider(SONNET_RULES)
+    cold.bill(ProviderRequest(prompt, 0, 1, breakpoints=(1, 2)))
+    bill = cold.bill(ProviderRequest(prompt, 300_001, 1, breakpoints=(1, 2)))
+    # Both entries (system prompt and tail) are gone: everything is written again.
+    assert (bill.cache_read, bill.cache_write, bill.fresh_input) == (0, 3000, 0)
+
+
+def test_a_breakpoint_hit_through_the_lookback_refreshes_that_entry() -> None:
+    bench = provider(SONNET_RULES)
+    first = parts(("system", 1000), ("u1", 2000), ("a1", 500))
+    bill = bench.bill(ProviderRequest(first, 0, 1, breakpoints=(1, 3)))
+    assert (bill.cache_read, bill.cache_write) == (0, 3500)
+    # The tail breakpoint sits two blocks later and finds the entry at block 3 (written at 0)
+    # by looking back; that hit refreshes it, though no breakpoint of this request is there.
+    grown = (*first, *parts(("r1", 400), ("a2", 100)))
+    bill = bench.bill(ProviderRequest(grown, 200_000, 1, breakpoints=(1, 5)))
+    assert (bill.cache_read, bill.cache_write) == (3500, 500)
+    # 450,000 ms after it was written but 250,000 after the hit, the block-3 entry is warm.
+    # Without the refresh only the system prompt (rewritten at 200,000) would be read:
+    # 1,000 read and 2,500 written.
+    bill = bench.bill(ProviderRequest(first, 450_000, 1, breakpoints=(1, 3)))
+    assert (bill.cache_read, bill.cache_write, bill.fresh_input) == (3500, 0, 0)
