@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from pifold_bench.arms import Arm, message_digest
-from pifold_core.canonical import JsonValue, parse_json
+from pifold_core.canonical import JsonValue, canonical_bytes, parse_json
 from pifold_core.entries import Entry, TextBlock
 
 ValueKind = Literal["continuation key", "error string", "number"]
@@ -80,7 +80,11 @@ def plant_values(
     if not answered or count < 1:
         return list(entries), []
     count = min(count, len(answered))
-    corpus = "\n".join(entry.text for entry in entries)
+    # A value must be found only where it was planted, so it is checked against everything a
+    # window or a peek can show of the trace (every field of every message as sent, tool
+    # call arguments included, not only the readable text) and against the lines planted
+    # before it.
+    taken = "\n".join(canonical_bytes(entry.wire).decode("utf-8", "replace") for entry in entries)
     planted_entries = list(entries)
     values: list[PlantedValue] = []
     for stratum in range(count):
@@ -89,7 +93,8 @@ def plant_values(
         high = max(low + 1, (stratum + 1) * len(answered) // count)
         position = answered[rng.randrange(low, high)]
         kind = VALUE_KINDS[stratum % len(VALUE_KINDS)]
-        text, line = _new_value(rng, kind, corpus)
+        text, line = _new_value(rng, kind, taken, [value.text for value in values])
+        taken += "\n" + line
         planted_entries[position] = _with_line(planted_entries[position], line, rng)
         values.append(PlantedValue(text, kind, entries[position].id, position))
     return planted_entries, values
@@ -107,7 +112,11 @@ def _answered_results(entries: Sequence[Entry]) -> list[int]:
     ]
 
 
-def _new_value(rng: random.Random, kind: ValueKind, corpus: str) -> tuple[str, str]:
+def _new_value(
+    rng: random.Random, kind: ValueKind, taken: str, earlier: Sequence[str]
+) -> tuple[str, str]:
+    """A value of ``kind`` and the line that carries it: the value appears nowhere in
+    ``taken``, and no ``earlier`` value appears in the line."""
     while True:
         if kind == "continuation key":
             text = "ck_" + "".join(rng.choice("0123456789abcdef") for _ in range(20))
@@ -119,7 +128,7 @@ def _new_value(rng: random.Random, kind: ValueKind, corpus: str) -> tuple[str, s
         else:
             text = str(rng.randrange(10**11, 10**12))
             line = f"rows affected: {text}"
-        if text not in corpus:
+        if text not in taken and not any(value in line for value in earlier):
             return text, line
 
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import random
+from dataclasses import replace
 from pathlib import Path
 
 from pifold_bench.arms import ArmRequest, ClipOnlyArm, EngineArm, LinearArm, message_digest
 from pifold_bench.native import NativeCompactionArm
-from pifold_bench.recall import VALUE_KINDS, PlantedValue, classify, plant_values
+from pifold_bench.recall import VALUE_KINDS, PlantedValue, _new_value, classify, plant_values
 from pifold_bench.run import run_arm
 from pifold_core.canonical import JsonValue
-from pifold_core.entries import Entry
+from pifold_core.entries import Entry, ToolCallBlock
 from tests.bench.conftest import COUNTER, prepared
 from tests.bench.helpers import Session
 
@@ -35,6 +37,31 @@ def test_planting_is_deterministic_spread_and_only_touches_tool_results() -> Non
         assert value.text in planted[value.position].text
         assert value.text not in entries[value.position].text
         assert planted[value.position].id == entries[value.position].id
+
+
+def test_a_value_already_in_a_tool_call_argument_is_never_planted() -> None:
+    entries = Session().long_turn(batches=20, characters=4_000)
+    _, values = plant_values(entries, 6, seed=7)
+    first = values[0].text
+    # Put the value the seed draws first where only the wire shows it: in the arguments of
+    # the last call, not in any entry's readable text.
+    index = max(n for n, entry in enumerate(entries) if entry.tool_calls)
+    call = entries[index].tool_calls[0]
+    moved = ToolCallBlock(call.id, call.name, {**call.arguments, "note": first})
+    entries[index] = replace(entries[index], content=(entries[index].content[0], moved))
+    assert all(first not in entry.text for entry in entries)
+    _, again = plant_values(entries, 6, seed=7)
+    assert first not in [value.text for value in again]
+
+
+def test_a_new_line_never_carries_a_value_planted_before_it() -> None:
+    first_text, first_line = _new_value(random.Random(1), "number", "", [])
+    # An earlier value inside the line the generator would write next (here, its last six
+    # digits) would be found in two places, so the generator draws again.
+    text, line = _new_value(random.Random(1), "number", "", [first_text[-6:]])
+    assert text != first_text and first_text[-6:] not in line
+    # And a value already in what was taken is never drawn.
+    assert _new_value(random.Random(1), "number", first_line, [])[0] != first_text
 
 
 def test_no_more_values_than_answered_tool_results() -> None:
