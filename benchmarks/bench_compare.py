@@ -23,6 +23,7 @@ from pifold_bench.run import (
     BenchSettings,
     PreparedTrace,
     check_model,
+    model_check_skipped,
     prepare_trace,
     run_arms,
 )
@@ -170,7 +171,10 @@ def main() -> None:
         seconds = time.perf_counter() - trace_started
         name = path.parent.name
         timings.append(f"{name}: {seconds:.2f} s ({len(prepared.request_times)} requests)")
-        if check is not None and check.ratio is not None:
+        skipped = model_check_skipped(prepared)
+        if skipped is not None:
+            checks.append(f"{name}: model check {skipped}")
+        elif check is not None and check.ratio is not None:
             checks.append(
                 f"{name}: simulated/recorded cache reads {check.ratio:.3f} over "
                 f"{check.requests} requests ({'within' if check.within_tolerance else 'outside'} "

@@ -88,7 +88,12 @@ def main_model(entries: Sequence[Entry]) -> str | None:
 
 
 def calibrate(entries: Sequence[Entry], counter: TokenCounter, rules: CacheRules) -> Calibration:
-    """Fit preamble, scale and prefix resets to the trace's recorded usage."""
+    """Fit preamble, scale and prefix resets to the trace's recorded usage.
+
+    ``rules`` are the cache rules of the provider that served the trace (not those it is
+    priced under): whether a request was warm, and so whether an empty read was a reset,
+    is a fact about that provider.
+    """
     model = main_model(entries)
     linear: list[int] = []
     recorded: list[tuple[int, int, int, str | None]] = []  # prompt, read, output, model

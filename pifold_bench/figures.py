@@ -17,7 +17,7 @@ from itertools import pairwise
 from typing import Any
 
 from pifold_bench.calibration import ModelCheck
-from pifold_bench.run import ArmRun, PreparedTrace
+from pifold_bench.run import ArmRun, PreparedTrace, model_check_skipped
 
 NEAR_ZERO_SHARE = 0.05
 """Below this share of the budget a window counts as near zero."""
@@ -199,6 +199,7 @@ def trace_json(
         "pricing": {
             "model": prepared.prices.model,
             "family": prepared.prices.rules.family,
+            "recorded_family": prepared.recorded_family,
             "own_model": prepared.priced_as_own_model,
             "prices_as_of": as_of,
         },
@@ -213,6 +214,7 @@ def trace_json(
                 else calibration.recorded_compaction_at + 1
             ),
         },
+        "model_check_skipped": model_check_skipped(prepared),
         "model_check": None
         if check is None
         else {

@@ -12,7 +12,7 @@ from rich.table import Table
 from pifold_bench.calibration import ModelCheck
 from pifold_bench.chart import ARM_COLOURS, ChartPanel, terminal_chart
 from pifold_bench.figures import ArmFigures
-from pifold_bench.run import FOLD_ARMS, PreparedTrace
+from pifold_bench.run import FOLD_ARMS, PreparedTrace, model_check_skipped
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ def print_trace(console: Console, outcome: TraceOutcome, budget: int, as_of: str
         )
     else:
         console.print("no usage recorded: estimates billed as they are, no preamble")
-    console.print(check_line(outcome.check))
+    console.print(check_line(outcome.check, model_check_skipped(prepared)))
     console.print(
         f"native summary: {prepared.summary_tokens:,} tokens ({prepared.summary_source}); "
         f"{len(prepared.values)} values planted"
@@ -70,8 +70,10 @@ def print_trace(console: Console, outcome: TraceOutcome, budget: int, as_of: str
         console.print(line if index == 0 else _coloured(line, outcome.windows), highlight=False)
 
 
-def check_line(check: ModelCheck | None) -> str:
+def check_line(check: ModelCheck | None, skipped: str | None = None) -> str:
     """One line on the model check, or why there is none."""
+    if skipped is not None:
+        return f"model check: [yellow]{skipped}[/]"
     if check is None or check.ratio is None:
         return "model check: no recorded cache reads to compare with"
     verdict = "[green]within 10%[/]" if check.within_tolerance else "[red]outside 10%[/]"

@@ -95,6 +95,9 @@ class PreparedTrace:
     """The native arm's summary length."""
     summary_source: str
     """Where :attr:`summary_tokens` came from."""
+    recorded_family: str
+    """The cache family of the provider that served the trace (of its main model, as the
+    price file lists it; the default model's family for a model it does not list)."""
     raw_digests: set[str] = field(default_factory=set)
     """Wire digests of the planted entries (a window message with one is raw)."""
 
@@ -142,9 +145,13 @@ def prepare_entries(
     summaries: Sequence[str] = (),
 ) -> PreparedTrace:
     """Get imported entries ready for the arms (``summaries``: compactions the trace recorded)."""
-    model = settings.price_model if settings.price_model is not None else main_model(original)
+    recorded_model = main_model(original)
+    model = settings.price_model if settings.price_model is not None else recorded_model
     prices, own = book.lookup(model)
-    calibration = calibrate(original, counter, prices.rules)
+    # Prefix resets are read off the recorded usage, so they are judged by the cache of the
+    # provider that served the trace, whatever the trace is priced as.
+    recorded_rules = book.lookup(recorded_model)[0].rules
+    calibration = calibrate(original, counter, recorded_rules)
     entries, values = plant_values(original, settings.planted, settings.seed)
     outputs: list[int] = []
     for entry in entries:
@@ -174,6 +181,7 @@ def prepare_entries(
         priced_as_own_model=own,
         summary_tokens=summary_tokens,
         summary_source=source,
+        recorded_family=recorded_rules.family,
         raw_digests={entry.wire_digest for entry in entries},
     )
 
@@ -271,14 +279,27 @@ def _prompt(
     return (preamble, *parts), (1, len(parts) + 1)
 
 
+def model_check_skipped(prepared: PreparedTrace) -> str | None:
+    """Why the model check cannot be made on ``prepared``, or None when it can."""
+    simulated = prepared.prices.rules.family
+    if simulated == prepared.recorded_family:
+        return None
+    return (
+        f"skipped: priced as {prepared.prices.model} ({simulated}), but the trace was served "
+        f"by a {prepared.recorded_family} cache, so its recorded reads say nothing of this one"
+    )
+
+
 def check_model(prepared: PreparedTrace, counter: TokenCounter) -> ModelCheck | None:
     """Replay the linear history and compare its simulated cache reads with the recorded ones.
 
     Run twice when the host reset its prefix somewhere: once as calibrated, once without the
-    resets, so the report shows how much they matter.
+    resets, so the report shows how much they matter. None when nothing was recorded, or when
+    the simulated cache is of another family than the one that served the trace
+    (:func:`model_check_skipped`).
     """
     calibration = prepared.calibration
-    if not calibration.checked_requests:
+    if not calibration.checked_requests or model_check_skipped(prepared) is not None:
         return None
 
     def simulated_reads(calibrated: PreparedTrace) -> int:

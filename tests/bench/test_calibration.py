@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from pifold_bench.arms import LinearArm
 from pifold_bench.calibration import Calibration, ModelCheck, calibrate, request_times
 from pifold_bench.prices import CacheRules
-from pifold_bench.run import ArmRun, run_arm
+from pifold_bench.report import check_line
+from pifold_bench.run import (
+    ArmRun,
+    BenchSettings,
+    check_model,
+    model_check_skipped,
+    prepare_entries,
+    run_arm,
+)
 from pifold_core.entries import Entry, TextBlock, Usage
 from tests.bench.conftest import BOOK, prepared
 from tests.bench.helpers import QuarterCounter, Session
@@ -22,6 +31,7 @@ def recorded_session(
     reads: dict[int, int] | None = None,
     gap_ms: int = 1000,
     prompts: dict[int, int] | None = None,
+    model: str = "m",
 ) -> list[Entry]:
     """User/assistant pairs whose recorded prompts are ``preamble + scale x history``."""
     entries: list[Entry] = []
@@ -36,7 +46,7 @@ def recorded_session(
         read = (reads or {}).get(number, max(0, prompt - 1200))
         usage = Usage(input_tokens=prompt - read, cache_read_tokens=read, output_tokens=10)
         answer = Entry(
-            f"a{number}", "assistant", clock + 1, (TextBlock("ok"),), usage=usage, model="m"
+            f"a{number}", "assistant", clock + 1, (TextBlock("ok"),), usage=usage, model=model
         )
         entries.append(answer)
         history += COUNTER.count_message(answer.wire, answer.wire_digest)
@@ -129,3 +139,28 @@ def test_a_host_prefix_reset_rewrites_the_whole_prompt_under_breakpoints() -> No
     # The request after the reset reads the new entries as usual.
     assert reset.bills[3].cache_read == preamble + windows[2]
     assert reset.bills[3].cache_write == windows[3] - windows[2]
+
+
+def test_resets_are_judged_by_the_recorded_family_and_a_foreign_price_skips_the_check() -> None:
+    # Six minutes apart: warm for OpenAI's ten-minute lifetime, cold for Anthropic's five.
+    # The provider served request 3 nothing, so under the recorded (OpenAI) rules the host
+    # reset its prefix there, however the trace is priced.
+    entries = recorded_session(3000, 1.0, reads={3: 0}, gap_ms=6 * 60_000, model="gpt-5.4")
+    own = prepare_entries(entries, Path("t.jsonl"), "synthetic", BenchSettings(), COUNTER, BOOK)
+    foreign = prepare_entries(
+        entries,
+        Path("t.jsonl"),
+        "synthetic",
+        BenchSettings(price_model="claude-sonnet-4-5"),
+        COUNTER,
+        BOOK,
+    )
+    assert own.calibration.prefix_resets == foreign.calibration.prefix_resets == {3}
+    assert own.recorded_family == foreign.recorded_family == "openai-automatic"
+    assert foreign.prices.rules.family == "anthropic-breakpoints"
+    # Anthropic reads simulated against OpenAI reads recorded would compare nothing.
+    assert model_check_skipped(own) is None and check_model(own, COUNTER) is not None
+    reason = model_check_skipped(foreign)
+    assert reason is not None and "anthropic-breakpoints" in reason
+    assert check_model(foreign, COUNTER) is None
+    assert "skipped" in check_line(None, reason)
