@@ -77,7 +77,9 @@ DETAIL_COLUMNS = (
 def markdown(columns: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> list[str]:
     """A Markdown table whose first ``left`` columns are left-aligned, the rest right."""
     lines = ["| " + " | ".join(columns) + " |"]
-    lines.append("|" + "|".join("---" if n < left else "---:" for n in range(len(columns))) + "|")
+    lines.append(
+        "|" + "|".join("---" if column < left else "---:" for column in range(len(columns))) + "|"
+    )
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return lines
 
@@ -132,16 +134,16 @@ def total_rows(per_trace: list[dict[str, ArmFigures]]) -> list[list[str]]:
         rows.append(
             [
                 arm,
-                f"{sum(f.attributed for f in figures):,}",
-                f"{sum(f.unattributed for f in figures):,}",
-                f"{sum(f.uncached_input for f in figures):,}",
-                f"{sum(f.rewrite_and_summary_tokens for f in figures):,}",
-                f"{sum(f.total_tokens for f in figures):,}",
-                f"{sum(f.cost for f in figures):,.2f}",
-                f"{sum(f.near_zero for f in figures)}",
-                f"{sum(f.over_budget for f in figures)}",
-                f"{sum(f.recall.lost for f in figures)} of "
-                f"{sum(f.recall.planted for f in figures)}",
+                f"{sum(figure.attributed for figure in figures):,}",
+                f"{sum(figure.unattributed for figure in figures):,}",
+                f"{sum(figure.uncached_input for figure in figures):,}",
+                f"{sum(figure.rewrite_and_summary_tokens for figure in figures):,}",
+                f"{sum(figure.total_tokens for figure in figures):,}",
+                f"{sum(figure.cost for figure in figures):,.2f}",
+                f"{sum(figure.near_zero for figure in figures)}",
+                f"{sum(figure.over_budget for figure in figures)}",
+                f"{sum(figure.recall.lost for figure in figures)} of "
+                f"{sum(figure.recall.planted for figure in figures)}",
             ]
         )
     return rows

@@ -127,7 +127,7 @@ class EngineArm:
 
     def append(self, entry: Entry) -> None:
         self.engine.append(entry)
-        if self.immediate and any(m not in self._marks_committed for m in self.engine.marks):
+        if self.immediate and any(mark not in self._marks_committed for mark in self.engine.marks):
             # Only when a new mark appears: a mark the commit holds back (fresh tail) must not
             # trigger a commit after every later append.
             self._marks_committed.update(self.engine.marks)

@@ -83,7 +83,7 @@ def request_times(entries: Sequence[Entry]) -> list[int]:
 
 def main_model(entries: Sequence[Entry]) -> str | None:
     """The model of most assistant entries, or None when none is recorded."""
-    models = Counter(e.model for e in entries if e.kind == "assistant" and e.model)
+    models = Counter(entry.model for entry in entries if entry.kind == "assistant" and entry.model)
     return models.most_common(1)[0][0] if models else None
 
 
@@ -120,7 +120,9 @@ def calibrate(entries: Sequence[Entry], counter: TokenCounter, rules: CacheRules
         checked.append(number)
     if not checked:
         return UNCALIBRATED
-    preamble, scale = _fit([linear[n] for n in checked], [recorded[n][0] for n in checked])
+    preamble, scale = _fit(
+        [linear[number] for number in checked], [recorded[number][0] for number in checked]
+    )
     times = request_times(entries)
     resets: set[int] = set()
     lifetime_ms = rules.lifetime_seconds * 1000
@@ -134,7 +136,7 @@ def calibrate(entries: Sequence[Entry], counter: TokenCounter, rules: CacheRules
         scale=scale,
         prefix_resets=frozenset(resets),
         checked_requests=tuple(checked),
-        recorded_cache_read=sum(recorded[n][1] for n in checked),
+        recorded_cache_read=sum(recorded[number][1] for number in checked),
         recorded_compaction_at=compaction_at,
         main_model=model,
     )
@@ -148,14 +150,20 @@ def _fit(estimated: list[int], recorded: list[int]) -> tuple[int, float]:
     changes (prose early, code later); the first request pins the preamble instead.
     """
     preamble = max(0, recorded[0] - estimated[0])
-    squares = sum(x * x for x in estimated)
+    squares = sum(history * history for history in estimated)
     if squares == 0:
         return preamble, 1.0
     scale = 1.0
     # Each refinement moves the preamble by the first request's share of the scale's change,
     # so this settles in a few rounds.
     for _ in range(50):
-        scale = sum(x * (y - preamble) for x, y in zip(estimated, recorded, strict=True)) / squares
+        scale = (
+            sum(
+                history * (prompt - preamble)
+                for history, prompt in zip(estimated, recorded, strict=True)
+            )
+            / squares
+        )
         if scale <= 0:
             return max(0, recorded[0] - estimated[0]), 1.0
         settled = max(0, recorded[0] - round(scale * estimated[0]))

@@ -270,7 +270,7 @@ def serialise(entries: list[Entry]) -> str:
     lines: list[str] = []
     for entry in entries:
         if entry.kind == "tool_result":
-            text = "\n".join(b.text for b in entry.content if isinstance(b, TextBlock))
+            text = "\n".join(block.text for block in entry.content if isinstance(block, TextBlock))
             if len(text) > TOOL_RESULT_CHARACTERS:
                 dropped = len(text) - TOOL_RESULT_CHARACTERS
                 text = f"{text[:TOOL_RESULT_CHARACTERS]}\n[... {dropped} more characters]"

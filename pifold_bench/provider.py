@@ -149,7 +149,9 @@ class AutomaticPrefixCache:
         return CacheOutcome(read=read, written=0)
 
     def _forget_before(self, oldest_ms: int) -> None:
-        self._last_used = {k: t for k, t in self._last_used.items() if t >= oldest_ms}
+        self._last_used = {
+            key: last_used for key, last_used in self._last_used.items() if last_used >= oldest_ms
+        }
 
 
 class BreakpointPrefixCache:

@@ -75,7 +75,7 @@ def plant_values(
     entries: Sequence[Entry], count: int, seed: int
 ) -> tuple[list[Entry], list[PlantedValue]]:
     """A copy of ``entries`` with ``count`` values planted, and the values."""
-    rng = random.Random(seed)
+    generator = random.Random(seed)
     answered = _answered_results(entries)
     if not answered or count < 1:
         return list(entries), []
@@ -91,11 +91,11 @@ def plant_values(
         # One value per equal slice of the results, at a random place within the slice.
         low = stratum * len(answered) // count
         high = max(low + 1, (stratum + 1) * len(answered) // count)
-        position = answered[rng.randrange(low, high)]
+        position = answered[generator.randrange(low, high)]
         kind = VALUE_KINDS[stratum % len(VALUE_KINDS)]
-        text, line = _new_value(rng, kind, taken, [value.text for value in values])
+        text, line = _new_value(generator, kind, taken, [value.text for value in values])
         taken += "\n" + line
-        planted_entries[position] = _with_line(planted_entries[position], line, rng)
+        planted_entries[position] = _with_line(planted_entries[position], line, generator)
         values.append(PlantedValue(text, kind, entries[position].id, position))
     return planted_entries, values
 
@@ -108,36 +108,39 @@ def _answered_results(entries: Sequence[Entry]) -> list[int]:
     return [
         index
         for index, entry in enumerate(entries[:last_assistant])
-        if entry.kind == "tool_result" and any(isinstance(b, TextBlock) for b in entry.content)
+        if entry.kind == "tool_result"
+        and any(isinstance(block, TextBlock) for block in entry.content)
     ]
 
 
 def _new_value(
-    rng: random.Random, kind: ValueKind, taken: str, earlier: Sequence[str]
+    generator: random.Random, kind: ValueKind, taken: str, earlier: Sequence[str]
 ) -> tuple[str, str]:
     """A value of ``kind`` and the line that carries it: the value appears nowhere in
     ``taken``, and no ``earlier`` value appears in the line."""
     while True:
         if kind == "continuation key":
-            text = "ck_" + "".join(rng.choice("0123456789abcdef") for _ in range(20))
+            text = "ck_" + "".join(generator.choice("0123456789abcdef") for _ in range(20))
             line = f"next_page_token: {text}"
         elif kind == "error string":
-            text = f"E_PLANTED_{rng.randrange(10**7, 10**8)}: checksum mismatch in shard "
-            text += str(rng.randrange(1000, 10_000))
+            text = f"E_PLANTED_{generator.randrange(10**7, 10**8)}: checksum mismatch in shard "
+            text += str(generator.randrange(1000, 10_000))
             line = f"error: {text}"
         else:
-            text = str(rng.randrange(10**11, 10**12))
+            text = str(generator.randrange(10**11, 10**12))
             line = f"rows affected: {text}"
         if text not in taken and not any(value in line for value in earlier):
             return text, line
 
 
-def _with_line(entry: Entry, line: str, rng: random.Random) -> Entry:
-    index = next(i for i, block in enumerate(entry.content) if isinstance(block, TextBlock))
+def _with_line(entry: Entry, line: str, generator: random.Random) -> Entry:
+    index = next(
+        number for number, block in enumerate(entry.content) if isinstance(block, TextBlock)
+    )
     block = entry.content[index]
     assert isinstance(block, TextBlock)
     lines = block.text.split("\n")
-    lines.insert(rng.randrange(len(lines) + 1), line)
+    lines.insert(generator.randrange(len(lines) + 1), line)
     content = list(entry.content)
     content[index] = TextBlock("\n".join(lines))
     return replace(entry, content=tuple(content))
@@ -169,7 +172,7 @@ def classify(arm: Arm, values: Sequence[PlantedValue], raw_digests: set[str]) ->
     if pending:
         peeked = _peek_closure(arm, raw + "\n" + made)
         for value in pending:
-            depth = next((d for text, d in peeked if value.text in text), None)
+            depth = next((peeks for text, peeks in peeked if value.text in text), None)
             if depth is None:
                 statuses[value.text] = "lost"
             else:

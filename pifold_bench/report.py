@@ -209,14 +209,14 @@ def print_totals(console: Console, outcomes: list[TraceOutcome]) -> None:
         rows = [outcome.figures[arm] for outcome in outcomes if arm in outcome.figures]
         table.add_row(
             f"[{ARM_COLOURS.get(arm, 'white')}]{arm}[/]",
-            f"{sum(f.requests for f in rows):,}",
-            f"{sum(f.attributed for f in rows):,}",
-            _alarm(sum(f.unattributed for f in rows)),
-            f"{sum(f.uncached_input for f in rows):,}",
-            f"{sum(f.total_tokens for f in rows):,}",
-            f"{sum(f.cost for f in rows):,.2f}",
-            f"{sum(f.over_budget for f in rows)}",
-            f"{sum(f.recall.lost for f in rows)}",
+            f"{sum(figure.requests for figure in rows):,}",
+            f"{sum(figure.attributed for figure in rows):,}",
+            _alarm(sum(figure.unattributed for figure in rows)),
+            f"{sum(figure.uncached_input for figure in rows):,}",
+            f"{sum(figure.total_tokens for figure in rows):,}",
+            f"{sum(figure.cost for figure in rows):,.2f}",
+            f"{sum(figure.over_budget for figure in rows)}",
+            f"{sum(figure.recall.lost for figure in rows)}",
         )
     console.print(table)
 

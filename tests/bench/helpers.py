@@ -25,12 +25,12 @@ class QuarterCounter:
 
 def filler(characters: int, seed: int) -> str:
     """Deterministic lines of plausible tool output, ``characters`` long."""
-    rng = random.Random(seed)
+    generator = random.Random(seed)
     words = ("alpha", "beta", "gamma", "delta", "value", "file", "ok", "def", "return", "x")
     lines: list[str] = []
     length = 0
     while length < characters:
-        line = f"{len(lines)}: " + " ".join(rng.choice(words) for _ in range(9))
+        line = f"{len(lines)}: " + " ".join(generator.choice(words) for _ in range(9))
         lines.append(line)
         length += len(line) + 1
     return "\n".join(lines)[:characters]
@@ -58,8 +58,8 @@ class Session:
         entry_id, ts = self._next()
         blocks: list[TextBlock | ToolCallBlock] = [TextBlock(text)]
         blocks += [
-            ToolCallBlock(f"call-{entry_id}-{n}", "read", {"path": f"src/m{n}.py"})
-            for n in range(calls)
+            ToolCallBlock(f"call-{entry_id}-{number}", "read", {"path": f"src/m{number}.py"})
+            for number in range(calls)
         ]
         entry = Entry(entry_id, "assistant", ts, tuple(blocks), usage=usage, model="gpt-5.4")
         self.entries.append(entry)

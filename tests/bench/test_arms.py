@@ -49,10 +49,14 @@ def test_clip_only_clears_all_but_the_newest_three_results_once_triggered() -> N
     trace = prepared(entries, budget=5_000)
     arm = ClipOnlyArm(COUNTER, trigger_tokens=4_000)
     run = run_arm(arm, trace)
-    results = [m for m in arm.final_messages() if m["role"] == "tool"]
-    cleared = [m for m in results if m["content"] == [{"type": "text", "text": CLEARED_TEXT}]]
+    results = [message for message in arm.final_messages() if message["role"] == "tool"]
+    cleared = [
+        message
+        for message in results
+        if message["content"] == [{"type": "text", "text": CLEARED_TEXT}]
+    ]
     assert len(results) == 10 and len(cleared) == 7
-    assert results[-3:] == [e.wire for e in entries if e.kind == "tool_result"][-3:]
+    assert results[-3:] == [entry.wire for entry in entries if entry.kind == "tool_result"][-3:]
     assert "unattributed" not in run.classes
     assert run.classes.count("attributed") == arm.events > 0
 
@@ -79,7 +83,7 @@ def test_native_compacts_over_the_budget_keeping_the_newest_tokens() -> None:
     # tool result it stopped on so that the result stays with its call.
     skipped = entries[arm.kept_from - 1]
     assert skipped.kind == "tool_result"
-    assert sum(tokens_of(e) for e in [skipped, *kept]) >= 2_500
+    assert sum(tokens_of(entry) for entry in [skipped, *kept]) >= 2_500
     assert arm.final_messages()[0] == arm.summary
     assert "unattributed" not in run.classes
     assert run.classes.count("attributed") == arm.compactions
@@ -110,7 +114,7 @@ def test_native_splits_a_turn_into_two_summarisation_calls_billed_whole() -> Non
     second_turn = 4
     assert entries[second_turn].kind == "user"
     arm = NativeCompactionArm(COUNTER, 8_000, summary_tokens=300, keep_recent_tokens=2_500)
-    compacting = next(r for r in requests_of(arm, entries) if r.side_calls)
+    compacting = next(request for request in requests_of(arm, entries) if request.side_calls)
     cut = arm.kept_from
     assert entries[cut].kind == "assistant" and cut > second_turn
     assert arm.split_turns == 1
@@ -136,17 +140,17 @@ def test_native_splits_a_turn_into_two_summarisation_calls_billed_whole() -> Non
         prepared(entries, budget=8_000, summary_tokens=300),
     )
     first_two = run.side_bills[:2]
-    assert [(b.fresh_input, b.cache_read, b.cache_write) for b in first_two] == [
+    assert [(bill.fresh_input, bill.cache_read, bill.cache_write) for bill in first_two] == [
         (history.prompt_tokens, 0, 0),
         (prefix.prompt_tokens, 0, 0),
     ]
-    assert [b.output for b in first_two] == [300, 188]
+    assert [bill.output for bill in first_two] == [300, 188]
 
 
 def test_native_makes_no_history_call_when_nothing_precedes_the_split_turn() -> None:
     entries = Session().long_turn(batches=8, characters=4_000)
     arm = NativeCompactionArm(COUNTER, 8_000, summary_tokens=300, keep_recent_tokens=2_500)
-    compacting = next(r for r in requests_of(arm, entries) if r.side_calls)
+    compacting = next(request for request in requests_of(arm, entries) if request.side_calls)
     (prefix,) = compacting.side_calls
     assert prefix.label == "compaction 1 turn prefix"
     assert prefix.prompt_tokens == TURN_PREFIX_INSTRUCTION_TOKENS + COUNTER.count_text(
@@ -184,7 +188,9 @@ def test_the_previous_summary_is_part_of_the_next_summarisation_prompt() -> None
                 history_calls += 1
                 cut = arm.kept_from
                 # The history ends where the split turn began, or at the cut.
-                starts = [n for n in range(previous_cut, cut) if entries[n].kind == "user"]
+                starts = [
+                    number for number in range(previous_cut, cut) if entries[number].kind == "user"
+                ]
                 end = starts[-1] if starts and entries[cut].kind != "user" else cut
                 # The first compaction cut inside the first turn (no history call); every
                 # history call after it carries the summary the window opened with until
@@ -222,7 +228,9 @@ def test_fold_immediate_rewrites_at_every_mark_and_fold_batches_them(tmp_path: P
     assert 0 < fold.classes.count("attributed") < immediate.classes.count("attributed")
     assert max(fold.windows) <= 30_000
     # Batched commits re-bill less than one rewrite per mark.
-    fresh = [sum(b.fresh_input + b.cache_write for b in r.bills) for r in (fold, immediate)]
+    fresh = [
+        sum(bill.fresh_input + bill.cache_write for bill in run.bills) for run in (fold, immediate)
+    ]
     assert fresh[0] < fresh[1]
 
 

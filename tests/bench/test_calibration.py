@@ -77,7 +77,7 @@ def test_the_check_stops_where_the_recorded_prompt_shrank() -> None:
     calibration = calibrate(entries, COUNTER, RULES)
     assert calibration.checked_requests == (0, 1, 2, 3, 4)
     assert calibration.recorded_compaction_at == 5
-    reads = [e.usage.cache_read_tokens for e in entries if e.usage is not None][:5]
+    reads = [entry.usage.cache_read_tokens for entry in entries if entry.usage is not None][:5]
     assert calibration.recorded_cache_read == sum(reads)
 
 

@@ -51,14 +51,14 @@ def test_svg_has_a_polyline_per_arm_with_a_point_per_request() -> None:
     lines = root.findall(f"{SVG}polyline")
     # Each panel draws its arms last to first, so the first arm ends on top.
     assert [line.get("data-arm") for line in lines] == ["native", "fold", "fold"]
-    first = [tuple(map(float, p.split(","))) for p in str(lines[1].get("points")).split()]
+    first = [tuple(map(float, point.split(","))) for point in str(lines[1].get("points")).split()]
     assert len(first) == 3
-    xs = [x for x, _ in first]
-    ys = [y for _, y in first]
-    assert xs == sorted(xs) and xs[0] < xs[-1]
+    across = [horizontal for horizontal, _ in first]
+    heights = [vertical for _, vertical in first]
+    assert across == sorted(across) and across[0] < across[-1]
     # Larger windows sit higher (smaller y); all inside the first panel.
-    assert ys[1] < ys[2] < ys[0] <= 200
-    texts = [t.text for t in root.iter(f"{SVG}text")]
+    assert heights[1] < heights[2] < heights[0] <= 200
+    texts = [element.text for element in root.iter(f"{SVG}text")]
     assert "b & <c>" in texts and "budget 1k" in texts
 
 

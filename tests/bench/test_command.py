@@ -53,7 +53,9 @@ def write_trajectory(path: Path, steps: int = 8) -> Path:
                 },
             }
         )
-        body = "\n".join(f"{n}: def handler_{step}_{n}(value): return value" for n in range(80))
+        body = "\n".join(
+            f"{line}: def handler_{step}_{line}(value): return value" for line in range(80)
+        )
         messages.append(
             {
                 "role": "tool",
@@ -166,6 +168,6 @@ def test_markdown_beside_the_traces_is_skipped_with_a_note(tmp_path: Path) -> No
     )
     assert result.exit_code == 0, result.output
     assert "skipped" in result.stderr and "PROVENANCE.md" in result.stderr
-    assert [t["format"] for t in json.loads(result.stdout)["traces"]] == ["mini-swe-agent"]
+    assert [trace["format"] for trace in json.loads(result.stdout)["traces"]] == ["mini-swe-agent"]
     only_notes = RUNNER.invoke(app, ["bench", str(notes)], env={"COLUMNS": "200"})
     assert only_notes.exit_code == 2 and "no session file given" in only_notes.output

@@ -22,16 +22,20 @@ def test_planting_is_deterministic_spread_and_only_touches_tool_results() -> Non
     planted, values = plant_values(entries, 6, seed=3)
     again, same = plant_values(entries, 6, seed=3)
     _, other = plant_values(entries, 6, seed=4)
-    assert [v.text for v in values] == [v.text for v in same]
-    assert [e.digest for e in planted] == [e.digest for e in again]
-    assert [v.text for v in values] != [v.text for v in other]
-    assert {v.kind for v in values} == set(VALUE_KINDS)
-    positions = [v.position for v in values]
-    results = [i for i, e in enumerate(entries) if e.kind == "tool_result"]
+    assert [value.text for value in values] == [value.text for value in same]
+    assert [entry.digest for entry in planted] == [entry.digest for entry in again]
+    assert [value.text for value in values] != [value.text for value in other]
+    assert {value.kind for value in values} == set(VALUE_KINDS)
+    positions = [value.position for value in values]
+    results = [number for number, entry in enumerate(entries) if entry.kind == "tool_result"]
     # One value per sixth of the tool results, in order.
     for stratum, position in enumerate(positions):
         assert position in results[stratum * 5 : (stratum + 1) * 5]
-    changed = [i for i, (a, b) in enumerate(zip(entries, planted, strict=True)) if a != b]
+    changed = [
+        number
+        for number, (before, after) in enumerate(zip(entries, planted, strict=True))
+        if before != after
+    ]
     assert changed == positions
     for value in values:
         assert value.text in planted[value.position].text
@@ -45,7 +49,7 @@ def test_a_value_already_in_a_tool_call_argument_is_never_planted() -> None:
     first = values[0].text
     # Put the value the seed draws first where only the wire shows it: in the arguments of
     # the last call, not in any entry's readable text.
-    index = max(n for n, entry in enumerate(entries) if entry.tool_calls)
+    index = max(number for number, entry in enumerate(entries) if entry.tool_calls)
     call = entries[index].tool_calls[0]
     moved = ToolCallBlock(call.id, call.name, {**call.arguments, "note": first})
     entries[index] = replace(entries[index], content=(entries[index].content[0], moved))
@@ -125,7 +129,9 @@ class StubArm:
         raise NotImplementedError
 
     def final_messages(self) -> list[dict[str, JsonValue]]:
-        return [{"role": "user", "content": [{"type": "text", "text": t}]} for t in self.window]
+        return [
+            {"role": "user", "content": [{"type": "text", "text": text}]} for text in self.window
+        ]
 
     def peek(self, identifier: str) -> bytes | None:
         self.peeked.append(identifier)
@@ -153,7 +159,9 @@ def test_classification_follows_peeks_from_ids_the_window_shows() -> None:
             evidence: json.dumps({"content": [{"text": "deep 999000111222"}]}).encode(),
         },
     )
-    values = [planted(v) for v in ("555666777888", "111222333444", "999000111222", "31415926")]
+    values = [
+        planted(text) for text in ("555666777888", "111222333444", "999000111222", "31415926")
+    ]
     raw = {message_digest(arm.final_messages()[0])}
     result = classify(arm, values, raw)
     assert result.statuses == {

@@ -52,7 +52,9 @@ def test_unbatched_lands_one_mark_per_request_between_the_band_edges(tmp_path: P
     # Every commit is the arm's, one requested mark each, landed in that commit.
     commits = arm.engine.commits
     assert [commit.cause for commit in commits] == [UNBATCHED_CAUSE] * len(landed)
-    assert all(mark in c.applied_marks for c, (_, mark) in zip(commits, arm.landed, strict=True))
+    assert all(
+        mark in commit.applied_marks for commit, (_, mark) in zip(commits, arm.landed, strict=True)
+    )
     assert run.events == len(landed)
     # Each request that landed a mark is an attributed rewrite; every other one appends.
     for number, verdict in enumerate(run.classes):
