@@ -17,6 +17,7 @@ from itertools import pairwise
 from typing import Any
 
 from pifold_bench.calibration import ModelCheck
+from pifold_bench.native import turn_prefix_summary_tokens
 from pifold_bench.run import ArmRun, PreparedTrace, model_check_skipped
 
 NEAR_ZERO_SHARE = 0.05
@@ -227,6 +228,7 @@ def trace_json(
         },
         "native_summary_tokens": prepared.summary_tokens,
         "native_summary_source": prepared.summary_source,
+        "native_turn_prefix_summary_tokens": turn_prefix_summary_tokens(prepared.summary_tokens),
         "planted_values": planted,
         "arms": {
             name: {**asdict(arm_figures(run, budget, planted)), "windows": run.windows}

@@ -12,6 +12,7 @@ from rich.table import Table
 from pifold_bench.calibration import ModelCheck
 from pifold_bench.chart import ARM_COLOURS, ChartPanel, terminal_chart
 from pifold_bench.figures import ArmFigures
+from pifold_bench.native import turn_prefix_summary_tokens
 from pifold_bench.run import FOLD_ARMS, PreparedTrace, model_check_skipped
 
 
@@ -55,8 +56,9 @@ def print_trace(console: Console, outcome: TraceOutcome, budget: int, as_of: str
         console.print("no usage recorded: estimates billed as they are, no preamble")
     console.print(check_line(outcome.check, model_check_skipped(prepared)))
     console.print(
-        f"native summary: {prepared.summary_tokens:,} tokens ({prepared.summary_source}); "
-        f"{len(prepared.values)} values planted"
+        f"native summary: {prepared.summary_tokens:,} tokens ({prepared.summary_source}), "
+        f"plus a {turn_prefix_summary_tokens(prepared.summary_tokens):,}-token turn-prefix "
+        f"summary when a cut splits a turn (assumed); {len(prepared.values)} values planted"
     )
     console.print(cost_table(outcome.figures))
     console.print(window_table(outcome.figures, budget))

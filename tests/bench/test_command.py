@@ -91,7 +91,9 @@ def test_json_reports_every_arm_with_its_figures_and_windows(tmp_path: Path) -> 
     (report,) = document["traces"]
     assert report["format"] == "mini-swe-agent" and report["requests"] == 9
     assert report["pricing"]["model"] == "gpt-5.4" and report["pricing"]["own_model"]
-    assert report["model_check"]["requests"] == 9
+    assert report["pricing"]["recorded_family"] == report["pricing"]["family"]
+    assert report["model_check"]["requests"] == 9 and report["model_check_skipped"] is None
+    assert report["native_turn_prefix_summary_tokens"] == 1_250
     assert list(report["arms"]) == list(ARM_NAMES)
     for figures in report["arms"].values():
         assert len(figures["windows"]) == 9
@@ -104,6 +106,11 @@ def test_json_reports_every_arm_with_its_figures_and_windows(tmp_path: Path) -> 
         )
         assert figures["recall"]["planted"] == report["planted_values"] == 8
     assert report["arms"]["none"]["first_over_budget"] is not None
+    # Under 20,000 tokens there is nothing native may cut (it keeps the newest 20,000), so
+    # it sends what none sends and the requests over the budget are counted, not hidden.
+    native = report["arms"]["native"]
+    assert native["events"] == 0
+    assert native["over_budget"] == report["arms"]["none"]["over_budget"] > 0
     assert report["arms"]["fold"]["recall"]["lost"] == 0
     root = ElementTree.fromstring(svg.read_text(encoding="utf-8"))
     assert len(root.findall("{http://www.w3.org/2000/svg}polyline")) == len(ARM_NAMES)
