@@ -18,14 +18,13 @@ from pifold_core.audit import RequestRecord, WireAudit, request_digest
 from pifold_core.canonical import JsonValue
 from pifold_core.commit import CommitOutcome, Committer
 from pifold_core.composition import Composition
-from pifold_core.entries import Entry, Usage
+from pifold_core.entries import Entry, Usage, looks_like_path
 from pifold_core.evidence import EvidenceStore
 from pifold_core.folds import Fold, Forest, ForestError, source_of
 from pifold_core.journal import Journal, TornTail
 from pifold_core.mark_edits import (
     MarkEditError,
     find_mark,
-    looks_like_path,
     reboundaried,
     with_brief,
 )
@@ -37,7 +36,7 @@ from pifold_core.peek import PeekError, PeekResult, slice_source
 from pifold_core.pins import PinError, PinOutcome, plan_pin, plan_unpin
 from pifold_core.projection import Projection
 from pifold_core.reporting import build_status, fold_rows
-from pifold_core.restore import check_restored, replay_record
+from pifold_core.restore import check_restored, replay_record, settle_commit
 from pifold_core.status import CommitView, EngineStatus, FoldRow
 from pifold_core.store import FoldStore, StoreObjectCorrupt
 from pifold_core.tokens import TiktokenCounter, TokenCounter
@@ -287,11 +286,6 @@ class Engine:
         except OSError as error:
             self.folding_stopped = f"commit could not be saved: {error}"
             return None
-        if commit.short_of_target:
-            self._stalled_at = self._progress_key()
-            self.stalled_reason = commit.short_reason
-        else:
-            self.stalled_reason = None
         return commit
 
     def _maybe_notice(self) -> None:
@@ -375,53 +369,30 @@ class Engine:
             for built in outcome.built:
                 self.store.put(built.source)
             spent = sorted(set(snapshot["ephemeral"]) - set(self.ephemeral))
-            self.journal.append(
-                "commit",
-                {
-                    "n": outcome.number,
-                    "cause": cause,
-                    "folds": [built.fold.to_record() for built in outcome.built],
-                    "applied": outcome.applied_marks,
-                    "dropped": sorted(outcome.dropped_marks),
-                    "refolded": outcome.refolded,
-                    "pinOpened": outcome.pin_opened,
-                    "pinRestored": outcome.pin_restored,
-                    "spentPeeks": spent,
-                    "withdrawn": outcome.withdrawn,
-                    "clipped": outcome.clipped,
-                    "expanded": expand.handle if expand is not None else None,
-                    "short": outcome.short_of_target,
-                    "shortReason": outcome.short_reason,
-                    "tokensBefore": outcome.tokens_before,
-                    "tokensAfter": outcome.tokens_after,
-                },
-                durable=True,
-            )
+            record: dict[str, Any] = {
+                "n": outcome.number,
+                "cause": cause,
+                "folds": [built.fold.to_record() for built in outcome.built],
+                "applied": outcome.applied_marks,
+                "dropped": sorted(outcome.dropped_marks),
+                "refolded": outcome.refolded,
+                "pinOpened": outcome.pin_opened,
+                "pinRestored": outcome.pin_restored,
+                "spentPeeks": spent,
+                "withdrawn": outcome.withdrawn,
+                "clipped": outcome.clipped,
+                "expanded": expand.handle if expand is not None else None,
+                "short": outcome.short_of_target,
+                "shortReason": outcome.short_reason,
+                "tokensBefore": outcome.tokens_before,
+                "tokensAfter": outcome.tokens_after,
+            }
+            self.journal.append("commit", record, durable=True)
         except BaseException:
             self._restore_snapshot(snapshot)
             raise
-        self.commit_count = outcome.number
-        self.clipped_total += len(outcome.clipped)
-        # Refolds land before pins within a commit: a fold refolded and reopened stays open.
-        self.pin_opened.difference_update(outcome.refolded)
-        self.pin_opened.update(outcome.pin_opened)
         self.commits.append(outcome)
-        self.last_commit = CommitView(
-            number=outcome.number,
-            cause=outcome.cause,
-            tokens_before=outcome.tokens_before,
-            tokens_after=outcome.tokens_after,
-            folds_made=len(outcome.built),
-            marks_applied=len(outcome.applied_marks),
-            clipped=len(outcome.clipped),
-            withdrawn=len(outcome.withdrawn),
-            pins_landed=len(outcome.pin_opened),
-            short_reason=outcome.short_reason,
-        )
-        self._noticed = False
-        if outcome.changed or expand is not None:
-            # A commit that found nothing to change sent no rewrite: the reading stays valid.
-            self._declare(f"commit {outcome.number} ({cause})")
+        settle_commit(self, record)  # the bookkeeping a reopen repeats from the same record
         return outcome
 
     def _declare(self, cause: str) -> None:
@@ -525,7 +496,7 @@ class Engine:
         """Exact, verified bytes of a fold, an entry or an evidence artifact. Moves nothing."""
         if not isinstance(identifier, str) or not identifier:
             raise PeekError("id must be a non-empty string")
-        if "/" in identifier or "\\" in identifier or ".." in identifier:
+        if looks_like_path(identifier):
             raise PeekError(f"{identifier!r} looks like a path; peek takes ids, never paths")
         if identifier.startswith("fold-"):
             try:

@@ -313,6 +313,12 @@ def records_to_entries(records: Iterable[Mapping[str, Any]]) -> list[Entry]:
     return [Entry.from_record(record) for record in records]
 
 
+def looks_like_path(identifier: str) -> bool:
+    """Whether an id names a path: a separator or a parent reference. Ids never do, so every
+    verb that takes an id (peek, pin, reboundary, the tool) refuses these."""
+    return "/" in identifier or "\\" in identifier or ".." in identifier
+
+
 def _validate(entry: Entry) -> None:
     if not isinstance(entry.id, str) or not entry.id:
         raise EntryError("entry field 'id' must be a non-empty string")

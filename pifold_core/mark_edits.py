@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pifold_core.briefs import MAX_BRIEF_CHARS, BriefError, validate_supplied_brief
+from pifold_core.entries import looks_like_path
 from pifold_core.folds import Forest
 from pifold_core.marks import Mark
 from pifold_core.options import EngineOptions
@@ -44,11 +45,6 @@ def with_brief(mark: Mark, text: object) -> Mark:
     except BriefError as error:
         raise MarkEditError(f"text: {error}") from None
     return replace(mark, brief=brief)
-
-
-def looks_like_path(identifier: str) -> bool:
-    """Ids are never paths: refuse separators and parent references wherever ids arrive."""
-    return "/" in identifier or "\\" in identifier or ".." in identifier
 
 
 def _entry_index(transcript: Transcript, name: str, identifier: object) -> int:

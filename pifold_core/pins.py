@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 
+from pifold_core.entries import looks_like_path
 from pifold_core.folds import Forest
 from pifold_core.transcript import Transcript
 
@@ -48,7 +49,7 @@ def resolve_ids(ids: Sequence[str], transcript: Transcript, forest: Forest) -> l
     for identifier in ids:
         if not isinstance(identifier, str) or not identifier:
             raise PinError(f"ids holds {identifier!r}, which is not an id")
-        if "/" in identifier or "\\" in identifier or ".." in identifier:
+        if looks_like_path(identifier):
             raise PinError(f"{identifier!r} looks like a path; pins take ids, never paths")
         fold = forest.folds.get(identifier)
         if fold is not None:

@@ -116,12 +116,26 @@ def _replay_commit(engine: Engine, body: dict[str, Any]) -> None:
             engine.projection.set_view(index, "withdrawn", withdrawn_text(peeked))
     for index in body.get("clipped", []):
         engine.projection.set_view(index, "clipped", clipped_text(engine.transcript.entries[index]))
-    engine.clipped_total += len(body.get("clipped", []))
     if body.get("expanded"):
         handle = body["expanded"]
         engine.forest.expanded.add(handle)
         engine.projection.show_fold(engine.forest.folds[handle])
+    settle_commit(engine, body)
+
+
+def settle_commit(engine: Engine, body: dict[str, Any]) -> None:
+    """The engine's bookkeeping after a commit, from its log record alone.
+
+    The live commit and the reopen both call this with the same record, so counters, the
+    pins' opened folds, the last commit's view, the rewrite declaration and the stall can
+    never drift apart between a running session and a restarted one.
+    """
+    opened = body.get("pinOpened", [])
     engine.commit_count = int(body["n"])
+    engine.clipped_total += len(body.get("clipped", []))
+    # Refolds land before pins within a commit: a fold refolded and reopened stays open.
+    engine.pin_opened.difference_update(body["refolded"])
+    engine.pin_opened.update(opened)
     engine.last_commit = CommitView(
         number=int(body["n"]),
         cause=str(body["cause"]),
@@ -134,17 +148,16 @@ def _replay_commit(engine: Engine, body: dict[str, Any]) -> None:
         pins_landed=len(opened),
         short_reason=body.get("shortReason"),
     )
-    engine.pin_opened.difference_update(body["refolded"])
-    engine.pin_opened.update(opened)
     engine._noticed = False
     changed = body.get("expanded") or any(
         body.get(key)
         for key in ("folds", "refolded", "pinOpened", "pinRestored", "withdrawn", "clipped")
     )
     if changed:
+        # A commit that found nothing to change sent no rewrite: the reading stays valid.
         engine._declare(f"commit {body['n']} ({body['cause']})")
     if body["cause"] == "threshold" and body.get("short"):
-        engine._stalled_at = engine._progress_key()  # as prepare_request did when live
+        engine._stalled_at = engine._progress_key()  # not retried until something changes
         engine.stalled_reason = body.get("shortReason")
     elif body["cause"] == "threshold":
         engine.stalled_reason = None  # a threshold commit that reached its target clears it

@@ -17,6 +17,7 @@ from typing import Final
 
 from pifold_core.briefs import BriefError, validate_supplied_brief
 from pifold_core.canonical import CanonicalError, parse_json
+from pifold_core.entries import looks_like_path
 from pifold_core.tool.actions import (
     BriefAction,
     ExpandAction,
@@ -232,7 +233,7 @@ class _Reader:
             raise self._fail(name, f"must be an id string, got {_kind(value)}")
         if not value.strip():
             raise self._fail(name, "is empty; it must name an id")
-        if "/" in value or "\\" in value or ".." in value:
+        if looks_like_path(value):
             raise self._fail(name, f"looks like a path ({value!r}); an id is never a path")
         if len(value) > MAX_ID_CHARS:
             raise self._fail(name, f"has {len(value)} characters; ids have at most {MAX_ID_CHARS}")
