@@ -28,6 +28,7 @@ from tests.core.builders import (
     random_session,
     small_options,
 )
+from tests.core.engine_checks import full_state
 
 
 def _engine(path: Path, options: EngineOptions | None = None, **kwargs: Any) -> Engine:
@@ -39,20 +40,6 @@ def _chapters(count: int, sizes: tuple[list[int], ...] = ([1500, 800], [1200])) 
     for number in range(count):
         session.chapter(f"Chapter {number}: look at src/x{number}.py", list(sizes), seed=number)
     return session
-
-
-def _state(engine: Engine) -> tuple[Any, ...]:
-    """Everything a no-op must leave untouched."""
-    return (
-        engine.projection.digests(),
-        engine.projection.tokens,
-        dict(engine.marks),
-        dict(engine.forest.folds),
-        set(engine.forest.expanded),
-        set(engine.staged_refolds),
-        engine.commit_count,
-        engine.journal.path.read_bytes(),
-    )
 
 
 def _folded(path: Path, chapters: int = 4, **kwargs: Any) -> tuple[Engine, SessionBuilder]:
@@ -227,10 +214,10 @@ def test_bad_peeks_raise_and_change_nothing(
     engine, _ = _folded(tmp_path)
     if identifier == "FIRST":
         identifier = next(iter(engine.forest.folds))
-    before = _state(engine)
+    before = full_state(engine)
     with pytest.raises(PeekError, match=message):
         engine.peek(identifier, **kwargs)
-    assert _state(engine) == before
+    assert full_state(engine) == before
 
 
 # -- expand and refold ---------------------------------------------------------------------
@@ -318,7 +305,7 @@ def test_expand_refusals_change_nothing(tmp_path: Path) -> None:
     engine, _ = _folded(tmp_path)
     root = _root_with_child(engine)
     child = root.children[0]
-    before = _state(engine)
+    before = full_state(engine)
     with pytest.raises(EngineError, match="inside collapsed fold"):
         engine.expand(child)
     with pytest.raises(EngineError, match="no fold"):
@@ -327,7 +314,7 @@ def test_expand_refusals_change_nothing(tmp_path: Path) -> None:
         engine.expand("mark-1")
     with pytest.raises(EngineError, match="not expanded"):
         engine.refold(root.handle)
-    assert _state(engine) == before
+    assert full_state(engine) == before
     engine.expand(root.handle)
     with pytest.raises(EngineError, match="already expanded"):
         engine.expand(root.handle)
@@ -391,19 +378,19 @@ def test_corrupt_store_object_fails_loudly(tmp_path: Path) -> None:
     root = _root_with_child(engine)
     path = engine.store.path_of(root.source_digest)
     _damage(path)
-    before = _state(engine)
+    before = full_state(engine)
     with pytest.raises(StoreObjectCorrupt) as caught:
         engine.peek(root.handle)
     assert caught.value.digest == root.source_digest
     with pytest.raises(StoreObjectCorrupt):
         engine.expand(root.handle)
-    assert _state(engine) == before
+    assert full_state(engine) == before
     path.unlink()
     with pytest.raises(StoreObjectMissing, match=root.source_digest):
         engine.peek(root.handle, offset=0, length=10)
     with pytest.raises(StoreObjectMissing):
         engine.expand(root.handle)
-    assert _state(engine) == before
+    assert full_state(engine) == before
 
 
 # -- evidence --------------------------------------------------------------------------------
@@ -547,10 +534,10 @@ def test_reopen_detects_a_missing_store_object(tmp_path: Path) -> None:
 
 def test_bad_append_changes_nothing(tmp_path: Path) -> None:
     engine, session = _folded(tmp_path)
-    before = _state(engine)
+    before = full_state(engine)
     with pytest.raises(ValueError, match="already"):
         engine.append(session.entries[0])
-    assert _state(engine) == before
+    assert full_state(engine) == before
 
 
 # -- the real token counter ------------------------------------------------------------------

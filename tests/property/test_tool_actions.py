@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from pifold_core.engine import Engine
 from pifold_core.tool.runner import run_tool
 from tests.core.builders import CharCounter, random_session, small_options
+from tests.core.engine_checks import full_state
 from tests.property.test_engine_invariants import check_invariants
 
 SETTINGS = settings(
@@ -28,18 +29,6 @@ SETTINGS = settings(
 )
 
 BAD_IDS = ["", "fold-000000000000", "fold-xyz", "../etc/passwd", "mark-999", "a/b", "entry?"]
-
-
-def _state(engine: Engine) -> tuple[Any, ...]:
-    return (
-        engine.projection.digests(),
-        dict(engine.marks),
-        set(engine.pinned),
-        set(engine.staged_refolds),
-        set(engine.forest.expanded),
-        dict(engine.forest.folds),
-        engine.journal.path.stat().st_size,
-    )
 
 
 def _valid_action(engine: Engine, data: st.DataObject) -> dict[str, Any]:
@@ -130,16 +119,17 @@ def _act(engine: Engine, data: st.DataObject) -> bool:
     """Run one random action; returns whether it may have moved bytes (an expand)."""
     valid = data.draw(st.booleans())
     arguments = _valid_action(engine, data) if valid else _invalid_action(data)
-    before = _state(engine)
+    before = full_state(engine)
     result = run_tool(engine, arguments)
     if result.is_error:
         assert result.text.startswith("error")
-        assert _state(engine)[:-1] == before[:-1], arguments
-        assert _state(engine)[-1] == before[-1], "an error wrote to the log"
+        after = full_state(engine)
+        assert after["log"] == before["log"], "an error wrote to the log"
+        assert after == before, arguments
         return False
     if not result.moved_bytes:
         # Marks, pins, briefs, staged refolds and reads never move a byte now.
-        assert engine.projection.digests() == before[0], arguments
+        assert engine.projection.digests() == before["digests"], arguments
     return result.moved_bytes
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -14,6 +13,7 @@ from pifold_core.store import StoreObjectCorrupt, StoreObjectMissing
 from pifold_core.tool import run_tool
 from pifold_core.tool.runner import ToolResult
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
+from tests.core.engine_checks import full_state
 
 
 def _chapters(session: SessionBuilder, count: int, first: int = 0) -> None:
@@ -58,21 +58,6 @@ def _folded(path: Path) -> Engine:
     return engine
 
 
-def _state(engine: Engine) -> tuple[Any, ...]:
-    """Everything a refused call must leave untouched, the log's bytes included."""
-    return (
-        engine.projection.digests(),
-        dict(engine.marks),
-        set(engine.pinned),
-        set(engine.staged_refolds),
-        dict(engine.ephemeral),
-        set(engine.forest.expanded),
-        dict(engine.forest.folds),
-        engine.commit_count,
-        engine.journal.path.read_bytes(),
-    )
-
-
 def _ok(engine: Engine, arguments: object, call_id: str | None = None) -> ToolResult:
     result = run_tool(engine, arguments, call_id)
     assert not result.is_error, result.text
@@ -89,7 +74,7 @@ def _root(engine: Engine) -> str:
 
 def test_status_summary_and_tree_move_nothing(tmp_path: Path) -> None:
     engine = _folded(tmp_path)
-    before = _state(engine)
+    before = full_state(engine)
     summary = _ok(engine, {"action": "status"})
     assert (summary.action, summary.moved_bytes) == ("status", False)
     assert "folds: 2 visible (1 consolidated, 1 span), 9 in all" in summary.text
@@ -98,7 +83,7 @@ def test_status_summary_and_tree_move_nothing(tmp_path: Path) -> None:
     assert _ok(engine, '{"action": "status"}').text == summary.text  # deterministic
     tree = _ok(engine, {"action": "status", "detail": "tree"}).text
     assert "fold tree: 9 folds in transcript order, page 1 of 1" in tree
-    assert _state(engine) == before
+    assert full_state(engine) == before
 
 
 def test_status_tree_pages_through_every_fold(tmp_path: Path) -> None:
@@ -119,10 +104,10 @@ def test_status_tree_pages_through_every_fold(tmp_path: Path) -> None:
         f"    {nested[0].handle} tool [hidden]"
         in _ok(engine, {"action": "status", "detail": "tree", "page_size": 200}).text
     )
-    before = _state(engine)
+    before = full_state(engine)
     refused = run_tool(engine, {"action": "status", "detail": "tree", "page": 4, "page_size": 4})
     assert refused.is_error and "argument 'page' is 4, past the last page (3)" in refused.text
-    assert _state(engine) == before
+    assert full_state(engine) == before
 
 
 def test_peek_a_fold_slices_exactly_and_notes_the_ephemeral_copy(tmp_path: Path) -> None:
@@ -361,12 +346,12 @@ FOLDED_REFUSALS: dict[str, tuple[Case, str]] = {
 
 def _assert_refused(engine: Engine, case: Case, fragment: str) -> None:
     arguments = case(engine)
-    before = _state(engine)
+    before = full_state(engine)
     result = run_tool(engine, arguments, call_id="call_refused")
     assert result.is_error and not result.moved_bytes
     assert result.text.startswith("error: ") and result.text.endswith("Nothing was changed.")
     assert fragment in result.text, result.text
-    assert _state(engine) == before
+    assert full_state(engine) == before
 
 
 @pytest.mark.parametrize("name", sorted(PENDING_REFUSALS))
