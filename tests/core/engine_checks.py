@@ -10,7 +10,7 @@ from typing import Any
 
 from pifold_core.engine import Engine
 from pifold_core.options import EngineOptions
-from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
+from tests.core.builders import CharCounter, SessionBuilder, drive, expected_source, small_options
 
 
 def durable_state(engine: Engine) -> dict[str, Any]:
@@ -81,6 +81,7 @@ def reopen(engine: Engine) -> Engine:
 def assert_reopens_identically(engine: Engine) -> Engine:
     """Reopen the session and check it rebuilt the same state; returns the reopened engine."""
     assert_clean_audit(engine)
+    assert_lossless(engine)
     reopened = reopen(engine)
     assert reopened.torn_tail is None
     live, rebuilt = durable_state(engine), durable_state(reopened)
@@ -93,6 +94,13 @@ def assert_reopens_identically(engine: Engine) -> Engine:
 def assert_clean_audit(engine: Engine) -> None:
     """The wire audit found no unattributed rewrite (DESIGN §4)."""
     assert engine.audit.counts.unattributed == 0
+
+
+def assert_lossless(engine: Engine) -> None:
+    """Every fold, at any depth, peeks back exactly the entries it covers (DESIGN §3)."""
+    for fold in engine.forest.folds.values():
+        result = engine.peek(fold.handle)
+        assert result.complete and result.data == expected_source(engine, fold), fold.handle
 
 
 def chapters(
@@ -138,6 +146,7 @@ def folded_engine(
 
 __all__ = [
     "assert_clean_audit",
+    "assert_lossless",
     "assert_reopens_identically",
     "chapters",
     "durable_state",

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pifold_core.engine import Engine
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
+from tests.core.engine_checks import assert_clean_audit, assert_lossless
 
 
 def _session() -> SessionBuilder:
@@ -48,7 +49,8 @@ def test_blacklisted_results_stay_raw_through_commits(tmp_path: Path) -> None:
     for index in indices:
         assert engine.forest.root_containing(index) is None, index
         assert _shown_raw(engine, index), index
-    assert engine.audit.counts.unattributed == 0
+    assert_clean_audit(engine)
+    assert_lossless(engine)
     engine.close()
     reopened = Engine.open(tmp_path / "state", None, CharCounter())
     try:
@@ -64,6 +66,8 @@ def test_without_the_blacklist_the_same_results_fold(tmp_path: Path) -> None:
     )
     drive(engine, _session().entries)
     assert any(engine.forest.root_containing(index) for index in _blacklisted_indices(engine))
+    assert_clean_audit(engine)
+    assert_lossless(engine)
 
 
 def test_blacklisting_live_protects_results_from_the_next_commit(tmp_path: Path) -> None:
@@ -75,6 +79,9 @@ def test_blacklisting_live_protects_results_from_the_next_commit(tmp_path: Path)
     engine.commit_now()
     for index in _blacklisted_indices(engine):
         assert engine.forest.root_containing(index) is None, index
+    assert engine.prepare_request().record.classification == "attributed"
+    assert_clean_audit(engine)
+    assert_lossless(engine)
     engine.close()
     reopened = Engine.open(tmp_path / "state", None, CharCounter())
     try:

@@ -14,7 +14,13 @@ from pifold_core.engine import Engine
 from pifold_core.journal import Journal
 from pifold_core.store import FoldStore
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
-from tests.core.engine_checks import assert_reopens_identically, pending_engine, reopen
+from tests.core.engine_checks import (
+    assert_clean_audit,
+    assert_lossless,
+    assert_reopens_identically,
+    pending_engine,
+    reopen,
+)
 
 
 def test_a_commit_retried_after_a_failure_carries_the_new_brief(
@@ -85,6 +91,8 @@ def test_a_stall_cleared_by_a_later_commit_stays_cleared_after_reopen(tmp_path: 
     more.assistant("Done.")
     commits = [r.commit for r in drive(engine, more.entries) if r.commit is not None]
     assert commits and not commits[-1].short_of_target
+    assert_clean_audit(engine)
+    assert_lossless(engine)
     assert engine.stalled_reason is None
     reopened = reopen(engine)
     try:

@@ -11,6 +11,7 @@ import pytest
 from pifold_core.engine import Engine, EngineError
 from pifold_core.settings import SettingsError, SettingsFile
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
+from tests.core.engine_checks import assert_clean_audit, assert_lossless
 
 
 def _session() -> SessionBuilder:
@@ -37,6 +38,8 @@ def test_a_saved_change_reaches_the_running_engine(tmp_path: Path) -> None:
     request = engine.prepare_request()
     assert request.commit is not None
     assert request.record.classification == "attributed"
+    assert_clean_audit(engine)
+    assert_lossless(engine)
     engine.close()
     reopened = Engine.open(tmp_path / "state", None, CharCounter())
     try:

@@ -13,7 +13,7 @@ from pifold_core.store import StoreObjectCorrupt, StoreObjectMissing
 from pifold_core.tool import run_tool
 from pifold_core.tool.runner import ToolResult
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
-from tests.core.engine_checks import full_state
+from tests.core.engine_checks import assert_clean_audit, assert_lossless, full_state
 
 
 def _chapters(session: SessionBuilder, count: int, first: int = 0) -> None:
@@ -62,6 +62,9 @@ def _ok(engine: Engine, arguments: object, call_id: str | None = None) -> ToolRe
     result = run_tool(engine, arguments, call_id)
     assert not result.is_error, result.text
     assert not result.text.startswith("error:")
+    # Whatever the action did, nothing was rewritten unattributed and every fold is whole.
+    assert_clean_audit(engine)
+    assert_lossless(engine)
     return result
 
 
