@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -60,8 +62,8 @@ def print_trace(console: Console, outcome: TraceOutcome, budget: int, as_of: str
         f"plus a {turn_prefix_summary_tokens(prepared.summary_tokens):,}-token turn-prefix "
         f"summary when a cut splits a turn (assumed); {len(prepared.values)} values planted"
     )
-    console.print(cost_table(outcome.figures))
-    console.print(window_table(outcome.figures, budget))
+    console.print(cost_table(outcome.figures).render(console.width))
+    console.print(window_table(outcome.figures, budget).render(console.width))
     for line in headline_lines(outcome.figures):
         console.print(line)
     panel = ChartPanel(outcome.name, budget, outcome.windows)
@@ -90,11 +92,78 @@ def check_line(check: ModelCheck | None, skipped: str | None = None) -> str:
     return line
 
 
-def cost_table(figures: Mapping[str, ArmFigures]) -> Table:
+@dataclass(frozen=True)
+class ArmTable:
+    """A table of figures per arm, laid out wide (an arm a row) or narrow (an arm a column).
+
+    Each cell carries two spellings: the exact figure for the wide layout and a compact one
+    (``137.6k``, ``1.27M``) for terminals too narrow for the exact figures.
+    """
+
+    title: str
+    """The table's caption."""
+    figures: tuple[str, ...]
+    """The figure names, in order."""
+    rows: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+    """By arm: the arm's name and, per figure, (exact text, compact text)."""
+
+    def render(self, width: int) -> Table:
+        """The wide layout when it fits in ``width`` columns, else the narrow one."""
+        wide = self.wide()
+        if _table_width(wide) <= width:
+            return wide
+        return self.narrow()
+
+    def wide(self) -> Table:
+        table = Table(title=self.title)
+        table.add_column("arm", justify="left")
+        for name in self.figures:
+            table.add_column(name, justify="right")
+        for arm, cells in self.rows:
+            table.add_row(_arm_label(arm), *(exact for exact, _ in cells))
+        return table
+
+    def narrow(self) -> Table:
+        table = Table(title=self.title, box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+        table.add_column("", justify="left", max_width=12)
+        for arm, _ in self.rows:
+            # A hyphenated arm name breaks after its hyphen, so a column stays narrow.
+            table.add_column(_arm_label(arm.replace("-", "-\n")), justify="right", no_wrap=True)
+        for position, name in enumerate(self.figures):
+            table.add_row(name, *(cells[position][1] for _, cells in self.rows))
+        return table
+
+
+def _table_width(table: Table) -> int:
+    console = Console(width=10_000, file=io.StringIO(), color_system=None)
+    return console.measure(table).maximum
+
+
+def _arm_label(text: str) -> str:
+    arm = text.replace("-\n", "-")
+    return f"[{ARM_COLOURS.get(arm, 'white')}]{text}[/]"
+
+
+def compact(value: float) -> str:
+    """A token count in at most six characters: ``9,999``, ``137.6k``, ``1.27M``."""
+    if abs(value) < 10_000:
+        return f"{value:,.0f}"
+    if abs(value) < 1_000_000:
+        return f"{value / 1_000:.1f}k"
+    return f"{value / 1_000_000:.2f}M"
+
+
+def _count(value: float) -> tuple[str, str]:
+    return f"{value:,.0f}", compact(value)
+
+
+def _same(text: str) -> tuple[str, str]:
+    return text, text
+
+
+def cost_table(figures: Mapping[str, ArmFigures]) -> ArmTable:
     """Requests, rewrites, tokens and dollars per arm."""
-    table = Table(title="tokens and cost (provider tokens, side calls included)")
-    for header in (
-        "arm",
+    names = (
         "requests",
         "appends",
         "rewrites",
@@ -105,30 +174,31 @@ def cost_table(figures: Mapping[str, ArmFigures]) -> Table:
         "output",
         "total",
         "cost $",
-    ):
-        table.add_column(header, justify="left" if header == "arm" else "right")
-    for figure in figures.values():
-        table.add_row(
-            f"[{ARM_COLOURS.get(figure.arm, 'white')}]{figure.arm}[/]",
-            f"{figure.requests:,}",
-            f"{figure.appends:,}",
-            f"{figure.attributed:,}",
-            _alarm(figure.unattributed),
-            f"{figure.fresh_input:,}",
-            f"{figure.cache_write:,}",
-            f"{figure.cache_read:,}",
-            f"{figure.output:,}",
-            f"{figure.total_tokens:,}",
-            f"{figure.cost:,.2f}",
+    )
+    rows = tuple(
+        (
+            figure.arm,
+            (
+                _count(figure.requests),
+                _count(figure.appends),
+                _count(figure.attributed),
+                _same(_alarm(figure.unattributed)),
+                _count(figure.fresh_input),
+                _count(figure.cache_write),
+                _count(figure.cache_read),
+                _count(figure.output),
+                _count(figure.total_tokens),
+                _same(f"{figure.cost:,.2f}"),
+            ),
         )
-    return table
+        for figure in figures.values()
+    )
+    return ArmTable("tokens and cost (provider tokens, side calls included)", names, rows)
 
 
-def window_table(figures: Mapping[str, ArmFigures], budget: int) -> Table:
+def window_table(figures: Mapping[str, ArmFigures], budget: int) -> ArmTable:
     """Window sizes, events and recall per arm."""
-    table = Table(title=f"window (estimated tokens, budget {budget:,}) and recall")
-    for header in (
-        "arm",
+    names = (
         "events",
         "peak",
         "mean",
@@ -139,26 +209,38 @@ def window_table(figures: Mapping[str, ArmFigures], budget: int) -> Table:
         "visible",
         "recoverable",
         "lost",
-    ):
-        table.add_column(header, justify="left" if header == "arm" else "right")
+    )
+    rows: list[tuple[str, tuple[tuple[str, str], ...]]] = []
     for figure in figures.values():
         recall = figure.recall
-        over = f"{figure.over_budget} (#{figure.first_over_budget})" if figure.over_budget else "0"
-        lowest = figure.lowest_after_first_event
-        table.add_row(
-            f"[{ARM_COLOURS.get(figure.arm, 'white')}]{figure.arm}[/]",
-            f"{figure.events}",
-            f"{figure.peak_window:,}",
-            f"{figure.mean_window:,.0f}",
-            "–" if lowest is None else f"{lowest:,}",
-            f"{figure.near_zero}",
-            over,
-            f"{figure.above_tier}",
-            f"{recall.visible_raw + recall.visible_made}/{recall.planted}",
-            f"{recall.recoverable}",
-            _alarm(recall.lost) if figure.arm in FOLD_ARMS else f"{recall.lost}",
+        over = (
+            (
+                f"{figure.over_budget} (#{figure.first_over_budget})",
+                f"{figure.over_budget} #{figure.first_over_budget}",
+            )
+            if figure.over_budget
+            else _same("0")
         )
-    return table
+        lowest = figure.lowest_after_first_event
+        lost = _alarm(recall.lost) if figure.arm in FOLD_ARMS else f"{recall.lost}"
+        rows.append(
+            (
+                figure.arm,
+                (
+                    _same(f"{figure.events}"),
+                    _count(figure.peak_window),
+                    _count(figure.mean_window),
+                    _same("–") if lowest is None else _count(lowest),
+                    _same(f"{figure.near_zero}"),
+                    over,
+                    _same(f"{figure.above_tier}"),
+                    _same(f"{recall.visible_raw + recall.visible_made}/{recall.planted}"),
+                    _same(f"{recall.recoverable}"),
+                    _same(lost),
+                ),
+            )
+        )
+    return ArmTable(f"window (estimated tokens, budget {budget:,}) and recall", names, tuple(rows))
 
 
 def headline_lines(figures: Mapping[str, ArmFigures]) -> list[str]:
@@ -193,9 +275,7 @@ def headline_lines(figures: Mapping[str, ArmFigures]) -> list[str]:
 
 def print_totals(console: Console, outcomes: list[TraceOutcome]) -> None:
     """Sums over every trace, per arm."""
-    table = Table(title=f"all {len(outcomes)} traces")
-    headers = (
-        "arm",
+    names = (
         "requests",
         "rewrites",
         "unattr.",
@@ -205,22 +285,26 @@ def print_totals(console: Console, outcomes: list[TraceOutcome]) -> None:
         "over budget",
         "lost",
     )
-    for header in headers:
-        table.add_column(header, justify="left" if header == "arm" else "right")
+    table_rows: list[tuple[str, tuple[tuple[str, str], ...]]] = []
     for arm in outcomes[0].figures:
         rows = [outcome.figures[arm] for outcome in outcomes if arm in outcome.figures]
-        table.add_row(
-            f"[{ARM_COLOURS.get(arm, 'white')}]{arm}[/]",
-            f"{sum(figure.requests for figure in rows):,}",
-            f"{sum(figure.attributed for figure in rows):,}",
-            _alarm(sum(figure.unattributed for figure in rows)),
-            f"{sum(figure.uncached_input for figure in rows):,}",
-            f"{sum(figure.total_tokens for figure in rows):,}",
-            f"{sum(figure.cost for figure in rows):,.2f}",
-            f"{sum(figure.over_budget for figure in rows)}",
-            f"{sum(figure.recall.lost for figure in rows)}",
+        table_rows.append(
+            (
+                arm,
+                (
+                    _count(sum(figure.requests for figure in rows)),
+                    _count(sum(figure.attributed for figure in rows)),
+                    _same(_alarm(sum(figure.unattributed for figure in rows))),
+                    _count(sum(figure.uncached_input for figure in rows)),
+                    _count(sum(figure.total_tokens for figure in rows)),
+                    _same(f"{sum(figure.cost for figure in rows):,.2f}"),
+                    _same(f"{sum(figure.over_budget for figure in rows)}"),
+                    _same(f"{sum(figure.recall.lost for figure in rows)}"),
+                ),
+            )
         )
-    console.print(table)
+    table = ArmTable(f"all {len(outcomes)} traces", names, tuple(table_rows))
+    console.print(table.render(console.width))
 
 
 def svg_title(path: Path) -> str:
