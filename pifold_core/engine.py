@@ -34,6 +34,7 @@ from pifold_core.notice import notice_entry
 from pifold_core.options import EngineOptions
 from pifold_core.peek import PeekError, PeekResult, slice_source
 from pifold_core.pins import PinError, PinOutcome, plan_pin, plan_unpin
+from pifold_core.preview import CommitPreview, build_preview, check_cause, stopped_preview
 from pifold_core.projection import Projection
 from pifold_core.reporting import build_status, fold_rows
 from pifold_core.restore import check_restored, replay_record, settle_commit
@@ -316,6 +317,45 @@ class Engine:
     def commit_now(self, cause: str = "command") -> CommitOutcome:
         """Apply every eligible standing mark now (the ``/fold`` command)."""
         return self._commit(cause, target=None)
+
+    def preview_commit(self, cause: str = "command") -> CommitPreview:
+        """A dry run of the commit ``cause`` names (``command``: every eligible mark, as
+        :meth:`commit_now`; ``threshold`` or ``overflow``: down to the band's target).
+
+        The real committer runs between a snapshot and its restore, so the figures are the
+        commit's own; nothing is stored or logged and no state is kept.
+        """
+        check_cause(cause)
+        if self.folding_stopped is not None:
+            return stopped_preview(self, cause, f"folding stopped: {self.folding_stopped}")
+        target = None if cause == "command" else self.meter.estimate_for(self.options.min_tokens)
+        before = list(self.projection.items)
+        snapshot = self._snapshot()
+        try:
+            committer = Committer(
+                self.transcript,
+                self.forest,
+                self.projection,
+                self.marks,
+                self.options,
+                self._held_raw,
+                self.pinned,
+                self.ephemeral,
+                self.sent_through,
+            )
+            outcome = committer.run(self.commit_count + 1, cause, target, self.staged_refolds)
+            after = list(self.projection.items)
+        finally:
+            self._restore_snapshot(snapshot)
+        return build_preview(self, outcome, before, after)
+
+    def settled_boundary(self) -> int:
+        """Projection messages the next band commit will not rewrite (DESIGN §13): where its
+        preview's bytes first change, or the whole projection when it would change none."""
+        preview = self.preview_commit("threshold")
+        if preview.first_changed is None:
+            return len(self.projection.items)
+        return preview.first_changed
 
     def recover_from_overflow(self) -> OverflowRecovery:
         """The provider refused the request as too long: fold and commit at once."""
