@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import replace
-from importlib import resources
+from importlib import metadata, resources
 from pathlib import Path
 from typing import Annotated
 
@@ -25,6 +25,7 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=False,
     help="pifold: lossless context folding for coding agents.",
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(settings_app, name="settings")
 app.command()(bench)
@@ -33,8 +34,22 @@ DEMO_TRACE = "pi-mono-large-session.jsonl"
 """A real Pi session shipped with the package (MIT, see data/NOTICE)."""
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"pifold {metadata.version('pifold')}\n")
+        raise typer.Exit(0)
+
+
 @app.callback(invoke_without_command=True)
-def main_callback(context: typer.Context) -> None:
+def main_callback(
+    context: typer.Context,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version."
+        ),
+    ] = False,
+) -> None:
     """With no command, run the built-in demo."""
     if context.invoked_subcommand is None:
         demo(budget=100_000)

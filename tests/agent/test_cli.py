@@ -134,3 +134,19 @@ def test_a_budget_under_one_token_exits_2(tmp_path: Path, command: str) -> None:
     result = RUNNER.invoke(app, arguments)
     assert result.exit_code == 2
     assert "--budget must be a positive number of tokens" in result.output
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_help_answers_both_spellings(flag: str) -> None:
+    result = RUNNER.invoke(app, [flag])
+    assert result.exit_code == 0
+    assert "lossless context folding" in result.output
+    assert "replay" in result.output
+
+
+def test_version_prints_the_installed_version() -> None:
+    from importlib import metadata
+
+    result = RUNNER.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.output == f"pifold {metadata.version('pifold')}\n"
