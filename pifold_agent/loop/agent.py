@@ -1,0 +1,335 @@
+"""The agent loop: prompts in, model requests through the engine, tool batches, answers out.
+
+One run (pi-host §1.3): the prompt is recorded; then, turn after turn, the loop asks the
+engine for the projection (which commits first when the threshold is due, so a long
+agentic turn is folded between its tool batches), sends exactly ``Request.messages``,
+reports the provider's usage for that request number, records the assistant message and
+runs its tool batch. Steering messages land after the batch; when the model stops and no
+steering is waiting, a follow-up continues the run; otherwise the run ends.
+
+Every message is written to the session first and to the engine second. Failed requests are
+classified by the provider: too long goes to the engine's overflow recovery and the same
+request is sent again once it fits; transient failures are retried with bounded backoff (each
+wait is an event); anything else ends the run with the provider's message. Abort is the
+caller cancelling the task that awaits :meth:`Agent.run`: the partial assistant message is
+kept in the session only, interrupted tools get an "aborted" result, and the cancellation
+propagates once the session is consistent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from pifold_agent.loop.batch import run_batch
+from pifold_agent.loop.events import (
+    AgentEvent,
+    CommitDone,
+    ErrorEvent,
+    MessageEnd,
+    MessageStart,
+    OverflowRecovered,
+    RetryWait,
+    RunEnd,
+    RunStart,
+    ToolExecutionEnd,
+    TurnEnd,
+    TurnStart,
+)
+from pifold_agent.loop.fold_tool import FoldTool
+from pifold_agent.loop.messages import EntryFactory, now_ms
+from pifold_agent.loop.queues import Queues
+from pifold_agent.loop.recorder import SessionRecorder, answer_orphans, catch_up
+from pifold_agent.loop.streaming import StreamCollector, consume
+from pifold_agent.loop.system_prompt import ordered_tools, tool_specs
+from pifold_agent.loop.tool_protocol import Tool, ToolCrash, ToolOutcome
+from pifold_agent.providers.base import ErrorClass, Provider, ProviderRequest, StreamDone
+from pifold_core.commit import CommitOutcome
+from pifold_core.engine import Engine
+from pifold_core.entries import Entry, ToolCallBlock
+
+
+@dataclass(frozen=True, slots=True)
+class AgentConfig:
+    """How the loop behaves; the defaults are Pi's."""
+
+    cwd: Path
+    """The working directory tools run in."""
+    system_prompt: str
+    """Sent with every request; byte-stable for the session (date, never a time)."""
+    session_id: str | None = None
+    """A stable id for the provider's prompt cache key."""
+    max_output_tokens: int | None = None
+    """The model's output reservation, when known."""
+    transient_retries: int = 3
+    """How many times a transient failure is retried before the run ends."""
+    retry_base_delay_s: float = 2.0
+    """The first backoff wait; each next one doubles."""
+    retry_max_delay_s: float = 60.0
+    """No wait is longer, whatever the provider asks."""
+    overflow_recoveries: int = 2
+    """How many overflow recoveries one request may take before the run ends."""
+    max_turns: int | None = None
+    """Stop a run after this many turns (a safety net for scripted runs)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """How a run ended."""
+
+    outcome: str
+    """``stop``, ``error`` or ``aborted`` (aborted runs re-raise the cancellation)."""
+    final_text: str
+    """The text of the last complete assistant message."""
+    error: str | None = None
+    """What went wrong, for ``error``."""
+
+
+class Agent:
+    """A coding agent over one engine, one provider and one session."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        provider: Provider,
+        tools: Sequence[Tool],
+        recorder: SessionRecorder,
+        config: AgentConfig,
+        queues: Queues | None = None,
+        clock: Callable[[], int] = now_ms,
+    ) -> None:
+        self.engine = engine
+        self.provider = provider
+        self.recorder = recorder
+        self.config = config
+        self.queues = queues if queues is not None else Queues()
+        """Steering and follow-up messages waiting for the running loop."""
+        self.tools = ordered_tools([*tools, FoldTool(engine)])
+        """Every tool, the fold tool included, in the fixed order the provider sees."""
+        self.specs = tool_specs(self.tools)
+        self.factory = EntryFactory(_SessionIds(engine, recorder), clock)
+        self.running = False
+        """Whether a run is in progress."""
+        self._by_name = {tool.name: tool for tool in self.tools}
+        self._listeners: list[Callable[[AgentEvent], None]] = []
+
+    # -- observing and queueing ------------------------------------------------------------
+
+    def subscribe(self, listener: Callable[[AgentEvent], None]) -> Callable[[], None]:
+        """Call ``listener`` with every event; returns the function that unsubscribes."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def emit(self, event: AgentEvent) -> None:
+        """Hand one event to every listener, in subscription order."""
+        for listener in list(self._listeners):
+            listener(event)
+
+    def steer(self, text: str) -> None:
+        """Queue a message that lands after the current tool batch."""
+        self.queues.steer(text)
+
+    def follow_up(self, text: str) -> None:
+        """Queue a message that lands when the agent would otherwise stop."""
+        self.queues.add_follow_up(text)
+
+    # -- resuming -----------------------------------------------------------------------------
+
+    def resume(self) -> list[Entry]:
+        """Catch the engine up with the session after a restart; returns what was appended.
+
+        Entries the session recorded but the engine never got (a kill between the two
+        writes) are appended, then calls left without a result get an error result.
+        """
+        appended = catch_up(self.engine, self.recorder.recorded())
+        return appended + answer_orphans(self.engine, self.recorder, self.factory)
+
+    # -- running ------------------------------------------------------------------------------
+
+    async def run(self, prompt: str | None = None) -> RunResult:
+        """One run: ``prompt`` (or the queued messages when ``None``) until the model stops.
+
+        Raises:
+            RuntimeError: a run is already in progress on this agent.
+            asyncio.CancelledError: the caller aborted; the session is consistent.
+        """
+        if self.running:
+            raise RuntimeError("a run is already in progress; steer or queue a follow-up")
+        self.running = True
+        self.emit(RunStart(prompt))
+        try:
+            if prompt is not None:
+                self._add_user(prompt)
+            result = await self._turns(prompt is not None)
+        except asyncio.CancelledError:
+            self.emit(RunEnd("aborted", "", "aborted by the user"))
+            raise
+        except ToolCrash as crash:
+            self.emit(ErrorEvent(str(crash)))
+            self.emit(RunEnd("error", "", str(crash)))
+            raise
+        finally:
+            self.running = False
+        self.emit(RunEnd(result.outcome, result.final_text, result.error))
+        return result
+
+    async def _turns(self, prompted: bool) -> RunResult:
+        pending = self.queues.steering.take()
+        if not prompted and not pending:
+            pending = self.queues.follow_up.take()
+        final_text = ""
+        turn = 0
+        while True:
+            for text in pending:
+                self._add_user(text)
+            turn += 1
+            self.emit(TurnStart(turn))
+            done = await self._request()
+            entry = self._record_assistant(done)
+            if done.stop_reason == "error":
+                message = done.error.message if done.error else "the provider failed"
+                self.emit(ErrorEvent(message))
+                self.emit(TurnEnd(turn, 0))
+                return RunResult("error", final_text, message)
+            final_text = entry.text if entry.content else final_text
+            calls = entry.tool_calls
+            if calls:
+                await run_batch(calls, self._by_name, self.config.cwd, self.emit, self._finalise)
+            self.emit(TurnEnd(turn, len(calls)))
+            if self.config.max_turns is not None and turn >= self.config.max_turns:
+                return RunResult("stop", final_text)
+            pending = self.queues.steering.take()
+            if calls or pending:
+                continue
+            pending = self.queues.follow_up.take()
+            if not pending:
+                return RunResult("stop", final_text)
+
+    async def _request(self) -> StreamDone:
+        """Send the engine's projection until a reply that is not a recoverable failure."""
+        transient = 0
+        overflow = 0
+        while True:
+            request = self.engine.prepare_request()
+            if request.commit is not None:
+                self._commit_event(request.commit)
+            wire = ProviderRequest(
+                system=self.config.system_prompt,
+                messages=request.messages,
+                tools=self.specs,
+                settled_messages=self._settled(),
+                session_id=self.config.session_id,
+                max_output_tokens=self.config.max_output_tokens,
+            )
+            collector = StreamCollector()
+            try:
+                done = await consume(self.provider, wire, collector, self.emit)
+            except asyncio.CancelledError:
+                self._record_aborted(collector)
+                raise
+            if done.usage is not None and done.usage.prompt_tokens > 0:
+                self.engine.report_usage(request.record.number, done.usage)
+            if done.stop_reason != "error" or done.error is None:
+                return done
+            kind = done.error.kind
+            if kind is ErrorClass.CONTEXT_TOO_LONG and overflow < self.config.overflow_recoveries:
+                overflow += 1
+                recovery = self.engine.recover_from_overflow()
+                self._commit_event(recovery.commit)
+                self.emit(OverflowRecovered(overflow, recovery.expected_tokens, recovery.fits))
+                if recovery.fits:
+                    self._record_failed(done)
+                    continue
+                message = (
+                    f"{done.error.message} (still {recovery.expected_tokens:,} tokens after "
+                    f"folding, over the budget of {self.engine.options.budget:,})"
+                )
+                return replace(done, error=replace(done.error, message=message))
+            if kind is ErrorClass.TRANSIENT and transient < self.config.transient_retries:
+                transient += 1
+                self._record_failed(done)
+                delay = self._delay(transient, done.error.retry_after_s)
+                self.emit(RetryWait(transient, delay, done.error.message))
+                await asyncio.sleep(delay)
+                continue
+            return done
+
+    def _delay(self, attempt: int, retry_after_s: float | None) -> float:
+        backoff = self.config.retry_base_delay_s * 2 ** (attempt - 1)
+        wanted = retry_after_s if retry_after_s is not None else backoff
+        return max(0.0, min(wanted, self.config.retry_max_delay_s))
+
+    def _settled(self) -> int | None:
+        # Engine.settled_boundary is being added by the engine's owner; until it lands the
+        # provider is told the boundary is unknown.
+        boundary = getattr(self.engine, "settled_boundary", None)
+        return int(boundary()) if callable(boundary) else None
+
+    # -- recording ----------------------------------------------------------------------------
+
+    def _add_user(self, text: str) -> Entry:
+        self.emit(MessageStart("user"))
+        entry = self.factory.user(text)
+        self._record(entry)
+        self.emit(MessageEnd(entry))
+        return entry
+
+    def _record_assistant(self, done: StreamDone) -> Entry:
+        entry = self.factory.assistant(
+            done, self.provider.name, self.provider.model, self.engine.transcript.call_site
+        )
+        if done.stop_reason == "error":
+            self.recorder.record(entry)  # for the record only: never sent again
+        else:
+            self._record(entry)
+        self.emit(MessageEnd(entry, done.stop_reason))
+        return entry
+
+    def _record_failed(self, done: StreamDone) -> None:
+        """A failed attempt that will be retried: in the session file only."""
+        self._record_assistant(done)
+
+    def _record_aborted(self, collector: StreamCollector) -> None:
+        entry = self.factory.partial_assistant(
+            collector.partial_blocks(), self.provider.name, self.provider.model, collector.usage
+        )
+        self.recorder.record(entry)
+        self.emit(MessageEnd(entry, "aborted"))
+
+    def _finalise(self, call: ToolCallBlock, outcome: ToolOutcome) -> None:
+        entry = self.factory.tool_result(call, outcome)
+        self._record(entry)
+        self.emit(ToolExecutionEnd(call.id, call.name, outcome.is_error))
+        self.emit(MessageEnd(entry))
+
+    def _record(self, entry: Entry) -> None:
+        """Session file first, engine second: a kill in between loses nothing."""
+        self.recorder.record(entry)
+        self.engine.append(entry)
+
+    def _commit_event(self, commit: CommitOutcome) -> None:
+        self.emit(
+            CommitDone(
+                commit.number,
+                commit.cause,
+                commit.tokens_before,
+                commit.tokens_after,
+                len(commit.built),
+            )
+        )
+
+
+class _SessionIds:
+    """Ids already used by the session: the engine's entries and everything recorded."""
+
+    def __init__(self, engine: Engine, recorder: SessionRecorder) -> None:
+        self._engine = engine
+        self._recorded = {entry.id for entry in recorder.recorded()}
+
+    def __contains__(self, identifier: object) -> bool:
+        return identifier in self._engine.transcript.index_of or identifier in self._recorded
+
+
+__all__ = ["Agent", "AgentConfig", "RunResult"]

@@ -1,0 +1,76 @@
+"""The system prompt and the order of the tools: both byte-stable for a whole session.
+
+The prompt carries the date and never a time (a clock in the prompt would break the
+provider's prefix cache on every request), and the tools are always offered in one fixed
+order: Pi's built-ins first in Pi's order, any other tool by name, the fold tool last.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Sequence
+from pathlib import Path
+
+from pifold_agent.loop.tool_protocol import Tool
+from pifold_agent.providers.base import ToolSpec
+from pifold_core.tool import TOOL_NAME
+
+BUILT_IN_ORDER: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
+"""Pi's built-in tools in the order Pi lists them."""
+
+
+def ordered_tools(tools: Sequence[Tool]) -> list[Tool]:
+    """``tools`` in the fixed order; two tools of one name are refused."""
+    names = [tool.name for tool in tools]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ValueError(f"two tools share the name {', '.join(duplicates)}")
+
+    def key(tool: Tool) -> tuple[int, int, str]:
+        if tool.name == TOOL_NAME:
+            return (2, 0, tool.name)
+        if tool.name in BUILT_IN_ORDER:
+            return (0, BUILT_IN_ORDER.index(tool.name), tool.name)
+        return (1, 0, tool.name)
+
+    return sorted(tools, key=key)
+
+
+def tool_specs(tools: Sequence[Tool]) -> tuple[ToolSpec, ...]:
+    """What the provider is told about each tool, in the order given."""
+    return tuple(ToolSpec(tool.name, tool.description, dict(tool.parameters)) for tool in tools)
+
+
+def system_prompt(tools: Sequence[Tool], cwd: Path, today: datetime.date) -> str:
+    """The agent's system prompt: identity, tools, guidelines, then the date and directory."""
+    lines = [
+        "You are an expert coding assistant working in the user's repository through tools.",
+        "",
+        "Available tools:",
+    ]
+    for tool in tools:
+        summary = tool.description.strip().splitlines()[0] if tool.description.strip() else ""
+        lines.append(f"- {tool.name}: {summary}")
+    names = {tool.name for tool in tools}
+    lines += ["", "Guidelines:"]
+    if names & {"grep", "find", "ls"} and "bash" in names:
+        lines.append("- Prefer grep, find and ls over bash for exploring files.")
+    if {"read", "edit"} <= names:
+        lines.append("- Read a file before you edit it; edit needs an exact match of old text.")
+    if "write" in names:
+        lines.append("- Use write only for new files or complete rewrites.")
+    if TOOL_NAME in names:
+        lines.append(
+            f"- Older parts of the conversation may be folded into briefs; use {TOOL_NAME} "
+            "to peek at the exact original bytes before answering from them."
+        )
+    lines += [
+        "- Be concise, and show file paths clearly when you work with files.",
+        "",
+        f"Current date: {today.isoformat()}",
+        f"Current working directory: {cwd}",
+    ]
+    return "\n".join(lines)
+
+
+__all__ = ["BUILT_IN_ORDER", "ordered_tools", "system_prompt", "tool_specs"]

@@ -1,0 +1,91 @@
+"""The contract between the agent loop and a tool (read, write, edit, bash, ... and the fold tool).
+
+For the tools engineer (``pifold_agent/tools/``): a tool is any object with the four members
+of :class:`Tool`; nothing has to inherit from anything. The loop guarantees:
+
+* ``run`` is awaited once per call, concurrently with the other calls of the same batch; the
+  results are finalised (recorded and shown to the model) in the assistant's order, whatever
+  order they finish in.
+* ``arguments`` is what the model sent. It is normally a JSON object, but a provider may hand
+  over unparseable text as a string: the loop refuses a non-object with an error result
+  before calling ``run``, so ``run`` always receives a ``dict``. Checking its fields is the
+  tool's job.
+* A failure is reported by returning ``ToolOutcome(..., is_error=True)`` or by raising any
+  exception other than ``asyncio.CancelledError`` and :class:`ToolCrash`: the loop turns the
+  exception into an error result carrying its message, never a crashed run.
+* **Abort** is task cancellation: when the user aborts, the task awaiting ``run`` receives
+  ``asyncio.CancelledError``. A tool that started processes must kill them there (bash kills
+  its child's whole process group) and then let the cancellation propagate. The loop records
+  an error result "aborted" for every call that did not finish.
+* ``context.update(text)`` streams partial output to the UI (a ``tool_execution_update``
+  event). It is never sent to the model.
+* :class:`ToolCrash` is for damage the model cannot act on (a corrupt fold store): the loop
+  lets it end the run loudly instead of disguising it as a result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from pifold_core.canonical import JsonValue
+from pifold_core.entries import ImageBlock
+
+
+class ToolCrash(RuntimeError):
+    """Raised by a tool for damage that must stop the run rather than become a result."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """What the loop tells a tool about the call it is running."""
+
+    call_id: str
+    """The provider's id of this tool call."""
+    cwd: Path
+    """The agent's working directory; relative paths resolve against it."""
+    update: Callable[[str], None]
+    """Report partial output (shown to the user, never sent to the model)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """What one tool call produced: the model sees ``text`` (and ``images``)."""
+
+    text: str
+    """The result text sent to the model."""
+    is_error: bool = False
+    """Whether the call failed (a non-zero bash exit, a missing file, bad arguments)."""
+    images: tuple[ImageBlock, ...] = ()
+    """Images returned with the text (the read tool on a picture)."""
+    details: Mapping[str, JsonValue] = field(default_factory=dict)
+    """Data for the UI and the session file (a diff, a full-output path); never sent to the
+    model."""
+
+
+class Tool(Protocol):
+    """One tool the model can call."""
+
+    @property
+    def name(self) -> str:
+        """The name the model calls it by; unique among the agent's tools."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """What the model is told the tool does."""
+        ...
+
+    @property
+    def parameters(self) -> dict[str, JsonValue]:
+        """A JSON schema object for the arguments."""
+        ...
+
+    async def run(self, arguments: dict[str, JsonValue], context: ToolContext) -> ToolOutcome:
+        """Run one call. Cancellation means the user aborted (see the module docstring)."""
+        ...
+
+
+__all__ = ["Tool", "ToolContext", "ToolCrash", "ToolOutcome"]
