@@ -119,6 +119,8 @@ class Engine:
         """Every commit of this process (restored commits are summarised, not kept)."""
         self.last_commit: CommitView | None = None
         """What the most recent commit did, live or restored from the log."""
+        self.commit_history: list[CommitView] = []
+        """What every commit of the session did, oldest first, live or restored."""
         self.commit_count = 0
         self.mark_count = 0
         self.clipped_total = 0

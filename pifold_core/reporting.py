@@ -91,6 +91,7 @@ def build_status(engine: Engine) -> EngineStatus:
         last_commit=engine.last_commit,
         stalled_reason=engine.stalled_reason,
         folding_stopped=engine.folding_stopped,
+        commit_history=tuple(engine.commit_history),
     )
 
 

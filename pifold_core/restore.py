@@ -147,7 +147,13 @@ def settle_commit(engine: Engine, body: dict[str, Any]) -> None:
         withdrawn=len(body.get("withdrawn", [])),
         pins_landed=len(opened),
         short_reason=body.get("shortReason"),
+        request=engine.audit.counts.requests + 1,
+        entries=len(engine.transcript),
+        newest_timestamp_ms=engine.transcript.entries[-1].timestamp_ms
+        if len(engine.transcript)
+        else None,
     )
+    engine.commit_history.append(engine.last_commit)
     engine._noticed = False
     changed = body.get("expanded") or any(
         body.get(key)

@@ -111,6 +111,12 @@ class CommitView:
     """Staged pins of folded entries restored by this commit."""
     short_reason: str | None
     """Why the commit stopped above its target, when it did."""
+    request: int = 0
+    """The model request it ran before (1-based): when, in the session's own terms."""
+    entries: int = 0
+    """Entries in the transcript when it ran."""
+    newest_timestamp_ms: int | None = None
+    """Timestamp of the newest entry when it ran (the host's clock), if there was one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,3 +161,5 @@ class EngineStatus:
     """Set when the last threshold commit could not reach its target: what blocks it."""
     folding_stopped: str | None
     """Set when folding stopped after an error: the error."""
+    commit_history: tuple[CommitView, ...] = ()
+    """Every commit of the session, oldest first (live and restored from the log alike)."""

@@ -22,6 +22,7 @@ from tests.core.engine_checks import (
     folded_engine,
     full_state,
     pending_engine,
+    reopen,
 )
 
 TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
@@ -197,3 +198,24 @@ def test_preview_equals_commit_on_random_sessions(seed: int, budget: int) -> Non
         drive(engine, entries[len(entries) // 2 :])
         assert_clean_audit(engine)
         engine.close()
+
+
+def test_commit_history_lists_every_commit_and_survives_reopen(tmp_path: Path) -> None:
+    """``/fold-status`` shows the history; it must be the same after a restart."""
+    engine, _ = folded_engine(tmp_path, count=6)
+    engine.marks.clear()
+    first = engine.status().commit_history
+    assert [view.number for view in first] == [1]
+    request = engine.audit.counts.requests
+    engine.commit_now("command")  # an empty commit is still a commit in the history
+    engine.prepare_request()
+    history = engine.status().commit_history
+    assert [view.number for view in history] == [1, 2]
+    assert history[-1] == engine.status().last_commit
+    assert history[-1].request == request + 1
+    assert history[-1].entries == len(engine.transcript)
+    assert history[-1].newest_timestamp_ms == engine.transcript.entries[-1].timestamp_ms
+    assert history[0].folds_made > 0 and history[0].tokens_after < history[0].tokens_before
+    reopened = reopen(engine)
+    assert reopened.status().commit_history == history
+    reopened.close()
