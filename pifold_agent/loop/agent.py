@@ -219,7 +219,7 @@ class Agent:
                 system=self.config.system_prompt,
                 messages=request.messages,
                 tools=self.specs,
-                settled_messages=self._settled(),
+                settled_messages=self.engine.settled_boundary(),
                 session_id=self.config.session_id,
                 max_output_tokens=self.config.max_output_tokens,
             )
@@ -260,12 +260,6 @@ class Agent:
         backoff = self.config.retry_base_delay_s * 2 ** (attempt - 1)
         wanted = retry_after_s if retry_after_s is not None else backoff
         return max(0.0, min(wanted, self.config.retry_max_delay_s))
-
-    def _settled(self) -> int | None:
-        # Engine.settled_boundary is being added by the engine's owner; until it lands the
-        # provider is told the boundary is unknown.
-        boundary = getattr(self.engine, "settled_boundary", None)
-        return int(boundary()) if callable(boundary) else None
 
     # -- recording ----------------------------------------------------------------------------
 
