@@ -1,5 +1,11 @@
 """The ``native`` arm: Pi's own compaction, re-enacted on a fixed trajectory.
 
+The algorithm is the agent's own (:mod:`pifold_agent.compaction`): the cut point, the split
+turn and the serialised history come from its planner, so the benchmark measures what
+``pifold --no-fold`` and ``/compact`` do. This module keeps only what is particular to an
+offline re-enactment: the assumed summary lengths, the assumed instruction sizes and the
+billing of the summarisation calls.
+
 What Pi does (its compaction settings and code, as documented for the host):
 
 * **When**: the context passes the window minus ``reserveTokens``. Here the serving budget
@@ -48,28 +54,29 @@ message opening with ``<state_snapshot>`` (that one the importer keeps as an ent
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pifold_agent.compaction.planning import (
+    TURN_START_KINDS,
+    find_cut_point,
+    find_turn_start,
+    plan_compaction,
+)
+from pifold_agent.compaction.prompts import TOOL_RESULT_CHARACTERS, serialise
+from pifold_agent.compaction.settings import KEEP_RECENT_TOKENS, RESERVE_TOKENS, CompactionSettings
 from pifold_agent.importers.jsonl import read_json_lines
 from pifold_bench.arms import ArmRequest, SideCall, message_digest
 from pifold_core.canonical import JsonValue
-from pifold_core.entries import Entry, TextBlock, ThinkingBlock, ToolCallBlock
+from pifold_core.entries import Entry
 from pifold_core.tokens import TokenCounter
-
-KEEP_RECENT_TOKENS = 20_000
-"""Pi's ``keepRecentTokens`` default: estimated tokens of recent history kept verbatim."""
 
 DEFAULT_SUMMARY_TOKENS = 2_000
 """Summary length when the trace records no compaction summary. An assumption: Pi caps the
 summary at 13,107 tokens (0.8 x the 16,384 reserve), and the one readable summary among the
 shared traces (Gemini CLI's state snapshot) is about 1,300; 2,000 sits between, nearer the
 observed end. ``pifold bench --summary-tokens`` overrides it."""
-
-TOOL_RESULT_CHARACTERS = 2_000
-"""Pi cuts each tool result to this many characters when it serialises the history."""
 
 INSTRUCTION_TOKENS = 600
 """Estimated tokens of the summariser's system prompt and its instruction skeleton (goal,
@@ -80,13 +87,10 @@ TURN_PREFIX_INSTRUCTION_TOKENS = 300
 request, early progress, context for the kept suffix): three sections against six, so half
 of :data:`INSTRUCTION_TOKENS`."""
 
-RESERVE_TOKENS = 16_384
-"""Pi's ``reserveTokens`` default, which sets both summaries' output budgets."""
-
-HISTORY_SUMMARY_BUDGET = int(0.8 * RESERVE_TOKENS)
+HISTORY_SUMMARY_BUDGET = CompactionSettings().history_summary_budget
 """Pi's output budget for a history summary: 13,107 tokens."""
 
-TURN_PREFIX_SUMMARY_BUDGET = int(0.5 * RESERVE_TOKENS)
+TURN_PREFIX_SUMMARY_BUDGET = CompactionSettings().turn_prefix_summary_budget
 """Pi's output budget for a turn-prefix summary: 8,192 tokens."""
 
 SPLIT_TURN_JOIN_TOKENS = 12
@@ -95,9 +99,6 @@ SPLIT_TURN_JOIN_TOKENS = 12
 NO_PRIOR_HISTORY_TOKENS = 5
 """Estimated tokens of the fixed line Pi writes instead of a history summary when nothing
 precedes the split turn."""
-
-TURN_START_KINDS = ("user", "note")
-"""Entries that begin a turn (Pi: a user message, or a host message sent as one)."""
 
 
 def turn_prefix_summary_tokens(summary_tokens: int) -> int:
@@ -166,57 +167,35 @@ class NativeCompactionArm:
         return ArmRequest(tuple(digests), tuple(tokens), causes, side_calls)
 
     def cut_point(self) -> int | None:
-        """Where the kept tail starts after a compaction now, or None if nothing can be cut."""
-        total = 0
-        index = len(self.entries)
-        while index > self.kept_from:
-            index -= 1
-            total += self._tokens[index]
-            if total >= self.keep_recent_tokens:
-                break
-        else:
-            return None  # the whole window fits in the kept budget
-        forward = index
-        while forward < len(self.entries) and self.entries[forward].kind == "tool_result":
-            forward += 1
-        if forward < len(self.entries):
-            index = forward
-        else:
-            # No entry that may start a window lies at or after the mark: the newest results
-            # alone pass keepRecentTokens. Cutting nowhere would leave the request over the
-            # budget, so the cut steps back to the assistant entry that made the calls,
-            # keeping call and results together (and more than keepRecentTokens).
-            while index > self.kept_from and self.entries[index].kind == "tool_result":
-                index -= 1
-        if index <= self.kept_from:
-            return None
-        return index
+        """Where the kept tail starts after a compaction now, or None if nothing can be cut
+        (the agent's planner, :func:`~pifold_agent.compaction.planning.find_cut_point`)."""
+        kinds = [entry.kind for entry in self.entries]
+        return find_cut_point(kinds, self._tokens, self.kept_from, self.keep_recent_tokens)
 
     def turn_start(self, cut: int) -> int | None:
         """Where the turn that the cut falls inside began, or None when the cut does not split
         a turn (it is itself a turn's start, or the turn began before the previous cut)."""
-        if self.entries[cut].kind in TURN_START_KINDS:
-            return None
-        for index in range(cut - 1, self.kept_from - 1, -1):
-            if self.entries[index].kind in TURN_START_KINDS:
-                return index
-        return None
+        kinds = [entry.kind for entry in self.entries]
+        return find_turn_start(kinds, cut, self.kept_from)
 
     def _compact(self) -> tuple[SideCall, ...]:
         """Summarise up to the cut point; the summarisation calls made (none: nothing cut)."""
-        cut = self.cut_point()
-        if cut is None:
+        # The summary's text cannot be known offline; the plan only needs to know whether
+        # there is one to carry, and its assumed length is billed below.
+        previous = "" if self.summary is not None else None
+        plan = plan_compaction(
+            self.entries, self._tokens, self.kept_from, self.keep_recent_tokens, previous
+        )
+        if plan is None:
             return ()
         self.compactions += 1
         number = self.compactions
-        turn_start = self.turn_start(cut)
-        history_end = cut if turn_start is None else turn_start
+        cut = plan.first_kept
+        turn_start = plan.turn_start
         calls: list[SideCall] = []
-        if history_end > self.kept_from:
-            prompt = INSTRUCTION_TOKENS + self.counter.count_text(
-                serialise(self.entries[self.kept_from : history_end])
-            )
-            if self.summary is not None:
+        if plan.history:
+            prompt = INSTRUCTION_TOKENS + self.counter.count_text(serialise(plan.history))
+            if plan.previous_summary is not None:
                 prompt += self.current_summary_tokens
             label = f"compaction {number}" if turn_start is None else f"compaction {number} history"
             calls.append(SideCall(label, prompt, self.summary_tokens))
@@ -229,7 +208,7 @@ class NativeCompactionArm:
             self.split_turns += 1
             prefix_output = turn_prefix_summary_tokens(self.summary_tokens)
             prompt = TURN_PREFIX_INSTRUCTION_TOKENS + self.counter.count_text(
-                serialise(self.entries[turn_start:cut])
+                serialise(plan.turn_prefix)
             )
             calls.append(SideCall(f"compaction {number} turn prefix", prompt, prefix_output))
             summary_tokens += SPLIT_TURN_JOIN_TOKENS + prefix_output
@@ -263,35 +242,6 @@ class NativeCompactionArm:
 
     def close(self) -> None:
         return None
-
-
-def serialise(entries: list[Entry]) -> str:
-    """The history as labelled plain text, the way Pi hands it to its summariser."""
-    lines: list[str] = []
-    for entry in entries:
-        if entry.kind == "tool_result":
-            text = "\n".join(block.text for block in entry.content if isinstance(block, TextBlock))
-            if len(text) > TOOL_RESULT_CHARACTERS:
-                dropped = len(text) - TOOL_RESULT_CHARACTERS
-                text = f"{text[:TOOL_RESULT_CHARACTERS]}\n[... {dropped} more characters]"
-            lines.append(f"[Tool result]: {text}")
-            continue
-        if entry.kind in ("user", "note"):
-            lines.append(f"[User]: {entry.text}")
-            continue
-        for block in entry.content:
-            if isinstance(block, ThinkingBlock) and block.text:
-                lines.append(f"[Assistant thinking]: {block.text}")
-            elif isinstance(block, TextBlock) and block.text:
-                lines.append(f"[Assistant]: {block.text}")
-        calls = [
-            f"{call.name}({json.dumps(call.arguments, ensure_ascii=False)})"
-            for call in entry.content
-            if isinstance(call, ToolCallBlock)
-        ]
-        if calls:
-            lines.append("[Assistant tool calls]: " + "; ".join(calls))
-    return "\n\n".join(lines)
 
 
 GEMINI_SNAPSHOT_OPENING = "<state_snapshot>"
@@ -344,3 +294,22 @@ def _text_of(content: Any) -> str | None:
         ]
         return "\n".join(parts)
     return None
+
+
+__all__ = [
+    "DEFAULT_SUMMARY_TOKENS",
+    "HISTORY_SUMMARY_BUDGET",
+    "INSTRUCTION_TOKENS",
+    "KEEP_RECENT_TOKENS",
+    "NO_PRIOR_HISTORY_TOKENS",
+    "RESERVE_TOKENS",
+    "SPLIT_TURN_JOIN_TOKENS",
+    "TOOL_RESULT_CHARACTERS",
+    "TURN_PREFIX_INSTRUCTION_TOKENS",
+    "TURN_PREFIX_SUMMARY_BUDGET",
+    "TURN_START_KINDS",
+    "NativeCompactionArm",
+    "recorded_summaries",
+    "serialise",
+    "turn_prefix_summary_tokens",
+]
