@@ -17,6 +17,7 @@ from itertools import pairwise
 from typing import Any
 
 from pifold_bench.calibration import ModelCheck
+from pifold_bench.causes import UncachedSplit
 from pifold_bench.native import turn_prefix_summary_tokens
 from pifold_bench.run import ArmRun, PreparedTrace, model_check_skipped
 
@@ -75,6 +76,9 @@ class ArmFigures:
     (a summarisation's whole prompt and its output, which exist only because of the rewrite):
     what rewriting cost, apart from cold caches and new material on appends. Leaving the side
     calls out would make compaction look cheaper than it is on its rewrites."""
+    uncached_by_cause: UncachedSplit
+    """The uncached input split by cause (appended, expired, reset, rewrite); the four add up
+    to ``uncached_input``. See :mod:`pifold_bench.causes`."""
     output: int
     """Generated tokens, side calls included."""
     total_tokens: int
@@ -141,6 +145,7 @@ def arm_figures(run: ArmRun, budget: int, planted: int) -> ArmFigures:
             if verdict != "append"
         )
         + side_call_tokens,
+        uncached_by_cause=run.uncached_by_cause,
         output=output,
         total_tokens=fresh + read + write + output,
         cost=round(sum(bill.cost for bill in bills), 6),

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from pifold_bench.calibration import ModelCheck
+from pifold_bench.causes import CAUSES
 from pifold_bench.chart import ARM_COLOURS, ChartPanel, terminal_chart
 from pifold_bench.figures import ArmFigures
 from pifold_bench.native import turn_prefix_summary_tokens
@@ -64,6 +65,7 @@ def print_trace(console: Console, outcome: TraceOutcome, budget: int, as_of: str
     )
     console.print(cost_table(outcome.figures).render(console.width))
     console.print(window_table(outcome.figures, budget).render(console.width))
+    console.print(cause_table(outcome.figures).render(console.width))
     for line in headline_lines(outcome.figures):
         console.print(line)
     panel = ChartPanel(outcome.name, budget, outcome.windows)
@@ -241,6 +243,22 @@ def window_table(figures: Mapping[str, ArmFigures], budget: int) -> ArmTable:
             )
         )
     return ArmTable(f"window (estimated tokens, budget {budget:,}) and recall", names, tuple(rows))
+
+
+def cause_table(figures: Mapping[str, ArmFigures]) -> ArmTable:
+    """Uncached input per arm, split by what caused it (:mod:`pifold_bench.causes`)."""
+    names = ("uncached in", *(f"{cause}" for cause in CAUSES))
+    rows = tuple(
+        (
+            figure.arm,
+            (
+                _count(figure.uncached_input),
+                *(_count(getattr(figure.uncached_by_cause, cause)) for cause in CAUSES),
+            ),
+        )
+        for figure in figures.values()
+    )
+    return ArmTable("uncached input by cause (provider tokens)", names, rows)
 
 
 def headline_lines(figures: Mapping[str, ArmFigures]) -> list[str]:

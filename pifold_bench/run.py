@@ -24,6 +24,7 @@ from pifold_bench.calibration import (
     main_model,
     request_times,
 )
+from pifold_bench.causes import UncachedSplit, side_call_split, split_request
 from pifold_bench.native import DEFAULT_SUMMARY_TOKENS, NativeCompactionArm, recorded_summaries
 from pifold_bench.prices import ModelPrices, PriceBook, load_price_book
 from pifold_bench.provider import Bill, PromptPart, ProviderRequest, SimulatedProvider
@@ -114,6 +115,8 @@ class ArmRun:
     """The bill of each request."""
     side_bills: list[Bill]
     """Bills of side calls (summarisations)."""
+    uncached_by_cause: UncachedSplit
+    """The uncached input of every request and side call, split by cause."""
     classes: list[RequestClass]
     """The wire audit's verdict on each request."""
     first_event_request: int | None
@@ -214,10 +217,13 @@ def run_arm(
     started = time.perf_counter()
     calibration = prepared.calibration
     provider = SimulatedProvider(prepared.prices)
+    lifetime_ms = prepared.prices.rules.lifetime_seconds * 1000
     audit = WireAudit()
     windows: list[int] = []
     bills: list[Bill] = []
     side_bills: list[Bill] = []
+    causes: list[UncachedSplit] = []
+    previous_parts: tuple[PromptPart, ...] = ()
     classes: list[RequestClass] = []
     first_event_request: int | None = None
     preamble_version = 0
@@ -237,14 +243,19 @@ def run_arm(
             for call in request.side_calls:
                 side = PromptPart(f"side call {call.label}", calibration.billed(call.prompt_tokens))
                 output = calibration.billed(call.output_tokens)
-                side_bills.append(
-                    provider.bill(ProviderRequest((side,), sent_at, output, cached=False))
-                )
-            if number in calibration.prefix_resets:
+                side_bill = provider.bill(ProviderRequest((side,), sent_at, output, cached=False))
+                side_bills.append(side_bill)
+                causes.append(side_call_split(side_bill))
+            reset = number in calibration.prefix_resets
+            if reset:
                 preamble_version += 1
             parts, breakpoints = _prompt(request, calibration, preamble_version)
             output = prepared.output_tokens[number]
-            bills.append(provider.bill(ProviderRequest(parts, sent_at, output, breakpoints)))
+            bill = provider.bill(ProviderRequest(parts, sent_at, output, breakpoints))
+            bills.append(bill)
+            warm = number > 0 and sent_at - prepared.request_times[number - 1] <= lifetime_ms
+            causes.append(split_request(previous_parts, parts, bill, reset, warm))
+            previous_parts = parts
             windows.append(request.total_tokens)
         arm.append(entry)
         if progress is not None and (position % 25 == 0 or position + 1 == total):
@@ -254,6 +265,7 @@ def run_arm(
         windows=windows,
         bills=bills,
         side_bills=side_bills,
+        uncached_by_cause=sum(causes, UncachedSplit()),
         classes=classes,
         first_event_request=first_event_request,
         events=arm.events,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pifold_bench.causes import UncachedSplit
 from pifold_bench.figures import arm_figures, near_zero_drops
 from pifold_bench.provider import Bill
 from pifold_bench.recall import RecallResult
@@ -29,6 +30,7 @@ def test_arm_figures_sum_requests_and_side_calls() -> None:
             Bill(50, 0, 900, 100, 0.03, True),
         ],
         side_bills=[Bill(5_000, 0, 0, 300, 0.04, True)],
+        uncached_by_cause=UncachedSplit(appended=1_150, expired=100, rewrite=5_900),
         windows=[900, 1_150, 300],
         classes=["append", "append", "attributed"],
         first_event_request=2,
