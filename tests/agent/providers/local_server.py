@@ -1,0 +1,149 @@
+"""A local HTTP server on 127.0.0.1 that plays scripted replies to the real SDKs.
+
+Each request the server receives is recorded (method, path, headers, decoded JSON body) and
+answered with the next :class:`Reply` in its script: a recorded SSE body, a JSON error with
+its status and headers, or a stream cut off after some bytes (the connection is closed
+without the closing chunk, as a dropped connection would leave it). Nothing here imitates
+an SDK: the SDKs speak real HTTP to a real socket.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+RECORDINGS = Path(__file__).parent / "recordings"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted answer."""
+
+    body: bytes
+    """The response body, sent as it is."""
+    status: int = 200
+    content_type: str = "text/event-stream"
+    headers: dict[str, str] = field(default_factory=dict)
+    """Extra response headers (for example ``retry-after``)."""
+    drop_after: int | None = None
+    """Send only this many body bytes, then close the connection mid-stream."""
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request as the server received it."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    """Header names in lower case."""
+    body: Any
+    """The JSON-decoded request body."""
+    raw: bytes
+    """The body bytes exactly as sent."""
+
+
+def recording(name: str) -> bytes:
+    """The bytes of a recorded SSE body under ``recordings/``."""
+    return (RECORDINGS / name).read_bytes()
+
+
+def sse_reply(name: str, drop_after: int | None = None) -> Reply:
+    """A 200 streaming reply made of a recorded SSE body."""
+    return Reply(body=recording(name), drop_after=drop_after)
+
+
+def json_reply(status: int, body: Any, headers: dict[str, str] | None = None) -> Reply:
+    """An error (or any JSON) reply."""
+    return Reply(
+        body=json.dumps(body).encode(),
+        status=status,
+        content_type="application/json",
+        headers=dict(headers or {}),
+    )
+
+
+class LocalServer:
+    """The server and what it saw; use :func:`serve` to run one."""
+
+    def __init__(self, replies: Sequence[Reply]) -> None:
+        self.replies = list(replies)
+        self.requests: list[RecordedRequest] = []
+        self.lock = threading.Lock()
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self.http.daemon_threads = True
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.http.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def add(self, *replies: Reply) -> None:
+        """Queue more replies (a test that scripts turns as it goes)."""
+        with self.lock:
+            self.replies.extend(replies)
+
+    def next_reply(self, request: RecordedRequest) -> Reply:
+        with self.lock:
+            self.requests.append(request)
+            if not self.replies:
+                return json_reply(500, {"error": {"message": "the test scripted no more replies"}})
+            return self.replies.pop(0)
+
+
+@contextmanager
+def serve(replies: Sequence[Reply] = ()) -> Iterator[LocalServer]:
+    """Run a :class:`LocalServer` in a thread for the duration of the block."""
+    server = LocalServer(replies)
+    thread = threading.Thread(target=server.http.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.http.shutdown()
+        server.http.server_close()
+        thread.join(timeout=5)
+
+
+def _handler_for(server: LocalServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length", "0"))
+            raw = self.rfile.read(length)
+            request = RecordedRequest(
+                method="POST",
+                path=self.path,
+                headers={name.lower(): value for name, value in self.headers.items()},
+                body=json.loads(raw) if raw else None,
+                raw=raw,
+            )
+            reply = server.next_reply(request)
+            self.send_response(reply.status)
+            self.send_header("content-type", reply.content_type)
+            for name, value in reply.headers.items():
+                self.send_header(name, value)
+            # Chunked, so a cut-off stream is an incomplete body the client can detect.
+            self.send_header("transfer-encoding", "chunked")
+            self.send_header("connection", "close")
+            self.end_headers()
+            body = reply.body if reply.drop_after is None else reply.body[: reply.drop_after]
+            if body:
+                self.wfile.write(f"{len(body):x}\r\n".encode() + body + b"\r\n")
+            if reply.drop_after is None:
+                self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+            self.close_connection = True
+
+        def log_message(self, format: str, *args: Any) -> None:
+            # The test output is no place for an access log.
+            return
+
+    return Handler
