@@ -1,0 +1,248 @@
+"""Chat Completions through the official ``openai`` SDK, for OpenAI and any compatible server.
+
+``--base-url`` points it at Ollama, vLLM, a llama.cpp server, LM Studio or OpenRouter. Usage
+is asked for in the stream (``stream_options.include_usage``); tool calls arrive in pieces
+keyed by their index; reasoning is read from ``reasoning_content`` or ``reasoning``, the
+fields the compatible servers use. Output is ``completion_tokens`` alone: OpenAI already
+counts reasoning in it, so adding ``reasoning_tokens`` (as Pi does) would count it twice
+(``pi-host.md`` §7.4, §8.4).
+
+Thinking is not sent back: no compatible server accepts another turn's reasoning, and some
+refuse it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import openai
+
+from pifold_agent.providers.assembly import BlockAssembler, arguments_text, normalise_call_id
+from pifold_agent.providers.base import (
+    ProviderRequest,
+    StopReason,
+    StreamDone,
+    StreamEvent,
+    UsageUpdate,
+)
+from pifold_agent.providers.errors import classify_exception, classify_status, stream_cut
+from pifold_agent.providers.openai_responses import CALL_ID_SEPARATOR, is_reasoning_model
+from pifold_core.canonical import JsonValue
+from pifold_core.entries import Usage
+
+FINISH_REASONS: dict[str, StopReason] = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "content_filter": "error",
+}
+
+REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+"""Where compatible servers put streamed reasoning (DeepSeek and vLLM, Ollama and
+OpenRouter, others)."""
+
+
+def convert_messages(
+    system: str, messages: Sequence[dict[str, JsonValue]], developer: bool
+) -> list[dict[str, Any]]:
+    """The system prompt and the engine's wire messages as Chat Completions messages."""
+    converted: list[dict[str, Any]] = []
+    if system:
+        converted.append({"role": "developer" if developer else "system", "content": system})
+    for message in messages:
+        role = message.get("role")
+        content = message.get("content")
+        records = (
+            [record for record in content if isinstance(record, dict)]
+            if isinstance(content, list)
+            else []
+        )
+        if role == "tool":
+            converted.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": _call_id(str(message.get("call_id"))),
+                    "content": _content(records),
+                }
+            )
+        elif role == "assistant":
+            assistant = _assistant(records)
+            if assistant is not None:
+                converted.append(assistant)
+        else:
+            user_content = _content(records)
+            if user_content:
+                converted.append({"role": "user", "content": user_content})
+    return converted
+
+
+def build_body(request: ProviderRequest, model: str, openai_proper: bool) -> dict[str, Any]:
+    """The request body the adapter sends (``stream`` aside)."""
+    developer = openai_proper and is_reasoning_model(model)
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": convert_messages(request.system, request.messages, developer),
+        "stream_options": {"include_usage": True},
+    }
+    if request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": tool.parameters,
+                },
+            }
+            for tool in request.tools
+        ]
+    if request.max_output_tokens:
+        # OpenAI itself wants the new name; most compatible servers only know the old one.
+        key = "max_completion_tokens" if openai_proper else "max_tokens"
+        body[key] = request.max_output_tokens
+    return body
+
+
+def map_usage(usage: Any) -> Usage:
+    """Chat usage as disjoint buckets: cached prompt tokens are taken out of the input."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) or 0
+    written = getattr(details, "cache_write_tokens", None) or 0
+    return Usage(
+        input_tokens=max(0, (usage.prompt_tokens or 0) - cached - written),
+        output_tokens=usage.completion_tokens or 0,
+        cache_read_tokens=cached,
+        cache_write_tokens=written,
+    )
+
+
+class OpenAIChat:
+    """The Chat Completions adapter (OpenAI or any compatible server)."""
+
+    def __init__(
+        self, model: str, api_key: str, base_url: str | None = None, timeout_s: float = 600.0
+    ) -> None:
+        self._model = model
+        self.openai_proper = base_url is None or "api.openai.com" in base_url
+        """Whether the server is OpenAI's own (its parameter names and roles)."""
+        # The loop owns retry with backoff; the SDK must not retry behind its back.
+        self.client = openai.AsyncOpenAI(
+            api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s
+        )
+
+    @property
+    def name(self) -> str:
+        return "openai-chat"
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
+        body = build_body(request, self._model, self.openai_proper)
+        assembler = BlockAssembler()
+        usage: Usage | None = None
+        model = self._model
+        finish: str | None = None
+        try:
+            chunks = await self.client.chat.completions.create(**body, stream=True)
+            try:
+                async for chunk in chunks:
+                    model = chunk.model or model
+                    if chunk.usage is not None:
+                        usage = map_usage(chunk.usage)
+                        yield UsageUpdate(usage)
+                    for choice in chunk.choices[:1]:
+                        delta = choice.delta
+                        extra = delta.model_extra or {}
+                        for name in REASONING_FIELDS:
+                            piece = extra.get(name)
+                            if isinstance(piece, str) and piece:
+                                yield assembler.thinking("reasoning", piece)
+                                break
+                        if delta.content:
+                            yield assembler.text("text", delta.content)
+                        if delta.refusal:
+                            yield assembler.text("text", delta.refusal)
+                        for call in delta.tool_calls or ():
+                            key = ("call", call.index)
+                            function = call.function
+                            assembler.open_tool_call(
+                                key, call.id or "", (function.name if function else None) or ""
+                            )
+                            if function is not None and function.arguments:
+                                yield assembler.arguments(key, function.arguments)
+                        if choice.finish_reason is not None:
+                            finish = choice.finish_reason
+            finally:
+                await chunks.close()
+        except asyncio.CancelledError:
+            raise
+        except (openai.OpenAIError, OSError) as error:
+            yield StreamDone(assembler.blocks(), "error", usage, model, classify_exception(error))
+            return
+        if finish is None:
+            yield StreamDone(assembler.blocks(), "error", usage, model, stream_cut())
+            return
+        stop_reason = FINISH_REASONS.get(finish, "stop")
+        if stop_reason == "stop" and assembler.tool_calls:
+            # Some servers finish a tool-calling turn with "stop".
+            stop_reason = "tool_use"
+        failure = None
+        if stop_reason == "error":
+            failure = classify_status(None, f"the server stopped the answer ({finish})")
+        yield StreamDone(assembler.blocks(), stop_reason, usage, model, failure)
+
+
+def _call_id(stored: str) -> str:
+    return normalise_call_id(stored.split(CALL_ID_SEPARATOR, 1)[0])
+
+
+def _content(records: list[dict[str, JsonValue]]) -> str | list[dict[str, Any]]:
+    """Plain text when there is only text (what every server takes), parts with images."""
+    parts: list[dict[str, Any]] = []
+    for record in records:
+        text = record.get("text")
+        if record.get("type") in ("text", "thinking") and isinstance(text, str) and text:
+            parts.append({"type": "text", "text": text})
+        elif record.get("type") == "image":
+            url = f"data:{record.get('media_type')};base64,{record.get('data')}"
+            parts.append({"type": "image_url", "image_url": {"url": url}})
+    if all(part["type"] == "text" for part in parts):
+        return "\n".join(part["text"] for part in parts)
+    return parts
+
+
+def _assistant(records: list[dict[str, JsonValue]]) -> dict[str, Any] | None:
+    texts = [
+        record["text"]
+        for record in records
+        if record.get("type") == "text" and isinstance(record.get("text"), str) and record["text"]
+    ]
+    calls = [
+        {
+            "id": _call_id(str(record.get("id"))),
+            "type": "function",
+            "function": {
+                "name": record.get("name"),
+                "arguments": arguments_text(record.get("arguments")),
+            },
+        }
+        for record in records
+        if record.get("type") == "tool_call"
+    ]
+    if not texts and not calls:
+        return None
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": "\n".join(str(text) for text in texts) if texts else None,
+    }
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+__all__ = ["OpenAIChat", "build_body", "convert_messages", "map_usage"]

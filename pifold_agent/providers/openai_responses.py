@@ -1,0 +1,284 @@
+"""OpenAI Responses through the official SDK (``AsyncOpenAI.responses.create(stream=True)``).
+
+Requests are stateless (``store: false``), so every turn sends the whole projection: the
+reasoning items the model returned are replayed from the thinking block's signature (the
+item's JSON, encrypted content included), tool calls travel as ``function_call`` and
+``function_call_output`` items, and ``prompt_cache_key`` is the session id so the
+provider routes every request of a session to the same cache (``pi-host.md`` §7.4, §7.6).
+
+Usage is mapped so the buckets are disjoint: OpenAI's ``input_tokens`` includes what was
+read from (and written to) the cache, so both are taken out; ``output_tokens`` already
+includes reasoning, which is not added again (``pi-host.md`` §8.4).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import openai
+
+from pifold_agent.providers.assembly import BlockAssembler, arguments_text, normalise_call_id
+from pifold_agent.providers.base import (
+    ProviderRequest,
+    StopReason,
+    StreamDone,
+    StreamEvent,
+    UsageUpdate,
+)
+from pifold_agent.providers.errors import classify_exception, classify_status, stream_cut
+from pifold_core.canonical import JsonValue, canonical_bytes
+from pifold_core.entries import Usage
+
+REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4", "codex")
+"""Model ids that reason: they take the system prompt as ``developer`` and return reasoning."""
+
+CALL_ID_SEPARATOR = "|"
+"""A Responses tool call is kept as ``call_id|item_id`` (Pi's convention): the call id
+answers it, the item id lets the call be replayed beside its reasoning."""
+
+
+def is_reasoning_model(model: str) -> bool:
+    """Whether ``model`` is one of OpenAI's reasoning models (by its id)."""
+    bare = model.rsplit("/", 1)[-1].lower()
+    return bare.startswith(REASONING_PREFIXES)
+
+
+def convert_input(messages: Sequence[dict[str, JsonValue]]) -> list[dict[str, Any]]:
+    """The engine's wire messages as Responses input items (the system prompt aside)."""
+    items: list[dict[str, Any]] = []
+    for message in messages:
+        role = message.get("role")
+        content = message.get("content")
+        records = (
+            [record for record in content if isinstance(record, dict)]
+            if isinstance(content, list)
+            else []
+        )
+        if role == "tool":
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": _call_id(str(message.get("call_id"))),
+                    "output": _tool_output(records),
+                }
+            )
+        elif role == "assistant":
+            items.extend(_assistant_items(records))
+        else:
+            parts = _user_parts(records)
+            if parts:
+                items.append({"role": "user", "content": parts})
+    return items
+
+
+def build_body(request: ProviderRequest, model: str, reasoning: bool) -> dict[str, Any]:
+    """The request body the adapter sends (``stream`` aside)."""
+    items = convert_input(request.messages)
+    if request.system:
+        role = "developer" if reasoning else "system"
+        items.insert(0, {"role": role, "content": request.system})
+    body: dict[str, Any] = {"model": model, "input": items, "store": False}
+    if request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters,
+                "strict": False,
+            }
+            for tool in request.tools
+        ]
+    if request.session_id:
+        body["prompt_cache_key"] = request.session_id
+    if request.max_output_tokens:
+        body["max_output_tokens"] = request.max_output_tokens
+    if reasoning:
+        # Stateless requests can only replay reasoning that came back encrypted.
+        body["include"] = ["reasoning.encrypted_content"]
+        body["reasoning"] = {"summary": "auto"}
+    return body
+
+
+def map_usage(usage: Any) -> Usage:
+    """Responses usage as disjoint buckets (see the module docstring)."""
+    details = getattr(usage, "input_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) or 0
+    written = getattr(details, "cache_write_tokens", None) or 0
+    return Usage(
+        input_tokens=max(0, (usage.input_tokens or 0) - cached - written),
+        output_tokens=usage.output_tokens or 0,
+        cache_read_tokens=cached,
+        cache_write_tokens=written,
+    )
+
+
+class OpenAIResponses:
+    """The OpenAI Responses adapter."""
+
+    def __init__(
+        self,
+        model: str,
+        api_key: str,
+        base_url: str | None = None,
+        reasoning: bool | None = None,
+        timeout_s: float = 600.0,
+    ) -> None:
+        self._model = model
+        self.reasoning = is_reasoning_model(model) if reasoning is None else reasoning
+        """Whether the model reasons (system as ``developer``, encrypted reasoning kept)."""
+        # The loop owns retry with backoff; the SDK must not retry behind its back.
+        self.client = openai.AsyncOpenAI(
+            api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s
+        )
+
+    @property
+    def name(self) -> str:
+        return "openai"
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
+        body = build_body(request, self._model, self.reasoning)
+        assembler = BlockAssembler()
+        usage: Usage | None = None
+        model = self._model
+        outcome: tuple[StopReason, Any] | None = None
+        try:
+            events = await self.client.responses.create(**body, stream=True)
+            try:
+                async for event in events:
+                    kind = event.type
+                    if kind == "response.created":
+                        model = event.response.model or model
+                    elif kind == "response.output_item.added":
+                        item = event.item
+                        if item.type == "reasoning":
+                            assembler.open_thinking(item.id)
+                        elif item.type == "function_call":
+                            call_id = f"{item.call_id}{CALL_ID_SEPARATOR}{item.id or ''}"
+                            assembler.open_tool_call(item.id or item.call_id, call_id, item.name)
+                    elif kind in (
+                        "response.reasoning_summary_text.delta",
+                        "response.reasoning_text.delta",
+                    ):
+                        yield assembler.thinking(event.item_id, event.delta)
+                    elif kind == "response.reasoning_summary_part.added":
+                        if event.summary_index > 0:
+                            # Summary parts are separate paragraphs of one reasoning block.
+                            yield assembler.thinking(event.item_id, "\n\n")
+                    elif kind in ("response.output_text.delta", "response.refusal.delta"):
+                        yield assembler.text((event.item_id, event.content_index), event.delta)
+                    elif kind == "response.function_call_arguments.delta":
+                        yield assembler.arguments(event.item_id, event.delta)
+                    elif kind == "response.function_call_arguments.done":
+                        assembler.final_arguments(event.item_id, event.arguments)
+                    elif kind == "response.output_item.done":
+                        item = event.item
+                        if item.type == "reasoning":
+                            record = item.model_dump(mode="json", exclude_none=True)
+                            summary = "\n\n".join(part.text for part in item.summary)
+                            text = assembler.thinking_text(item.id) or summary
+                            assembler.sign(item.id, canonical_bytes(record).decode(), text)
+                    elif kind in ("response.completed", "response.incomplete"):
+                        if event.response.usage is not None:
+                            usage = map_usage(event.response.usage)
+                            yield UsageUpdate(usage)
+                        model = event.response.model or model
+                        if kind == "response.incomplete":
+                            outcome = ("length", None)
+                        else:
+                            outcome = ("tool_use" if assembler.tool_calls else "stop", None)
+                    elif kind == "response.failed":
+                        error = event.response.error
+                        message = error.message if error else "the response failed"
+                        code = error.code if error else None
+                        if event.response.usage is not None:
+                            usage = map_usage(event.response.usage)
+                        outcome = ("error", classify_status(None, message, None, code))
+                    elif kind == "error":
+                        outcome = ("error", classify_status(None, event.message, None, event.code))
+            finally:
+                await events.close()
+        except asyncio.CancelledError:
+            raise
+        except (openai.OpenAIError, OSError) as error:
+            yield StreamDone(assembler.blocks(), "error", usage, model, classify_exception(error))
+            return
+        if outcome is None:
+            yield StreamDone(assembler.blocks(), "error", usage, model, stream_cut())
+            return
+        stop_reason, failure = outcome
+        yield StreamDone(assembler.blocks(), stop_reason, usage, model, failure)
+
+
+def _call_id(stored: str) -> str:
+    return normalise_call_id(stored.split(CALL_ID_SEPARATOR, 1)[0])
+
+
+def _assistant_items(records: list[dict[str, JsonValue]]) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    for record in records:
+        kind = record.get("type")
+        if kind == "thinking":
+            reasoning = _reasoning_item(record.get("signature"))
+            if reasoning is not None:
+                items.append(reasoning)
+            # Reasoning without its item (another provider's, or an aborted stream) cannot be
+            # replayed as reasoning, and is not the assistant's answer: it is left out.
+        elif kind == "text":
+            text = record.get("text")
+            if isinstance(text, str) and text:
+                items.append({"role": "assistant", "content": text})
+        elif kind == "tool_call":
+            stored = str(record.get("id"))
+            call_id, _, item_id = stored.partition(CALL_ID_SEPARATOR)
+            item: dict[str, Any] = {
+                "type": "function_call",
+                "call_id": normalise_call_id(call_id),
+                "name": record.get("name"),
+                "arguments": arguments_text(record.get("arguments")),
+            }
+            if item_id.startswith("fc"):
+                item["id"] = item_id
+            items.append(item)
+    return items
+
+
+def _reasoning_item(signature: JsonValue) -> dict[str, Any] | None:
+    if not isinstance(signature, str) or not signature.startswith("{"):
+        return None
+    try:
+        item = json.loads(signature)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(item, dict) or item.get("type") != "reasoning":
+        return None
+    return item
+
+
+def _user_parts(records: list[dict[str, JsonValue]]) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    for record in records:
+        text = record.get("text")
+        if record.get("type") in ("text", "thinking") and isinstance(text, str) and text:
+            parts.append({"type": "input_text", "text": text})
+        elif record.get("type") == "image":
+            url = f"data:{record.get('media_type')};base64,{record.get('data')}"
+            parts.append({"type": "input_image", "image_url": url, "detail": "auto"})
+    return parts
+
+
+def _tool_output(records: list[dict[str, JsonValue]]) -> str | list[dict[str, Any]]:
+    parts = _user_parts(records)
+    if all(part["type"] == "input_text" for part in parts):
+        return "\n".join(part["text"] for part in parts)
+    return parts
+
+
+__all__ = ["OpenAIResponses", "build_body", "convert_input", "is_reasoning_model", "map_usage"]
