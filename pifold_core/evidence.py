@@ -1,10 +1,13 @@
 """Evidence artifacts for oversized tool results (DESIGN §3).
 
 A tool result larger than the threshold is written whole, as the canonical record of the
-original entry, to ``<session>/pi-fold-evidence/sha256/<2 hex>/<64 hex>.json`` (read-only,
-content-addressed, atomic). The transcript keeps a preview (head and tail) and a pointer
-that ``peek`` resolves to the exact original. At most :data:`SESSION_CAP_BYTES` of evidence
-is written per session; past the cap a result is kept truncated with a note saying so.
+original entry, to ``<session>/pi-fold-evidence/sha256/<2 hex>/<64 hex>.json`` (read-only and
+private: 0400 in 0700 folders; content-addressed, atomic). Every read re-hashes it; a missing
+or damaged artifact raises an error naming it and is remembered in
+:attr:`EvidenceStore.damaged` for status. The transcript keeps a preview (head and tail)
+and a pointer that ``peek`` resolves to the exact original. At most
+:data:`SESSION_CAP_BYTES` of evidence is written per session; past the cap a result is kept
+truncated with a note saying so.
 """
 
 from __future__ import annotations
@@ -15,7 +18,13 @@ from pathlib import Path
 
 from pifold_core.canonical import sha256_hex
 from pifold_core.entries import Entry, ImageBlock, TextBlock
-from pifold_core.store import StoreObjectCorrupt, StoreObjectMissing, write_file_atomically
+from pifold_core.store import (
+    OBJECT_MODE,
+    StoreError,
+    StoreObjectCorrupt,
+    StoreObjectMissing,
+    write_file_atomically,
+)
 
 SESSION_CAP_BYTES = 512 * 1024 * 1024
 """Evidence a whole session may hold."""
@@ -50,8 +59,11 @@ class EvidenceStore:
         """Bytes of evidence this session may hold."""
         self.used_bytes = 0
         """Bytes written so far (restored from the state log on reopen)."""
+        self.damaged: dict[str, StoreError] = {}
+        """Artifacts found missing or corrupt by a read, by evidence id: what status reports."""
 
     def path_of(self, digest: str) -> Path:
+        """Where the artifact with this SHA-256 lives."""
         return self.root / "sha256" / digest[:2] / f"{digest}.json"
 
     def ingest(self, entry: Entry, threshold_bytes: int) -> EvidenceOutcome:
@@ -71,7 +83,7 @@ class EvidenceStore:
         path = self.path_of(digest)
         if path.exists() or self.used_bytes + len(original) <= self.cap_bytes:
             if not path.exists():
-                write_file_atomically(path, original, mode=0o444)
+                write_file_atomically(path, original, mode=OBJECT_MODE)
                 written = len(original)
                 self.used_bytes += written
             pointer = (
@@ -101,11 +113,25 @@ class EvidenceStore:
         return EvidenceOutcome(clipped, written)
 
     def read(self, identifier: str) -> bytes:
-        """The exact original record behind an evidence id, hash-verified."""
+        """The exact original record behind an evidence id, hash-verified.
+
+        Raises:
+            ValueError: ``identifier`` is not an evidence id (nothing is looked up).
+            StoreObjectMissing: no such artifact.
+            StoreObjectCorrupt: its bytes do not hash to its name, or it is not a file.
+        """
         match = _EVIDENCE_ID.fullmatch(identifier)
         if match is None:
             raise ValueError(f"{identifier!r} is not an evidence id")
-        digest = match[1]
+        try:
+            data = self._read(identifier, match[1])
+        except StoreError as error:
+            self.damaged[identifier] = error
+            raise
+        self.damaged.pop(identifier, None)
+        return data
+
+    def _read(self, identifier: str, digest: str) -> bytes:
         path = self.path_of(digest)
         try:
             data = path.read_bytes()
@@ -113,9 +139,24 @@ class EvidenceStore:
             raise StoreObjectMissing(
                 f"evidence {identifier} is missing at {path}", digest
             ) from None
+        except (IsADirectoryError, NotADirectoryError, PermissionError) as error:
+            raise StoreObjectCorrupt(
+                f"evidence {identifier} cannot be read as a file at {path}: "
+                f"{error.strerror or error}",
+                digest,
+            ) from None
         actual = sha256_hex(data)
         if actual != digest:
             raise StoreObjectCorrupt(
                 f"evidence {identifier} is corrupt: its bytes hash to {actual}", digest
             )
         return data
+
+    def verify(self, identifier: str) -> StoreError | None:
+        """Read and verify one artifact: ``None`` when sound, else the error (also kept in
+        :attr:`damaged`). Raises nothing for a damaged artifact."""
+        try:
+            self.read(identifier)
+        except StoreError as error:
+            return error
+        return None

@@ -10,6 +10,10 @@ without.
 On reopen every line is verified. A damaged *last* line is a torn write: it is reported,
 truncated away before anything new is written, and nothing before it is lost. A damaged line
 anywhere else is corruption, and opening fails loudly with the line number.
+
+A read-only reader (a viewer beside a live writer, or ``pifold doctor``) never writes: it
+truncates nothing, and it takes an unterminated last line for one the writer has not
+finished yet, so it is neither read nor reported. The log is private to the user (0600).
 """
 
 from __future__ import annotations
@@ -21,12 +25,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from pifold_core.canonical import CanonicalError, canonical_bytes, parse_json, sha256_hex
-from pifold_core.store import fsync_directory
+from pifold_core.canonical import (
+    CanonicalError,
+    canonical_bytes,
+    parse_json,
+    sha256_hex,
+    wire_bytes,
+)
+from pifold_core.store import fsync_directory, make_private_folder
+
+LOG_MODE = 0o600
+"""The log holds everything the user and the tools said: private to the user."""
 
 
 class JournalCorrupt(RuntimeError):
-    """A line before the last one is damaged; the message names the file and line."""
+    """A line before the last one is damaged, or the log is gone from under a populated
+    store; the message names the file and line."""
+
+
+class JournalReadOnly(RuntimeError):
+    """An append to a log opened read-only (the engine refuses such verbs before this)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +63,11 @@ class TornTail:
     line_number: int
     """1-based number of the torn line."""
     byte_count: int
-    """Bytes discarded."""
+    """Bytes discarded (by a read-only reader: bytes that a writable open would discard)."""
+
+    def describe(self) -> str:
+        """``line 137 (412 bytes)``: what a status line or a message says."""
+        return f"line {self.line_number} ({self.byte_count:,} bytes)"
 
 
 def _check(sequence: int, kind: str, body: dict[str, Any]) -> str:
@@ -55,11 +77,14 @@ def _check(sequence: int, kind: str, body: dict[str, Any]) -> str:
 class Journal:
     """Reads and appends the state log of one session."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, read_only: bool = False) -> None:
         self.path = Path(path)
+        self.read_only = read_only
+        """Never write, never truncate (see the module docstring)."""
         self.next_sequence = 0
         self.torn: TornTail | None = None
-        """Set by :meth:`read_all` when a torn last line was found and removed."""
+        """Set by :meth:`read_all` when a torn last line was found (and, unless read-only,
+        removed)."""
         self._handle: IO[bytes] | None = None
 
     def read_all(self) -> Iterator[JournalRecord]:
@@ -77,12 +102,18 @@ class Journal:
                 if number == len(complete) and not trailing:
                     self._truncate(offset, number, len(data) - offset)
                     return
-                raise JournalCorrupt(f"{self.path}: line {number} is damaged")
+                raise JournalCorrupt(
+                    f"{self.path}: line {number} is damaged (bad checksum, sequence or JSON; "
+                    f"{len(complete) + bool(trailing)} lines in all): the lines after it "
+                    f"cannot be trusted, so the session is not opened"
+                )
             self.next_sequence = record.sequence + 1
             offset += len(line) + 1
             yield record
-        if trailing:
+        if trailing and not self.read_only:
             self._truncate(offset, len(complete) + 1, len(trailing))
+        # A read-only reader leaves an unterminated last line alone: a live writer may be
+        # halfway through it.
 
     def _parse(self, line: bytes, expected: int) -> JournalRecord | None:
         try:
@@ -100,6 +131,8 @@ class Journal:
 
     def _truncate(self, offset: int, line_number: int, byte_count: int) -> None:
         self.torn = TornTail(line_number, byte_count)
+        if self.read_only:
+            return
         with open(self.path, "r+b") as handle:
             handle.truncate(offset)
             handle.flush()
@@ -107,18 +140,26 @@ class Journal:
 
     def append(self, kind: str, body: dict[str, Any], durable: bool = False) -> int:
         """Write one record; fsync when ``durable``. Returns its sequence number."""
+        if self.read_only:
+            raise JournalReadOnly(f"{self.path} is open read-only: nothing is written to it")
         if self._handle is None:
             created = not self.path.exists()
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_folder(self.path.parent)
+            descriptor = os.open(
+                self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, LOG_MODE
+            )
+            os.fchmod(descriptor, LOG_MODE)  # the umask cut the mode above; and tighten an old log
             # Unbuffered: nothing of a failed append can linger in a buffer and reach the file
             # with a later one.
-            self._handle = open(self.path, "ab", buffering=0)  # noqa: SIM115 (kept open)
+            self._handle = os.fdopen(descriptor, "ab", buffering=0)
             if created:
                 fsync_directory(self.path.parent)
         sequence = self.next_sequence
-        line = canonical_bytes(
-            {"n": sequence, "k": kind, "b": body, "c": _check(sequence, kind, body)}
-        )
+        # Wire form, not canonical: keys keep their order (a tool call's arguments come back
+        # as the provider sent them), and the strict UTF-8 encoding refuses, before anything
+        # is written, a line that could not be read back identically. The check stays
+        # canonical, so it does not depend on key order.
+        line = wire_bytes({"n": sequence, "k": kind, "b": body, "c": _check(sequence, kind, body)})
         descriptor = self._handle.fileno()
         size = os.fstat(descriptor).st_size
         try:

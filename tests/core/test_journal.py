@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import pytest
 
-from pifold_core.journal import Journal, JournalCorrupt
+from pifold_core.journal import Journal, JournalCorrupt, JournalReadOnly
 
 
 def _write(path: Path, count: int) -> list[dict[str, object]]:
@@ -113,11 +115,77 @@ def test_out_of_sequence_line_is_corruption(tmp_path: Path) -> None:
         list(Journal(path).read_all())
 
 
-def test_durable_append_and_lines_are_canonical(tmp_path: Path) -> None:
+def test_durable_append_and_lines_keep_key_order(tmp_path: Path) -> None:
+    # Lines are in wire form (keys in the order given) so a restart gives back tool-call
+    # arguments in the provider's order; the check stays canonical.
     path = tmp_path / "log.jsonl"
     journal = Journal(path)
     assert journal.append("commit", {"b": 1, "a": 2}, durable=True) == 0
     journal.close()
     line = path.read_bytes()
     assert line.endswith(b"\n") and line.count(b"\n") == 1
-    assert line.startswith(b'{"b":{"a":2,"b":1},"c":"')
+    assert line.startswith(b'{"n":0,"k":"commit","b":{"b":1,"a":2},"c":"')
+    (record,) = Journal(path).read_all()
+    assert list(record.body) == ["b", "a"]
+
+
+def test_the_log_is_private_whatever_the_umask(tmp_path: Path) -> None:
+    previous = os.umask(0o000)
+    try:
+        _write(tmp_path / "new" / "log.jsonl", 1)
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "new" / "log.jsonl").stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o700
+
+
+def test_an_old_world_readable_log_is_tightened_by_its_writer(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    _write(path, 2)
+    os.chmod(path, 0o644)
+    journal = Journal(path)
+    list(journal.read_all())
+    journal.append("entry", {"i": 2})
+    journal.close()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_read_only_leaves_a_half_written_last_line_to_its_writer(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    bodies = _write(path, 3)
+    writer = Journal(path)
+    list(writer.read_all())
+    whole = path.read_bytes()
+    half = b'{"n":3,"k":"entry","b":{"i":'
+    with open(path, "ab") as handle:
+        handle.write(half)  # what a reader sees in the middle of a writer's append
+    reader = Journal(path, read_only=True)
+    assert [record.body for record in reader.read_all()] == bodies
+    assert reader.torn is None  # not yet written, not torn
+    assert path.read_bytes() == whole + half  # untouched
+    with pytest.raises(JournalReadOnly, match="read-only"):
+        reader.append("entry", {"i": "never"})
+    assert path.read_bytes() == whole + half
+
+
+def test_read_only_reports_a_damaged_last_line_without_cutting_it(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    bodies = _write(path, 3)
+    data = path.read_bytes().replace(b"record 2", b"record 9")
+    path.write_bytes(data)
+    reader = Journal(path, read_only=True)
+    assert [record.body for record in reader.read_all()] == bodies[:2]
+    assert reader.torn is not None and reader.torn.line_number == 3
+    last_line = data.split(b"\n")[2] + b"\n"
+    assert reader.torn.describe() == f"line 3 ({len(last_line)} bytes)"
+    assert path.read_bytes() == data
+
+
+def test_corruption_message_names_the_line_and_why(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    _write(path, 6)
+    lines = path.read_bytes().split(b"\n")
+    del lines[2]  # a line lost from the middle: the next one is out of sequence
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(JournalCorrupt, match=r"line 3 is damaged .*cannot be trusted"):
+        list(Journal(path).read_all())
