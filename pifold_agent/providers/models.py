@@ -1,0 +1,213 @@
+"""Model descriptors: context window, output reservation, prices and cache lifetime.
+
+The built-in table covers the common current models. Prices are those of the project's dated
+price file (``pifold_bench/data/prices-2026-11-30.json``, from the provider pages as stored
+in 2026); windows and output limits are the providers' stated figures. The output reservation
+is what a request asks for at most (Pi caps it at 32,000), so the serving budget, the tokens a
+request may carry, is the window minus that reservation (DESIGN §6).
+
+A user file, ``$XDG_CONFIG_HOME/pi-fold/models.json`` (``~/.config`` when unset), adds models
+or overrides built-in ones: ``{"models": {"<id>": {"provider": ..., "context_window": ...}}}``
+with any field of :class:`ModelDescriptor` but ``id``; an override states only what differs.
+A malformed file is refused whole with an error naming the field, and nothing is loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+
+ProviderName = Literal["anthropic", "openai", "openai-chat"]
+PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "openai", "openai-chat")
+
+TABLE_DATE = "2026-11-30"
+"""The date of the price file the table's prices come from."""
+
+ANTHROPIC_CACHE_S = 300
+"""Anthropic's default cache entry lives five minutes, refreshed on every hit."""
+OPENAI_CACHE_S = 600
+"""OpenAI's in-memory cache entries live five to ten minutes idle (the upper end)."""
+
+
+class ModelsFileError(ValueError):
+    """The user's models file is unreadable or invalid; the message names what is wrong."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelDescriptor:
+    """What the agent knows of one model."""
+
+    id: str
+    """The model id requests are sent with."""
+    provider: ProviderName
+    """The adapter that serves it."""
+    context_window: int
+    """Tokens the model accepts, prompt and output together."""
+    output_reservation: int
+    """Tokens kept for the answer: the most a request asks for."""
+    input_per_million: float = 0.0
+    """$ per million uncached input tokens."""
+    output_per_million: float = 0.0
+    """$ per million output tokens."""
+    cache_read_per_million: float = 0.0
+    """$ per million tokens read from the prompt cache."""
+    cache_write_per_million: float = 0.0
+    """$ per million tokens written to the prompt cache."""
+    cache_lifetime_s: int = 0
+    """How long an idle cache entry lives; 0 when the model has no prompt cache."""
+
+    @property
+    def serving_budget(self) -> int:
+        """Tokens a request may carry (``providerInputBudget`` when none is configured)."""
+        return self.context_window - self.output_reservation
+
+
+def _anthropic(model: str, prices: tuple[float, float, float, float]) -> ModelDescriptor:
+    # 200,000-token window; output limits of 32,000 to 64,000, reserved at Pi's 32,000 cap.
+    return ModelDescriptor(model, "anthropic", 200_000, 32_000, *prices, ANTHROPIC_CACHE_S)
+
+
+def _openai(
+    model: str, window: int, reservation: int, prices: tuple[float, float, float, float]
+) -> ModelDescriptor:
+    return ModelDescriptor(model, "openai", window, reservation, *prices, OPENAI_CACHE_S)
+
+
+BUILT_IN: dict[str, ModelDescriptor] = {
+    descriptor.id: descriptor
+    for descriptor in (
+        # (input, output, cache read, cache write) $ per million, from the dated price file.
+        _anthropic("claude-opus-4-5", (5.0, 25.0, 0.5, 6.25)),
+        _anthropic("claude-sonnet-4-5", (3.0, 15.0, 0.3, 3.75)),
+        _anthropic("claude-haiku-4-5", (1.0, 5.0, 0.1, 1.25)),
+        _anthropic("claude-opus-4-1", (15.0, 75.0, 1.5, 18.75)),
+        # GPT-5.4 and 5.5 are billed at a higher tier above 272,000 prompt tokens: the
+        # window is held at the standard tier, as pi-fold's default window of 272,000 is.
+        _openai("gpt-5.5", 272_000, 32_000, (5.0, 30.0, 0.5, 5.0)),
+        _openai("gpt-5.4", 272_000, 32_000, (2.5, 15.0, 0.25, 2.5)),
+        _openai("gpt-5.4-mini", 272_000, 32_000, (0.75, 4.5, 0.075, 0.75)),
+        _openai("gpt-5.1", 400_000, 32_000, (1.25, 10.0, 0.125, 1.25)),
+        _openai("gpt-5", 400_000, 32_000, (1.25, 10.0, 0.125, 1.25)),
+        _openai("gpt-4.1", 1_047_576, 32_768, (2.0, 8.0, 0.5, 2.0)),
+        # The o-series is not in the price file: OpenAI's list prices since mid-2025.
+        _openai("o3", 200_000, 32_000, (2.0, 8.0, 0.5, 2.0)),
+        _openai("o4-mini", 200_000, 32_000, (1.1, 4.4, 0.275, 1.1)),
+        # Any model behind --base-url that the table does not know: Pi's defaults.
+        ModelDescriptor("local", "openai-chat", 128_000, 16_384),
+    )
+}
+"""The built-in table, dated :data:`TABLE_DATE`."""
+
+DEFAULT_MODELS: dict[ProviderName, str] = {
+    "anthropic": "claude-sonnet-4-5",
+    "openai": "gpt-5.4",
+    "openai-chat": "local",
+}
+"""The model each provider uses when none is named."""
+
+
+def models_file() -> Path:
+    """Where the user's models file lives (honours ``XDG_CONFIG_HOME``)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "pi-fold" / "models.json"
+
+
+def load_models(path: Path | None = None) -> dict[str, ModelDescriptor]:
+    """The built-in table with the user's file applied (a missing file adds nothing).
+
+    Raises:
+        ModelsFileError: the file is unreadable, not JSON, or a model in it is invalid.
+    """
+    path = models_file() if path is None else path
+    table = dict(BUILT_IN)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return table
+    except OSError as error:
+        raise ModelsFileError(f"{path}: cannot be read: {error}") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ModelsFileError(f"{path}: not valid JSON: {error}") from None
+    if not isinstance(document, dict) or set(document) != {"models"}:
+        raise ModelsFileError(f'{path}: must be an object with one key, "models"')
+    entries = document["models"]
+    if not isinstance(entries, dict):
+        raise ModelsFileError(f'{path}: "models" must be an object of model id to fields')
+    loaded = {
+        model: _descriptor(path, model, body, table.get(model)) for model, body in entries.items()
+    }
+    table.update(loaded)
+    return table
+
+
+def lookup(
+    model: str, table: Mapping[str, ModelDescriptor] | None = None
+) -> ModelDescriptor | None:
+    """The descriptor of ``model``, or ``None`` when neither the table nor the file has it."""
+    return (load_models() if table is None else table).get(model)
+
+
+_FIELDS = {item.name: item for item in fields(ModelDescriptor) if item.name != "id"}
+_INTEGERS = {"context_window", "output_reservation", "cache_lifetime_s"}
+
+
+def _descriptor(path: Path, model: str, body: Any, base: ModelDescriptor | None) -> ModelDescriptor:
+    where = f"{path}: model {model!r}"
+    if not model or not isinstance(body, dict):
+        raise ModelsFileError(f"{where}: must map a non-empty id to an object of fields")
+    unknown = sorted(set(body) - set(_FIELDS))
+    if unknown:
+        raise ModelsFileError(f"{where}: unknown field {unknown[0]!r}; known: {sorted(_FIELDS)}")
+    if base is None:
+        missing = [
+            name
+            for name in ("provider", "context_window", "output_reservation")
+            if name not in body
+        ]
+        if missing:
+            raise ModelsFileError(f"{where}: a new model needs {missing[0]!r}")
+    for name, value in body.items():
+        if name == "provider":
+            if value not in PROVIDERS:
+                raise ModelsFileError(
+                    f"{where}: provider {value!r} is not one of {list(PROVIDERS)}"
+                )
+        elif name in _INTEGERS:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ModelsFileError(f"{where}: {name!r} must be a non-negative integer")
+        elif not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+            raise ModelsFileError(f"{where}: {name!r} must be a non-negative number")
+    values: dict[str, Any] = {
+        name: float(value) if name.endswith("_per_million") else value
+        for name, value in body.items()
+    }
+    descriptor = (
+        replace(base, **values) if base is not None else ModelDescriptor(id=model, **values)
+    )
+    if descriptor.context_window <= 0:
+        raise ModelsFileError(f"{where}: 'context_window' must be positive")
+    if descriptor.serving_budget <= 0:
+        raise ModelsFileError(
+            f"{where}: 'output_reservation' ({descriptor.output_reservation}) must be smaller "
+            f"than 'context_window' ({descriptor.context_window})"
+        )
+    return descriptor
+
+
+__all__ = [
+    "BUILT_IN",
+    "DEFAULT_MODELS",
+    "PROVIDERS",
+    "TABLE_DATE",
+    "ModelDescriptor",
+    "ModelsFileError",
+    "load_models",
+    "lookup",
+    "models_file",
+]

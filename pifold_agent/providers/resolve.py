@@ -1,0 +1,115 @@
+"""Choosing the adapter for a provider, a model and a base URL, and finding its API key.
+
+The key is read from the environment only (``ANTHROPIC_API_KEY``, ``OPENAI_API_KEY``, or
+the variable the user names for a compatible server) and handed to the SDK client; it is
+never written anywhere. A compatible server on the user's machine often needs no key, so
+with a base URL and no named variable a missing key is not an error.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pifold_agent.providers.anthropic_messages import AnthropicMessages
+from pifold_agent.providers.base import Provider
+from pifold_agent.providers.models import (
+    DEFAULT_MODELS,
+    PROVIDERS,
+    ModelDescriptor,
+    ProviderName,
+    load_models,
+)
+from pifold_agent.providers.openai_chat import OpenAIChat
+from pifold_agent.providers.openai_responses import OpenAIResponses
+
+KEY_VARIABLES: dict[ProviderName, str] = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openai": "OPENAI_API_KEY",
+    "openai-chat": "OPENAI_API_KEY",
+}
+
+LOCAL_SERVER_KEY = "not-needed"
+"""Sent to a compatible server that takes no key (the SDK insists on one)."""
+
+
+class ProviderChoiceError(ValueError):
+    """The provider or model asked for cannot be served; the message says why."""
+
+
+class MissingApiKey(ProviderChoiceError):
+    """No API key in the environment; :attr:`variable` names the one to set."""
+
+    def __init__(self, provider: str, variable: str) -> None:
+        super().__init__(
+            f"no API key for {provider}: set {variable} in the environment "
+            f"(for example: export {variable}=...)"
+        )
+        self.provider = provider
+        self.variable = variable
+
+
+def choose_provider(
+    provider: str | None, model: str | None, base_url: str | None
+) -> tuple[ProviderName, str, ModelDescriptor | None]:
+    """The adapter name, the model id and its descriptor (``None`` when unknown)."""
+    table = load_models()
+    if provider is not None and provider not in PROVIDERS:
+        raise ProviderChoiceError(f"unknown provider {provider!r}; choose one of {list(PROVIDERS)}")
+    descriptor = table.get(model) if model is not None else None
+    if provider is None:
+        if descriptor is not None and base_url is None:
+            provider = descriptor.provider
+        elif base_url is not None:
+            provider = "openai-chat"
+        elif model is not None:
+            raise ProviderChoiceError(
+                f"model {model!r} is not in the model table: name --provider, or add it to "
+                "the models file"
+            )
+        elif os.environ.get("ANTHROPIC_API_KEY"):
+            provider = "anthropic"
+        else:
+            provider = "openai"
+    name: ProviderName = provider  # type: ignore[assignment]  # checked against PROVIDERS
+    chosen = model or DEFAULT_MODELS[name]
+    return name, chosen, table.get(chosen)
+
+
+def resolve_provider(
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    api_key_env: str | None,
+) -> Provider:
+    """The adapter to send requests with, its key read from the environment.
+
+    Raises:
+        MissingApiKey: the key's variable is unset or empty (naming the variable).
+        ProviderChoiceError: an unknown provider, or a model no table names without one.
+        ModelsFileError: the user's models file is invalid.
+    """
+    name, chosen, descriptor = choose_provider(provider, model, base_url)
+    variable = api_key_env or KEY_VARIABLES[name]
+    key = os.environ.get(variable, "")
+    if not key:
+        if name == "openai-chat" and base_url is not None and api_key_env is None:
+            key = LOCAL_SERVER_KEY
+        else:
+            raise MissingApiKey(name, variable)
+    if name == "anthropic":
+        reservation = descriptor.output_reservation if descriptor else None
+        if reservation:
+            return AnthropicMessages(chosen, key, base_url, max_output_tokens=reservation)
+        return AnthropicMessages(chosen, key, base_url)
+    if name == "openai":
+        return OpenAIResponses(chosen, key, base_url)
+    return OpenAIChat(chosen, key, base_url)
+
+
+__all__ = [
+    "KEY_VARIABLES",
+    "MissingApiKey",
+    "ProviderChoiceError",
+    "choose_provider",
+    "resolve_provider",
+]
