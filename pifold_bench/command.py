@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,6 +31,7 @@ from pifold_bench.run import (
     prepare_trace,
     run_arms,
 )
+from pifold_bench.sensitivity import lifetime_sensitivity
 from pifold_core.tokens import TiktokenCounter
 
 
@@ -53,12 +54,24 @@ def bench(
     price_model: Annotated[
         str | None, typer.Option(help="Price every trace as this model (default: its own).")
     ] = None,
+    cache_lifetime: Annotated[
+        int | None,
+        typer.Option(help="Seconds an unused cache entry lives (default: the price file's)."),
+    ] = None,
+    sensitivity: Annotated[
+        bool,
+        typer.Option(help="Rerun every arm under 300, 600 and 3,600 s cache lifetimes."),
+    ] = True,
 ) -> None:
     """Compare folding with compaction on real sessions, offline: tokens, dollars, recall."""
     console = Console(stderr=as_json)
     book = load_price_book()
     try:
         settings = _settings(budget, arms, seed, plant, summary_tokens, price_model, book)
+        if cache_lifetime is not None:
+            if cache_lifetime < 1:
+                raise ValueError("--cache-lifetime must be at least one second")
+            settings = replace(settings, cache_lifetime_s=cache_lifetime)
     except ValueError as error:
         console.print(f"[red]error:[/] {error}")
         raise typer.Exit(2) from None
@@ -97,16 +110,27 @@ def bench(
             advance = _ArmProgress(progress, task, path.name)
             runs = run_arms(prepared, settings.arms, settings.budget, counter, advance)
             check = check_model(prepared, counter)
+            lifetimes = (
+                lifetime_sensitivity(prepared, settings.arms, settings.budget, counter)
+                if sensitivity
+                else None
+            )
             figures = {
                 name: arm_figures(run, settings.budget, len(prepared.values))
                 for name, run in runs.items()
             }
             outcomes.append(
                 TraceOutcome(
-                    prepared, figures, check, {name: run.windows for name, run in runs.items()}
+                    prepared,
+                    figures,
+                    check,
+                    {name: run.windows for name, run in runs.items()},
+                    lifetimes,
                 )
             )
-            documents.append(trace_json(prepared, runs, check, settings.budget, book.as_of))
+            documents.append(
+                trace_json(prepared, runs, check, settings.budget, book.as_of, lifetimes)
+            )
     if svg_out is not None:
         panels = [
             ChartPanel(svg_title(outcome.prepared.path), settings.budget, outcome.windows)

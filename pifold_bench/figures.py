@@ -192,8 +192,10 @@ def trace_json(
     check: ModelCheck | None,
     budget: int,
     as_of: str,
+    sensitivity: dict[int, dict[str, int]] | None = None,
 ) -> dict[str, Any]:
-    """The ``--json`` object of one trace."""
+    """The ``--json`` object of one trace (``sensitivity``: uncached input by arm under other
+    cache lifetimes, when it was run)."""
     calibration = prepared.calibration
     planted = len(prepared.values)
     return {
@@ -235,6 +237,10 @@ def trace_json(
         "native_summary_source": prepared.summary_source,
         "native_turn_prefix_summary_tokens": turn_prefix_summary_tokens(prepared.summary_tokens),
         "planted_values": planted,
+        "cache_lifetime_seconds": prepared.prices.rules.lifetime_seconds,
+        "uncached_input_by_cache_lifetime": None
+        if sensitivity is None
+        else {str(seconds): by_arm for seconds, by_arm in sensitivity.items()},
         "arms": {
             name: {**asdict(arm_figures(run, budget, planted)), "windows": run.windows}
             for name, run in runs.items()

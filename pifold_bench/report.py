@@ -31,6 +31,8 @@ class TraceOutcome:
     """The model check, when the trace recorded usage."""
     windows: dict[str, list[int]]
     """Window of each request, by arm."""
+    sensitivity: dict[int, dict[str, int]] | None = None
+    """Uncached input by arm under other cache lifetimes (seconds), when it was run."""
 
     @property
     def name(self) -> str:
@@ -68,6 +70,8 @@ def print_trace(console: Console, outcome: TraceOutcome, budget: int, as_of: str
     console.print(cause_table(outcome.figures).render(console.width))
     for line in headline_lines(outcome.figures):
         console.print(line)
+    if outcome.sensitivity:
+        console.print(sensitivity_table(outcome.sensitivity).render(console.width))
     panel = ChartPanel(outcome.name, budget, outcome.windows)
     label_width = max((len(name) for name in outcome.windows), default=0)
     # Room for the label, the two rules and the peak that follows the top row.
@@ -259,6 +263,17 @@ def cause_table(figures: Mapping[str, ArmFigures]) -> ArmTable:
         for figure in figures.values()
     )
     return ArmTable("uncached input by cause (provider tokens)", names, rows)
+
+
+def sensitivity_table(sensitivity: Mapping[int, Mapping[str, int]]) -> ArmTable:
+    """Each arm's uncached input when the cache keeps an unused entry 300, 600, 3,600 s."""
+    lifetimes = list(sensitivity)
+    arms = list(sensitivity[lifetimes[0]]) if lifetimes else []
+    rows = tuple(
+        (arm, tuple(_count(sensitivity[seconds][arm]) for seconds in lifetimes)) for arm in arms
+    )
+    names = tuple(f"{seconds:,} s" for seconds in lifetimes)
+    return ArmTable("uncached input by cache lifetime", names, rows)
 
 
 def headline_lines(figures: Mapping[str, ArmFigures]) -> list[str]:

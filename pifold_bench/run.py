@@ -68,6 +68,9 @@ class BenchSettings:
     """Native summary length; None: from the trace's recorded compactions, else the default."""
     price_model: str | None = None
     """Price every trace as this model; None: the trace's own model."""
+    cache_lifetime_s: int | None = None
+    """Bill under a cache that keeps an unused entry this many seconds; None: the priced
+    family's lifetime from the price file."""
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,9 @@ def prepare_entries(
     recorded_model = main_model(original)
     model = settings.price_model if settings.price_model is not None else recorded_model
     prices, own = book.lookup(model)
+    if settings.cache_lifetime_s is not None:
+        rules = replace(prices.rules, lifetime_seconds=settings.cache_lifetime_s)
+        prices = replace(prices, rules=rules)
     # Prefix resets are read off the recorded usage, so they are judged by the cache of the
     # provider that served the trace, whatever the trace is priced as.
     recorded_rules = book.lookup(recorded_model)[0].rules
@@ -350,6 +356,7 @@ def run_arms(
     budget: int,
     counter: TokenCounter,
     progress: ProgressCallback | None = None,
+    recall: bool = True,
 ) -> dict[str, ArmRun]:
     """Run the named arms over a prepared trace, each in its own state folder."""
     runs: dict[str, ArmRun] = {}
@@ -357,7 +364,7 @@ def run_arms(
         with tempfile.TemporaryDirectory(prefix=f"pifold-bench-{name}-") as state:
             arm = make_arm(name, Path(state), prepared, budget, counter)
             try:
-                runs[name] = run_arm(arm, prepared, progress)
+                runs[name] = run_arm(arm, prepared, progress, recall)
             finally:
                 arm.close()
     return runs
