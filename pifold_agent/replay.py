@@ -8,6 +8,7 @@ At the end every fold is peeked and checked byte for byte against the entries it
 from __future__ import annotations
 
 import json
+import stat
 import tempfile
 from collections import Counter
 from collections.abc import Callable
@@ -15,10 +16,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pifold_agent.importers import ImportedTrace, load_trace
-from pifold_core.engine import Engine
-from pifold_core.entries import Entry, Usage
-from pifold_core.folds import source_of
+from pifold_agent.importers import ImportedTrace, TraceFormatError, load_trace
+from pifold_agent.replay_progress import ReplayDriver, ReplayStateError, RunFigures, claim_state
+from pifold_core.engine import LOG_NAME, Engine
+from pifold_core.folds import ForestError, source_of
+from pifold_core.journal import JournalCorrupt
 from pifold_core.notice import NOTICE_TAG
 from pifold_core.options import EngineOptions
 from pifold_core.store import StoreError
@@ -85,6 +87,9 @@ class ReplayReport:
     """Folds landed by each commit, in order."""
     overflows: int
     """Requests a provider would have refused as too long, recovered by an overflow commit."""
+    over_budget: int
+    """Requests whose expected occupancy was over the budget even so (a replay that had
+    any exits 1)."""
     notes: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     request_tokens: list[int] = field(default_factory=list)
@@ -102,9 +107,13 @@ class ReplayReport:
 
 ProgressCallback = Callable[[int, int], None]
 
-COMPACTION_DROP = 0.7
-"""A recorded prompt under this share of the one before means the original host compacted:
-its requests no longer match the raw history, so its counts can only calibrate."""
+MIN_BUDGET = 1_000
+"""The smallest serving budget a replay takes: below it not even one ordinary request fits
+(a system prompt alone is often larger), so a smaller one is a typing mistake."""
+
+
+class ReplayOutputError(ValueError):
+    """A file the replay was asked to write cannot be written; nothing was replayed."""
 
 
 def replay_trace(
@@ -115,58 +124,76 @@ def replay_trace(
     progress: ProgressCallback | None = None,
     options: EngineOptions | None = None,
 ) -> ReplayReport:
-    """Replay the trace at ``path`` and report; raises ``TraceFormatError`` for bad files."""
-    trace = load_trace(path)
+    """Replay the trace at ``path`` and report.
+
+    Raises ``TraceFormatError`` for a file that is not a session (or not a regular file),
+    ``ReplayStateError`` for a ``state_dir`` that cannot take this replay and
+    ``ReplayOutputError`` for a ``window_out`` that cannot be written; each is raised before
+    anything is written.
+    """
+    if budget < MIN_BUDGET:
+        raise ValueError(f"--budget must be at least {MIN_BUDGET:,} tokens, got {budget:,}")
+    trace = _load(path)
+    _check_output(window_out)
     engine_options = options or EngineOptions(budget=budget)
     if state_dir is not None:
+        check_state_folder(state_dir)
         return _replay(trace, path, engine_options, state_dir, window_out, progress)
     with tempfile.TemporaryDirectory(prefix="pifold-replay-") as temporary:
         return _replay(trace, path, engine_options, Path(temporary), window_out, progress)
 
 
-class _UsageFeed:
-    """Feeds the trace's recorded usage to the engine, as a live host would report it.
+def _load(path: Path) -> ImportedTrace:
+    """The trace at ``path``; a FIFO, a device or a folder is refused before it is opened
+    (reading a FIFO would wait forever for a writer)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        raise TraceFormatError(f"{path}: cannot be read ({error.strerror or error})") from None
+    if not stat.S_ISREG(mode):
+        raise TraceFormatError(f"{path}: not a regular file, so not a session file")
+    trace = load_trace(path)
+    if not any(entry.kind == "assistant" for entry in trace.entries):
+        raise TraceFormatError(
+            f"{path}: a {trace.format} session with no model request in it "
+            f"({len(trace.entries)} entries, no assistant message): nothing to replay"
+        )
+    return trace
 
-    A recorded count measures the request the original agent sent: the raw history. While
-    our projection is still exactly that (no rewrite, no evidence preview in place of a
-    large result, no compaction by the original host), the count is bound to our request.
-    Afterwards the two differ, so only the growth between two recorded counts is used,
-    against the estimated growth of the same appended entries, to calibrate. The last bound
-    count keeps what the engine cannot see (the host's system prompt and tool definitions)
-    in the occupancy.
-    """
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self.raw_estimate = 0
-        """Estimated tokens of the raw history so far (what the original agent sent)."""
-        self.previous: tuple[int, int] | None = None
-        """The last recorded prompt count and the raw estimate it measured."""
-        self.diverged = False
-        self.bound = 0
-        self.samples = 0
+def _check_output(window_out: Path | None) -> None:
+    if window_out is None:
+        return
+    if window_out.is_dir():
+        raise ReplayOutputError(f"cannot write --window-out {window_out}: it is a folder")
+    if not window_out.parent.is_dir():
+        raise ReplayOutputError(
+            f"cannot write --window-out {window_out}: folder {window_out.parent} does not exist"
+        )
 
-    def appended(self, original: Entry) -> None:
-        counter = self.engine.projection.counter
-        self.raw_estimate += counter.count_message(original.wire, original.wire_digest)
 
-    def recorded(
-        self, request_number: int, request_tokens: int, request_raw_estimate: int, usage: Usage
-    ) -> None:
-        prompt = usage.prompt_tokens
-        if prompt <= 0:
-            return
-        if self.previous is not None and prompt < COMPACTION_DROP * self.previous[0]:
-            self.diverged = True
-        same_request = self.engine.epoch == 0 and request_tokens == request_raw_estimate
-        if not self.diverged and same_request:
-            self.engine.report_usage(request_number, usage)
-            self.bound += 1
-        elif self.previous is not None and self.engine.calibrate(
-            prompt - self.previous[0], request_raw_estimate - self.previous[1]
-        ):
-            self.samples += 1
-        self.previous = (prompt, request_raw_estimate)
+def check_state_folder(state_dir: Path) -> None:
+    """A ``--state`` path must be a folder (or not exist yet) whose log, if any, is a pifold
+    log: a file of another kind is refused, never replaced. Changes nothing."""
+    if state_dir.exists() and not state_dir.is_dir():
+        raise ReplayStateError(f"--state {state_dir} is a file, not a folder")
+    log = state_dir / LOG_NAME
+    if not log.exists():
+        return
+    try:
+        with open(log, "rb") as handle:
+            first = handle.readline()
+    except OSError as error:
+        raise ReplayStateError(f"cannot read {log}: {error.strerror or error}") from None
+    try:
+        record = json.loads(first)
+    except ValueError:
+        record = None
+    if first and (not isinstance(record, dict) or record.get("k") != "open"):
+        raise ReplayStateError(
+            f"{log} is not a pifold session log (its first line is not the session's "
+            "opening record); it was left as it is: use another --state folder"
+        )
 
 
 def _replay(
@@ -178,110 +205,110 @@ def _replay(
     progress: ProgressCallback | None,
 ) -> ReplayReport:
     recorded = any(entry.usage is not None for entry in trace.entries)
-    engine = Engine.open(state_dir, options, host_measures=recorded)
     try:
+        engine = Engine.open(state_dir, options, host_measures=recorded)
+    except (JournalCorrupt, StoreError, ForestError) as error:
+        raise ReplayStateError(f"{state_dir} cannot be reopened: {error}") from None
+    try:
+        claim_state(engine, trace, path.name, options.budget)
         resume_at = _resume_point(engine, trace)
-        # A request logged just before an interruption already answered the next assistant:
-        # nothing was appended after it. (Counting requests against assistants would not do:
-        # an overflow sends the same request twice.)
-        request_pending = engine.audit.counts.requests > 0 and engine.sent_through == len(
-            engine.transcript
-        )
-        feed = _UsageFeed(engine)
-        sizes: list[int] = []
-        estimated_peak = 0
-        first_commit_at: int | None = None
-        largest_inflow = 0
+        driver = ReplayDriver(engine)
+        counter = engine.projection.counter
+        raw_estimate = 0
         total = len(trace.entries)
-        request_number, request_tokens, request_raw = 0, 0, 0
-        overflows = 0
         for position, entry in enumerate(trace.entries):
-            if position < resume_at:
-                feed.appended(entry)
-                continue
-            if entry.kind == "assistant" and request_pending:
-                request_pending = False
-                request_number, request_tokens, request_raw = 0, 0, feed.raw_estimate
-            elif entry.kind == "assistant":
-                request = engine.prepare_request()
-                if request.expected_tokens > engine.options.budget:
-                    # A live provider would refuse this request as too long: recover as a
-                    # host would, by folding at once and retrying the same request.
-                    overflows += 1
-                    engine.recover_from_overflow()
-                    request = engine.prepare_request()
-                request_number, request_raw = request.record.number, feed.raw_estimate
-                request_tokens = request.tokens
-                if request.commit is not None and first_commit_at is None:
-                    first_commit_at = len(sizes)
-                if sizes and request.commit is None:
-                    largest_inflow = max(largest_inflow, request.expected_tokens - sizes[-1])
-                sizes.append(request.expected_tokens)
-                estimated_peak = max(estimated_peak, request.tokens)
-            engine.append(entry)
-            feed.appended(entry)
-            if entry.kind == "assistant" and entry.usage is not None and request_number:
-                feed.recorded(request_number, request_tokens, request_raw, entry.usage)
-            if progress is not None:
-                progress(position + 1, total)
+            if position >= resume_at:
+                if entry.kind == "assistant":
+                    driver.answer(position, entry, raw_estimate)
+                else:
+                    engine.append(entry)
+                if progress is not None:
+                    progress(position + 1, total)
+            raw_estimate += counter.count_message(entry.wire, entry.wire_digest)
         verified, failures = verify_folds(engine)
         if window_out is not None:
-            window_out.write_text(
-                json.dumps(engine.projection.messages(), ensure_ascii=False, indent=1),
-                encoding="utf-8",
-            )
-        after = sizes[first_commit_at:] if first_commit_at is not None else []
-        counts = engine.audit.counts
-        kinds = Counter(fold.kind for fold in engine.forest.folds.values())
-        per_commit = Counter(fold.commit for fold in engine.forest.folds.values())
-        status = engine.status()
-        return ReplayReport(
-            trace=str(path),
-            format=trace.format,
-            entries=len(engine.transcript),
-            requests=counts.requests,
-            appends=counts.appends,
-            rewrites=counts.rewrites,
-            unattributed=counts.unattributed,
-            commits=engine.commit_count,
-            folds={kind: kinds.get(kind, 0) for kind in ("tool", "span", "consolidated")},
-            verified_folds=verified,
-            failed_folds=len(failures),
-            skipped_lines=trace.skipped_lines,
-            window=WindowFigures(
-                budget=engine.options.budget,
-                peak=max(sizes, default=0),
-                mean=round(sum(sizes) / len(sizes), 1) if sizes else 0.0,
-                min_after_first_commit=min(after) if after else None,
-                max_after_first_commit=max(after) if after else None,
-                largest_inflow=largest_inflow,
-                peak_estimated=estimated_peak,
-            ),
-            measurement=MeasurementFigures(
-                recorded=recorded,
-                bound=feed.bound,
-                calibration_samples=feed.samples,
-                calibration=round(engine.meter.calibration, 4),
-                reading=str(status.occupancy.reading),
-            ),
-            clipped=engine.clipped_total,
-            pins=len(status.pins),
-            marks_pending=len(status.marks),
-            consolidations=kinds.get("consolidated", 0),
-            overflows=overflows,
-            commit_sizes=[
-                per_commit.get(number, 0) for number in range(1, engine.commit_count + 1)
-            ],
-            notes=list(trace.notes),
-            failures=failures,
-            request_tokens=sizes,
-        )
+            _write_window(engine, window_out)
+        return _report(engine, trace, path, driver.figures, recorded, verified, failures)
     finally:
         engine.close()
 
 
-class ReplayStateError(ValueError):
-    """A ``--state`` folder holds a session that is not this trace."""
+def _write_window(engine: Engine, window_out: Path) -> None:
+    try:
+        window_out.write_text(
+            json.dumps(engine.projection.messages(), ensure_ascii=False, indent=1),
+            encoding="utf-8",
+        )
+    except OSError as error:
+        raise ReplayOutputError(
+            f"cannot write --window-out {window_out}: {error.strerror or error}"
+        ) from None
+
+
+def _report(
+    engine: Engine,
+    trace: ImportedTrace,
+    path: Path,
+    figures: RunFigures,
+    recorded: bool,
+    verified: int,
+    failures: list[str],
+) -> ReplayReport:
+    sizes = figures.sizes
+    first_commit_at = figures.first_commit_at
+    after = sizes[first_commit_at:] if first_commit_at is not None else []
+    counts = engine.audit.counts
+    kinds = Counter(fold.kind for fold in engine.forest.folds.values())
+    per_commit = Counter(fold.commit for fold in engine.forest.folds.values())
+    status = engine.status()
+    notes = list(trace.notes)
+    if engine.torn_tail is not None:
+        torn = engine.torn_tail
+        notes.insert(
+            0,
+            f"the state's log ended in a torn line (line {torn.line_number}, "
+            f"{torn.byte_count} bytes), cut off on reopen; the replay resumed before it",
+        )
+    return ReplayReport(
+        trace=str(path),
+        format=trace.format,
+        entries=len(engine.transcript),
+        requests=counts.requests,
+        appends=counts.appends,
+        rewrites=counts.rewrites,
+        unattributed=counts.unattributed,
+        commits=engine.commit_count,
+        folds={kind: kinds.get(kind, 0) for kind in ("tool", "span", "consolidated")},
+        verified_folds=verified,
+        failed_folds=len(failures),
+        skipped_lines=trace.skipped_lines,
+        window=WindowFigures(
+            budget=engine.options.budget,
+            peak=max(sizes, default=0),
+            mean=round(sum(sizes) / len(sizes), 1) if sizes else 0.0,
+            min_after_first_commit=min(after) if after else None,
+            max_after_first_commit=max(after) if after else None,
+            largest_inflow=figures.largest_inflow,
+            peak_estimated=figures.estimated_peak,
+        ),
+        measurement=MeasurementFigures(
+            recorded=recorded,
+            bound=figures.bound,
+            calibration_samples=figures.samples,
+            calibration=round(engine.meter.calibration, 4),
+            reading=str(status.occupancy.reading),
+        ),
+        clipped=engine.clipped_total,
+        pins=len(status.pins),
+        marks_pending=len(status.marks),
+        consolidations=kinds.get("consolidated", 0),
+        overflows=figures.overflows,
+        over_budget=sum(size > engine.options.budget for size in sizes),
+        commit_sizes=[per_commit.get(number, 0) for number in range(1, engine.commit_count + 1)],
+        notes=notes,
+        failures=failures,
+        request_tokens=sizes,
+    )
 
 
 def _resume_point(engine: Engine, trace: ImportedTrace) -> int:
@@ -312,3 +339,14 @@ def verify_folds(engine: Engine) -> tuple[int, list[str]]:
         else:
             failures.append(f"{fold.handle}: peeked bytes differ from the entries")
     return verified, failures
+
+
+__all__ = [
+    "MIN_BUDGET",
+    "ReplayOutputError",
+    "ReplayReport",
+    "ReplayStateError",
+    "check_state_folder",
+    "replay_trace",
+    "verify_folds",
+]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pifold_core.audit import RequestRecord, WireAudit, request_digest
-from pifold_core.canonical import JsonValue
+from pifold_core.canonical import CanonicalError, JsonValue, canonical_bytes
 from pifold_core.commit import CommitOutcome, Committer
 from pifold_core.composition import Composition
 from pifold_core.entries import Entry, Usage, looks_like_path
@@ -81,6 +81,16 @@ class OverflowRecovery:
     """Whether that is within the serving budget."""
 
 
+@dataclass(frozen=True, slots=True)
+class HostNote:
+    """A note the host logged about its own progress (:meth:`Engine.note`)."""
+
+    sequence: int
+    """Its record's position in the session log."""
+    body: dict[str, JsonValue]
+    """What the host wrote, as it wrote it."""
+
+
 class Engine:
     """Lossless folding over one session, persisted under ``state_dir``."""
 
@@ -138,6 +148,8 @@ class Engine:
         """Indices of results of blacklisted tools, in order: they stay raw."""
         self._noticed = False
         self._restoring = False
+        self.host_notes: list[HostNote] = []
+        """The host's notes (:meth:`note`), oldest first, live or restored from the log."""
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -164,8 +176,36 @@ class Engine:
         if not records:
             engine.journal.append("open", {"options": engine.options.to_record()}, durable=True)
             return engine
-        engine._restore([(record.kind, record.body) for record in records[1:]])
+        # Host notes change no engine state: they are handed back to the host as logged.
+        engine.host_notes = [
+            HostNote(record.sequence, record.body["note"])
+            for record in records
+            if record.kind == "host"
+        ]
+        engine._restore([(r.kind, r.body) for r in records[1:] if r.kind != "host"])
         return engine
+
+    def note(self, body: dict[str, JsonValue]) -> HostNote:
+        """Log a note of the host's own progress (a replay driver's step); moves no byte.
+
+        Whatever decides a host's future behaviour belongs in the log, not in its memory, so
+        that a host killed at any point resumes exactly: notes come back in
+        :attr:`host_notes` on reopen, and :attr:`log_length` tells what was logged after one.
+        """
+        if not isinstance(body, dict) or not all(isinstance(key, str) for key in body):
+            raise EngineError(f"a note must be a JSON object, got {type(body).__name__}")
+        try:
+            canonical_bytes(body)
+        except CanonicalError as error:
+            raise EngineError(f"a note must be plain JSON: {error}") from None
+        note = HostNote(self.journal.append("host", {"note": body}), body)
+        self.host_notes.append(note)
+        return note
+
+    @property
+    def log_length(self) -> int:
+        """Records in the session log so far (the next record's sequence number)."""
+        return self.journal.next_sequence
 
     @property
     def torn_tail(self) -> TornTail | None:
@@ -746,6 +786,7 @@ __all__ = [
     "Engine",
     "EngineError",
     "ForestError",
+    "HostNote",
     "OverflowRecovery",
     "PeekError",
     "Request",
