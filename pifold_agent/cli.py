@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
+from pifold_agent.headless_demo import headless_demo
 from pifold_agent.importers import TraceFormatError
 from pifold_agent.replay import ReplayReport, ReplayStateError, replay_trace
 from pifold_agent.settings_command import settings_app
@@ -58,9 +59,18 @@ def main_callback(
 @app.command()
 def demo(
     budget: Annotated[int, typer.Option(help="Serving budget in tokens.")] = 100_000,
+    headless: Annotated[
+        bool,
+        typer.Option(
+            "--headless",
+            help="Play the session through the agent loop (scripted provider), not a replay.",
+        ),
+    ] = False,
 ) -> None:
     """Replay a real agent session shipped with pifold and show what folding did."""
     console = Console()
+    if headless:
+        raise typer.Exit(headless_demo(budget, console))
     console.print(
         "[bold]pifold demo[/]: no agent is bundled yet, so this replays a real Pi coding "
         "session (pi-mono, MIT) through the folding engine."
