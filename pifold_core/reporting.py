@@ -50,6 +50,7 @@ def build_status(engine: Engine) -> EngineStatus:
     entries = engine.transcript.entries
     pins = sorted(engine.pinned)
     counts = engine.audit.counts
+    sources = {fold.source_digest: fold.source_bytes for fold in engine.forest.folds.values()}
     return EngineStatus(
         budget=options.budget,
         max_tokens=options.max_tokens,
@@ -92,6 +93,12 @@ def build_status(engine: Engine) -> EngineStatus:
         stalled_reason=engine.stalled_reason,
         folding_stopped=engine.folding_stopped,
         commit_history=tuple(engine.commit_history),
+        clipped_total=engine.clipped_total,
+        evidence_bytes=engine.evidence.used_bytes,
+        evidence_cap_bytes=engine.evidence.cap_bytes,
+        store_objects=len(sources),
+        store_bytes=sum(sources.values()),
+        max_depth=max((row.depth + 1 for row in fold_rows(engine)), default=0),
     )
 
 

@@ -163,3 +163,15 @@ class EngineStatus:
     """Set when folding stopped after an error: the error."""
     commit_history: tuple[CommitView, ...] = ()
     """Every commit of the session, oldest first (live and restored from the log alike)."""
+    clipped_total: int = 0
+    """Tool results clipped by every commit of the session (some folded since)."""
+    evidence_bytes: int = 0
+    """Bytes of evidence artifacts the session holds."""
+    evidence_cap_bytes: int = 0
+    """Most bytes of evidence the session may hold."""
+    store_objects: int = 0
+    """Fold sources in the store (content-addressed: folds of the same bytes share one)."""
+    store_bytes: int = 0
+    """Bytes of those sources."""
+    max_depth: int = 0
+    """Deepest nesting of folds: 0 with none, 1 with only roots, 2 with a child, ..."""

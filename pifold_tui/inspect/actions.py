@@ -1,0 +1,70 @@
+"""The one table of what ``pifold inspect`` can do: keys, footer and palette come from it.
+
+Each screen is reachable by its key and from the command palette (``ctrl+p``), and both are
+built from :data:`SCREEN_ACTIONS`, so a screen is added in one place (Harlequin keeps its
+actions the same way). The slash name is the command the terminal app will answer to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenAction:
+    """One screen the app opens."""
+
+    name: str
+    """The screen's name in the app (``status``, ``fold``, ...)."""
+    command: str
+    """The slash command it answers to (``/fold-status``)."""
+    key: str
+    """The key that opens it from any screen."""
+    title: str
+    """Its short name, in the footer and the palette."""
+    help: str
+    """One line saying what it is for, in the palette."""
+
+    @property
+    def binding(self) -> Binding:
+        """The app binding that opens it."""
+        return Binding(self.key, f"open({self.name!r})", self.title)
+
+    @property
+    def palette_title(self) -> str:
+        """How the palette lists it: the slash command, then the title."""
+        return f"{self.command}  {self.title}"
+
+
+STATUS = ScreenAction(
+    "status",
+    "/fold-status",
+    "s",
+    "Status",
+    "Every figure behind the bar: budget, occupancy, band, folds, marks, pins, audit",
+)
+FOLD = ScreenAction(
+    "fold",
+    "/fold",
+    "f",
+    "Fold now",
+    "Preview the commit of every pending mark, then confirm or cancel",
+)
+
+SCREEN_ACTIONS: tuple[ScreenAction, ...] = (STATUS, FOLD)
+"""Every screen of the app, in footer order."""
+
+
+def find_action(name: str, actions: Sequence[ScreenAction] = SCREEN_ACTIONS) -> ScreenAction:
+    """The action named ``name``; a ``KeyError`` naming it and the known names otherwise."""
+    for action in actions:
+        if action.name == name:
+            return action
+    known = ", ".join(action.name for action in actions)
+    raise KeyError(f"no screen named {name!r}; screens: {known}")
+
+
+__all__ = ["FOLD", "SCREEN_ACTIONS", "STATUS", "ScreenAction", "find_action"]

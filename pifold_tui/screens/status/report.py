@@ -1,0 +1,411 @@
+"""The ``/fold-status`` report: everything a user needs to trust the window (issue 11).
+
+A pure renderable: :class:`StatusFigures` is read from the engine once (only its public
+reading API: ``status``, ``composition``, ``fold_rows``, ``preview_commit``; none of them
+changes anything), and :func:`status_report` turns it into Rich tables. Every row that can be
+reduced names the action that reduces it, the way aider's ``/tokens`` does.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from pifold_core.composition import CATEGORY_LABELS, CATEGORY_ORDER, Category, Composition
+from pifold_core.engine import Engine
+from pifold_core.preview import CommitPreview
+from pifold_core.status import CommitView, EngineStatus
+from pifold_tui.screens.status.figures import (
+    READING_WORDS,
+    ReportStyles,
+    byte_size,
+    figure_table,
+    heading,
+    reading_is_estimate,
+    share,
+    timestamp,
+    tokens,
+)
+
+CATEGORY_ACTIONS: dict[Category, str] = {
+    Category.CONSOLIDATED: "the deepest compression; peek or expand one in /fold-editor",
+    Category.SPAN: "consolidated by a commit once enough sit side by side",
+    Category.TOOL: "taken into a span fold when its chapter folds",
+    Category.MARKED: "/fold lands these marks now",
+    Category.RAW: "marked as units close; the next commit folds the stalest",
+    Category.PINNED: "unpin in /fold-editor to let them fold",
+}
+"""What reduces each category of the bar, named beside its row."""
+
+
+@dataclass(frozen=True, slots=True)
+class StatusFigures:
+    """Everything the status screen shows, read from the engine without changing it."""
+
+    status: EngineStatus
+    """The engine's status report."""
+    composition: Composition
+    """What fills the window (the bar's figures)."""
+    kinds: dict[str, int]
+    """Every fold in the forest by kind, nested ones included."""
+    band_commit: CommitPreview
+    """What the commit the band fires next would do, made now."""
+    fold_now: CommitPreview
+    """What ``/fold`` would do now."""
+
+    @classmethod
+    def read(cls, engine: Engine) -> StatusFigures:
+        """Read the figures; looking is free (no entry, no log record, no state change)."""
+        return cls(
+            status=engine.status(),
+            composition=engine.composition(),
+            kinds=dict(Counter(row.kind for row in engine.fold_rows())),
+            band_commit=engine.preview_commit("threshold"),
+            fold_now=engine.preview_commit("command"),
+        )
+
+
+def status_report(figures: StatusFigures, styles: ReportStyles) -> RenderableType:
+    """The whole report: the figure table, the commit history and the wire audit."""
+    parts: list[RenderableType] = []
+    stopped = figures.status.folding_stopped
+    if stopped is not None:
+        parts.append(Text(f"FOLDING STOPPED: {stopped}", style=styles.warning))
+    table = figure_table()
+    _window_rows(table, figures, styles)
+    _composition_rows(table, figures, styles)
+    _fold_rows(table, figures, styles)
+    _next_commit_rows(table, figures, styles)
+    _holding_rows(table, figures, styles)
+    _last_commit_rows(table, figures, styles)
+    _audit_rows(table, figures, styles)
+    parts.append(table)
+    parts.append(Text())
+    parts.append(commit_history(figures.status.commit_history, figures.status.budget, styles))
+    return Group(*parts)
+
+
+def _row(
+    table: Table,
+    label: str,
+    value: str | Text,
+    part: str = "",
+    action: str | Text = "",
+    styles: ReportStyles | None = None,
+) -> None:
+    muted = styles.muted if styles is not None else "dim"
+    action_text = action if isinstance(action, Text) else Text(action, style=muted)
+    table.add_row(label, value, part, action_text)
+
+
+def _window_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
+    status = figures.status
+    occupancy = status.occupancy
+    budget = status.budget
+    table.add_row(heading("Window", styles))
+    _row(
+        table,
+        "serving budget",
+        tokens(budget),
+        "100%",
+        "providerInputBudget in the session's options",
+        styles,
+    )
+    reading = occupancy.reading
+    if occupancy.shown_tokens is None:
+        _row(table, "occupancy shown", "–", "–", READING_WORDS[reading], styles)
+    else:
+        shown = occupancy.shown_tokens
+        estimated = reading_is_estimate(reading)
+        _row(
+            table,
+            "occupancy shown",
+            tokens(shown, estimated),
+            share(shown, budget),
+            READING_WORDS[reading],
+            styles,
+        )
+    expected = occupancy.tokens
+    _row(
+        table,
+        "expected next request",
+        tokens(expected, True),
+        share(expected, budget),
+        "what the commit trigger compares",
+        styles,
+    )
+    _row(
+        table,
+        "engine estimate",
+        tokens(occupancy.estimated_tokens, True),
+        share(occupancy.estimated_tokens, budget),
+        f"tiktoken count of the projection; ×{occupancy.calibration:.2f} calibration",
+        styles,
+    )
+    room = max(0, status.max_tokens - expected)
+    _row(
+        table,
+        "commit fires at (maxTarget)",
+        tokens(status.max_tokens),
+        share(status.max_tokens, budget),
+        f"~{room:,} tokens away" if room else "due at the next request",
+        styles,
+    )
+    spread = status.max_tokens - status.min_tokens
+    tax = status.min_tokens / spread if spread > 0 else 0.0
+    _row(
+        table,
+        "commit aims for (minTarget)",
+        tokens(status.min_tokens),
+        share(status.min_tokens, budget),
+        f"rewrite tax of the band {tax:.2f}",
+        styles,
+    )
+
+
+def _composition_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
+    composition = figures.composition
+    table.add_section()
+    table.add_row(heading("Composition", styles))
+    if not composition.available:
+        _row(table, "composition", "unavailable", "", "", styles)
+        return
+    for category in CATEGORY_ORDER:
+        mass = composition.mass(category)
+        label = Text(CATEGORY_LABELS[category], style=styles.category(category))
+        action = CATEGORY_ACTIONS[category] if mass else ""
+        table.add_row(
+            label,
+            tokens(mass, True),
+            share(mass, composition.budget),
+            Text(action, style=styles.muted),
+        )
+
+
+def _fold_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
+    status = figures.status
+    counts = status.counts
+    table.add_section()
+    table.add_row(heading("Folds", styles))
+    _row(
+        table,
+        "visible folds",
+        f"{counts.folds:,}",
+        "",
+        f"{counts.consolidated} consolidated, {counts.span} span, {counts.tool} tool",
+        styles,
+    )
+    kinds = figures.kinds
+    _row(
+        table,
+        "all folds, nested too",
+        f"{status.total_folds:,}",
+        "",
+        f"{kinds.get('consolidated', 0)} consolidated, {kinds.get('span', 0)} span, "
+        f"{kinds.get('tool', 0)} tool",
+        styles,
+    )
+    _row(table, "nesting depth", f"{status.max_depth}", "", "levels from root to leaf", styles)
+    refolds = len(status.staged_refolds)
+    _row(
+        table,
+        "staged refolds",
+        f"{refolds}",
+        "",
+        "collapse again at the next commit" if refolds else "",
+        styles,
+    )
+
+
+def _freed(preview: CommitPreview) -> str:
+    if preview.refused:
+        return preview.refusal or ""
+    first = preview.first_changed
+    return (
+        f"~{preview.tokens_before:,} → ~{preview.tokens_after:,}; rewrites from message "
+        f"{first}, ~{preview.uncached_tokens:,} tokens uncached"
+    )
+
+
+def _next_commit_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
+    status = figures.status
+    budget = status.budget
+    table.add_section()
+    table.add_row(heading("Next commit", styles))
+    _row(
+        table,
+        "pending marks",
+        f"{len(status.marks):,}",
+        "",
+        "/fold lands every one now" if status.marks else "",
+        styles,
+    )
+    _row(
+        table,
+        "marked tokens",
+        tokens(status.marked_tokens, True),
+        share(status.marked_tokens, budget),
+        "what the marks cost now",
+        styles,
+    )
+    band = figures.band_commit
+    _row(
+        table,
+        "band commit would free",
+        tokens(band.freed_tokens, True),
+        share(band.freed_tokens, budget),
+        _freed(band),
+        styles,
+    )
+    now = figures.fold_now
+    _row(
+        table,
+        "/fold now would free",
+        tokens(now.freed_tokens, True),
+        share(now.freed_tokens, budget),
+        _freed(now),
+        styles,
+    )
+    if status.stalled_reason is not None:
+        _row(table, "band commit stalled", "", "", status.stalled_reason, styles)
+
+
+def _holding_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
+    status = figures.status
+    table.add_section()
+    table.add_row(heading("Held and stored", styles))
+    staged = len(status.staged_pins)
+    pin_note = f"{staged} staged: shown raw from the next commit; " if staged else ""
+    _row(
+        table,
+        f"pins ({len(status.pins)} entries)",
+        tokens(status.pinned_tokens, True),
+        f"{share(status.pinned_tokens, status.pin_cap_tokens)} of cap",
+        f"{pin_note}cap {status.pin_cap_tokens:,} (minTarget × budget)"
+        + ("; unpin in /fold-editor" if status.pins else ""),
+        styles,
+    )
+    _row(
+        table,
+        "clipped results",
+        f"{status.clipped:,}",
+        "",
+        f"{status.clipped_total:,} clipped by commits so far; peek an entry id for it whole",
+        styles,
+    )
+    _row(
+        table,
+        "evidence (bytes)",
+        f"{status.evidence_bytes:,}",
+        share(status.evidence_bytes, status.evidence_cap_bytes),
+        f"{byte_size(status.evidence_bytes)} of the session cap of "
+        f"{byte_size(status.evidence_cap_bytes)}",
+        styles,
+    )
+    _row(
+        table,
+        "fold store (bytes)",
+        f"{status.store_bytes:,}",
+        "",
+        f"{byte_size(status.store_bytes)} in {status.store_objects:,} sources, each "
+        "SHA-256 verified on every read",
+        styles,
+    )
+
+
+def _last_commit_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
+    last = figures.status.last_commit
+    table.add_section()
+    table.add_row(heading("Last commit", styles))
+    if last is None:
+        _row(table, "none yet", "", "", "the first fires at maxTarget, or with /fold", styles)
+        return
+    _row(
+        table,
+        f"#{last.number} ({last.cause})",
+        f"{tokens(last.tokens_before, True)} → {tokens(last.tokens_after, True)}",
+        share(last.tokens_before - last.tokens_after, figures.status.budget),
+        f"before request {last.request:,}, {timestamp(last.newest_timestamp_ms)}; "
+        f"{last.folds_made} folds landed from {last.marks_applied} marks, "
+        f"{last.clipped} clipped, {last.withdrawn} peeks withdrawn",
+        styles,
+    )
+
+
+def _audit_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
+    audit = figures.status.audit
+    table.add_section()
+    table.add_row(heading("Wire audit", styles))
+    _row(table, "requests", f"{audit.requests:,}", "", "", styles)
+    _row(
+        table,
+        "pure appends",
+        f"{audit.appends:,}",
+        share(audit.appends, audit.requests),
+        "the provider's cache replays the whole prefix",
+        styles,
+    )
+    _row(
+        table,
+        "attributed rewrites",
+        f"{audit.attributed:,}",
+        share(audit.attributed, audit.requests),
+        "a commit or a verb (expand) named the change",
+        styles,
+    )
+    bad = audit.unattributed
+    style = styles.warning if bad else styles.good
+    table.add_row(
+        Text("unattributed rewrites", style=style if bad else ""),
+        Text(f"{bad:,}", style=style),
+        share(bad, audit.requests),
+        Text(
+            "bytes changed with no commit or verb: a bug, please report it"
+            if bad
+            else "none, as it must be",
+            style=style if bad else styles.muted,
+        ),
+    )
+
+
+def commit_history(
+    history: tuple[CommitView, ...], budget: int, styles: ReportStyles
+) -> RenderableType:
+    """Every commit, oldest first: when, why, tokens before and after, what landed."""
+    if not history:
+        return Text("No commit yet: nothing has been rewritten.", style=styles.muted)
+    table = Table(
+        title="Commits",
+        title_justify="left",
+        title_style=styles.heading,
+        box=None,
+        padding=(0, 1),
+        header_style=styles.muted,
+    )
+    for name in ("#", "before request", "at entry", "when", "cause"):
+        table.add_column(name, justify="right" if name != "cause" else "left", no_wrap=True)
+    for name in ("before", "after", "freed", "folds", "marks", "clipped"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for view in history:
+        freed = view.tokens_before - view.tokens_after
+        table.add_row(
+            f"{view.number}",
+            f"{view.request:,}",
+            f"{view.entries:,}",
+            timestamp(view.newest_timestamp_ms),
+            view.cause,
+            tokens(view.tokens_before, True),
+            tokens(view.tokens_after, True),
+            f"{share(freed, budget)}",
+            f"{view.folds_made}",
+            f"{view.marks_applied}",
+            f"{view.clipped}",
+        )
+    return table
+
+
+__all__ = ["CATEGORY_ACTIONS", "StatusFigures", "commit_history", "status_report"]

@@ -1,0 +1,94 @@
+"""``/fold-status``: the detailed figures behind the fold bar, as a Textual screen.
+
+A thin widget over the pure report (:mod:`pifold_tui.screens.status.report`). It needs
+nothing but an engine and only reads it: opening it, scrolling it or refreshing it appends
+nothing and writes nothing (DESIGN §11: looking is free).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.theme import Theme
+from textual.widgets import Static
+
+from pifold_core.engine import Engine
+from pifold_tui.screens.status.frame import BarFooter
+from pifold_tui.screens.status.report import StatusFigures, status_report
+
+
+class FoldStatusScreen(Screen[None]):
+    """Every figure a user needs to trust the window, exact beside its percentage."""
+
+    DEFAULT_CSS = """
+    FoldStatusScreen #status-title {
+        height: 1;
+        padding: 0 1;
+        text-style: bold;
+        background: $panel;
+    }
+    FoldStatusScreen #status-body {
+        padding: 0 1;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Back"),
+        Binding("r", "reload", "Refresh"),
+    ]
+
+    def __init__(self, engine: Engine, note: str | None = None) -> None:
+        """Create the screen.
+
+        Args:
+            engine: The session to report on; only its reading API is used.
+            note: A line shown under the title (why the session is read-only, say).
+        """
+        super().__init__()
+        self.engine = engine
+        """The session shown."""
+        self.note = note
+        """A line shown under the title, if any."""
+        self.figures: StatusFigures | None = None
+        """The figures on screen, read when the screen was shown or refreshed."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"/fold-status · {self.engine.state_dir}", id="status-title")
+        with VerticalScroll(id="status-body"):
+            if self.note:
+                yield Static(self.note, id="status-note")
+            yield Static(id="status-report")
+        yield BarFooter(self.engine)
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.action_reload()
+
+    def on_screen_resume(self) -> None:
+        # Another screen may have committed while this one was covered.
+        self.action_reload()
+
+    def _theme_changed(self, theme: Theme) -> None:
+        self.show_figures()
+
+    def action_reload(self) -> None:
+        """Read the figures again and repaint the report and the bar."""
+        self.figures = StatusFigures.read(self.engine)
+        self.query_one(BarFooter).show()
+        self.show_figures()
+
+    def show_figures(self) -> None:
+        """Render the figures read last in the running theme's colours."""
+        if self.figures is None:
+            return
+        styles = self.query_one(BarFooter).report_styles()
+        self.query_one("#status-report", Static).update(status_report(self.figures, styles))
+
+    def action_close(self) -> None:
+        """Back to the screen below; the bottom screen of an app stays."""
+        if len(self.app.screen_stack) > 1 and self.app.screen_stack[0] is not self:
+            self.dismiss()
