@@ -100,7 +100,7 @@ def estimate_context_tokens(entries: Sequence[Entry], summary_tokens: int = 0) -
     compaction summary that no usage has measured yet."""
     for position in range(len(entries) - 1, -1, -1):
         entry = entries[position]
-        stop_reason = entry.extra.get("stopReason")
+        stop_reason = entry.extra.get("stop_reason")
         if (
             entry.kind == "assistant"
             and entry.usage is not None
