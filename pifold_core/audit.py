@@ -10,7 +10,10 @@ For each request the audit keeps the ordered per-message digests. A request is
   That is a bug, and the target is zero on every trace.
 
 Comparison is at message-digest level, never on the serialised text, so an append is never
-mistaken for a divergence at the closing bracket.
+mistaken for a divergence at the closing bracket. Each digest is the SHA-256 of the message's
+wire bytes (:func:`pifold_core.canonical.wire_bytes`): the bytes a host sends, object keys
+in the order the engine gives them, so a restart or a serialiser that reordered a tool
+call's arguments would be caught here as a rewrite.
 """
 
 from __future__ import annotations
@@ -71,14 +74,19 @@ class WireAudit:
 
     def observe(self, digests: list[str], tokens: int) -> RequestRecord:
         """Classify a request about to be sent, then remember it as the previous one."""
+        record = self.classify(digests, tokens)
+        self.accept(record, digests)
+        return record
+
+    def classify(self, digests: list[str], tokens: int) -> RequestRecord:
+        """The verdict on a request, changing nothing: a host logs it, then accepts
+        it, so a request whose record could not be written is never counted."""
         previous = self.previous
         prefix_holds = len(digests) >= len(previous) and digests[: len(previous)] == previous
         divergence: int | None = None
         causes: tuple[str, ...] = ()
-        if prefix_holds:
-            classification: RequestClass = "append"
-            self.counts.appends += 1
-        else:
+        classification: RequestClass = "append"
+        if not prefix_holds:
             divergence = next(
                 (
                     index
@@ -88,25 +96,32 @@ class WireAudit:
                 min(len(previous), len(digests)),
             )
             causes = tuple(self.pending_causes)
-            if causes:
-                classification = "attributed"
-                self.counts.rewrites += 1
-            else:
-                classification = "unattributed"
-                self.counts.unattributed += 1
-        self.counts.requests += 1
-        record = RequestRecord(
-            number=self.counts.requests,
+            classification = "attributed" if causes else "unattributed"
+        return RequestRecord(
+            number=self.counts.requests + 1,
             classification=classification,
             message_count=len(digests),
             tokens=tokens,
             first_divergence=divergence,
             causes=causes,
         )
+
+    def accept(self, record: RequestRecord, digests: list[str]) -> None:
+        """Count ``record`` (from :meth:`classify`) as sent with ``digests``."""
+        if record.number != self.counts.requests + 1:
+            raise ValueError(
+                f"request {record.number} is not the next one ({self.counts.requests + 1})"
+            )
+        if record.classification == "append":
+            self.counts.appends += 1
+        elif record.classification == "attributed":
+            self.counts.rewrites += 1
+        else:
+            self.counts.unattributed += 1
+        self.counts.requests += 1
         self.previous = digests
         self.pending_causes = []
         self.last = record
-        return record
 
 
 def request_digest(digests: list[str]) -> str:

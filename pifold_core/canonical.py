@@ -15,6 +15,14 @@ The canonical form, stated once:
 
 The format version below is recorded next to every stored object so a later change of rule
 can never silently reinterpret old bytes.
+
+A second serialisation, the **wire form** (:func:`wire_bytes`), is what a host sends: the
+same rules except that object keys keep the order the engine gives them (the provider's
+order for tool-call arguments) instead of being sorted. It is exactly
+``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` encoded as strict UTF-8, so a
+host that serialises a request that way sends the bytes the wire audit digested. The state
+log is written in wire form too, so key order survives a restart; its checksums, fold
+sources and record digests stay canonical.
 """
 
 from __future__ import annotations
@@ -26,6 +34,9 @@ from typing import Any
 
 CANONICAL_FORMAT_VERSION = 1
 """Version of the canonical JSON rule above, recorded with stored objects."""
+
+WIRE_FORMAT_VERSION = 1
+"""Version of the wire form (:func:`wire_bytes`), recorded with every logged request."""
 
 HASH_ALGORITHM = "sha256"
 """The one hash algorithm pifold uses, recorded with stored objects."""
@@ -73,6 +84,42 @@ def canonical_bytes(value: JsonValue) -> bytes:
     except UnicodeEncodeError:
         # Only lone surrogates fail here; their JSON escape is the canonical spelling.
         return text.encode("utf-8", "backslashreplace")
+
+
+_WIRE_ENCODER = json.JSONEncoder(
+    ensure_ascii=False,
+    allow_nan=False,
+    sort_keys=False,
+    separators=(",", ":"),
+    check_circular=True,
+)
+
+
+def wire_bytes(value: JsonValue) -> bytes:
+    """The bytes a host sends for ``value``: keys in the order given, strict UTF-8.
+
+    Raises:
+        CanonicalError: a non-finite number, a value that is not JSON, or a string that has
+            no UTF-8 form (a lone surrogate): such bytes could never be read back as sent.
+    """
+    try:
+        text = _WIRE_ENCODER.encode(value)
+    except ValueError as error:
+        raise CanonicalError(_describe_problem(value) or str(error)) from error
+    except TypeError as error:
+        raise CanonicalError(f"value is not JSON: {error}") from error
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise CanonicalError(
+            f"text holds a lone surrogate {text[error.start : error.end]!r} at character "
+            f"{error.start}, which has no UTF-8 form"
+        ) from None
+
+
+def wire_digest_of(value: JsonValue) -> str:
+    """Lowercase hex SHA-256 of the wire bytes of ``value`` (what the audit compares)."""
+    return sha256_hex(wire_bytes(value))
 
 
 def sha256_hex(data: bytes) -> str:

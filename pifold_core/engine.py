@@ -9,13 +9,21 @@ byte, after a restart or a crash.
 from __future__ import annotations
 
 import bisect
+import copy
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from pifold_core.admission import AdmissionError, admit_text
 from pifold_core.audit import RequestRecord, WireAudit, request_digest
-from pifold_core.canonical import CanonicalError, JsonValue, canonical_bytes
+from pifold_core.canonical import (
+    WIRE_FORMAT_VERSION,
+    CanonicalError,
+    JsonValue,
+    canonical_bytes,
+)
 from pifold_core.commit import CommitOutcome, Committer
 from pifold_core.composition import Composition
 from pifold_core.entries import Entry, Usage, looks_like_path
@@ -46,6 +54,8 @@ from pifold_core.window import compose
 
 LOG_NAME = "fold-log.jsonl"
 
+_EVIDENCE_ID = re.compile(r"evidence-[0-9a-f]{64}")
+
 
 class EngineError(ValueError):
     """A request to the engine is invalid; nothing was changed. The message says why."""
@@ -56,9 +66,12 @@ class Request:
     """The projection for one model request, and the audit's verdict on it."""
 
     messages: list[dict[str, JsonValue]]
-    """The messages exactly as they are to be sent."""
+    """The messages exactly as they are to be sent: serialise each with
+    :func:`pifold_core.canonical.wire_bytes` (``json.dumps(message, ensure_ascii=False,
+    separators=(",", ":"))``, keys in the order given) and the bytes are the same after a
+    restart."""
     digests: list[str]
-    """Per-message SHA-256 digests."""
+    """Per-message SHA-256 digests of exactly those wire bytes."""
     tokens: int
     """Estimated tokens of the request (the engine's own count)."""
     record: RequestRecord
@@ -148,6 +161,8 @@ class Engine:
         """Indices of results of blacklisted tools, in order: they stay raw."""
         self._noticed = False
         self._restoring = False
+        self.evidence_ids: set[str] = set()
+        """Evidence artifacts this session's entries point at (the ids ``peek`` resolves)."""
         self.host_notes: list[HostNote] = []
         """The host's notes (:meth:`note`), oldest first, live or restored from the log."""
 
@@ -225,28 +240,81 @@ class Engine:
     # -- appending ----------------------------------------------------------------------------
 
     def append(self, entry: Entry) -> Entry:
-        """Append one entry; returns it as kept (a large tool result becomes a preview)."""
+        """Append one entry; returns it as kept (a large tool result becomes a preview).
+
+        All or nothing: the entry and the marks it lays are one log record. The marks depend
+        on the applied entry, so it is applied in memory first and taken back exactly when
+        that record cannot be written; a failed append leaves the engine as it was and can
+        simply be retried.
+
+        Raises:
+            EngineError: not an entry, or a tool result whose call a fold already holds.
+            TranscriptError: its id (or a tool call id) is already in the transcript.
+            OSError: the log could not be written; nothing was applied.
+        """
+        if not isinstance(entry, Entry):
+            raise EngineError(f"append takes an Entry, got {type(entry).__name__}")
         self.transcript.check_append(entry)
+        self._refuse_late_result(entry)
         outcome = self.evidence.ingest(entry, self.options.evidence_threshold_bytes)
         entry = outcome.entry
-        self.journal.append("entry", {"record": entry.to_record()})
-        self._apply_entry(entry)
+        evidence = _evidence_of(entry)
+        new_evidence = evidence is not None and evidence not in self.evidence_ids
+        layer, mark_count = copy.copy(self.layer), self.mark_count
+        laid = self._apply_entry(entry)
+        body: dict[str, Any] = {"record": entry.to_record()}
+        if laid:
+            body["marks"] = [mark.to_record() for mark in laid]
+        try:
+            self.journal.append("entry", body)
+        except BaseException:
+            for mark in laid:
+                del self.marks[mark.id]
+            self.layer, self.mark_count = layer, mark_count
+            index = len(self.transcript) - 1
+            self.projection.undo_append_entry(index)
+            self.transcript.undo_append()
+            if self._blacklisted_results and self._blacklisted_results[-1] == index:
+                self._blacklisted_results.pop()
+            if new_evidence:
+                self.evidence_ids.discard(str(evidence))
+            self.evidence.used_bytes -= outcome.artifact_bytes
+            raise
         return entry
 
-    def _apply_entry(self, entry: Entry) -> None:
+    def _refuse_late_result(self, entry: Entry) -> None:
+        """A result whose call a fold already holds would split the two (restore refuses)."""
+        if entry.kind != "tool_result":
+            return
+        site = self.transcript.call_site.get(str(entry.call_id))
+        holders = self.forest.root_overlapping(site, site + 1) if site is not None else []
+        if holders:
+            raise EngineError(
+                f"tool result {entry.id} answers call {entry.call_id}, which fold "
+                f"{holders[0].handle} already holds; a fold never separates a call from its "
+                "result, so append a late result as a note instead"
+            )
+
+    def _apply_entry(self, entry: Entry) -> list[Mark]:
+        """Apply an entry to memory; returns the marks it laid (none while restoring)."""
         if entry.kind == "tool_result" and entry.tool_name in self.options.blacklist:
             self._blacklisted_results.append(len(self.transcript))
         self.transcript.append(entry)
         self.projection.append_entry(len(self.transcript) - 1)
+        evidence = _evidence_of(entry)
+        if evidence is not None:
+            self.evidence_ids.add(evidence)
         proposals = self.layer.advance(self.transcript, self.forest)
         if self._restoring:
-            return  # restored marks come from the log, never from the policy
+            return []  # restored marks come from the log, never from the policy
+        laid: list[Mark] = []
         for kind, start, end in proposals:
             if self._markable(start, end):
                 self.mark_count += 1
                 mark = Mark(f"mark-{self.mark_count}", kind, start, end)
-                self.journal.append("mark", {"mark": mark.to_record()})
                 self.marks[mark.id] = mark
+                laid.append(mark)
+        return laid
 
     def _markable(self, start: int, end: int) -> bool:
         if any(m.start == start and m.end == end for m in self.marks.values()):
@@ -298,7 +366,9 @@ class Engine:
             if self.expected_tokens() >= self.options.max_tokens and not self._stalled():
                 commit = self._guarded_commit("threshold")
         digests = self.projection.digests()
-        record = self.audit.observe(digests, self.projection.tokens)
+        # Classified, logged, then counted: a request whose record cannot be written was
+        # never sent, so live and reopened numbering agree.
+        record = self.audit.classify(digests, self.projection.tokens)
         self.journal.append(
             "request",
             {
@@ -306,8 +376,10 @@ class Engine:
                 "count": len(digests),
                 "prefix": request_digest(digests),
                 "class": record.classification,
+                "wire": WIRE_FORMAT_VERSION,
             },
         )
+        self.audit.accept(record, digests)
         self._after_request(record.number)
         return Request(
             self.projection.messages(),
@@ -587,6 +659,11 @@ class Engine:
                 raise PeekError(str(error)) from None
             return slice_source(identifier, "fold", self.verified_source(fold), offset, length)
         if identifier.startswith("evidence-"):
+            if identifier not in self.evidence_ids:
+                if not _EVIDENCE_ID.fullmatch(identifier):
+                    raise PeekError(f"{identifier!r} is not an evidence id")
+                # Well formed but never ours: a wrong id, not a damaged store.
+                raise PeekError(f"this session holds no evidence with id {identifier!r}")
             try:
                 data = self.evidence.read(identifier)
             except ValueError as error:
@@ -606,6 +683,10 @@ class Engine:
         """
         if not isinstance(call_id, str) or not call_id:
             raise EngineError("call_id must be a non-empty string")
+        try:
+            admit_text(call_id, "call_id")
+        except AdmissionError as error:
+            raise EngineError(str(error)) from None
         if call_id in self.ephemeral or call_id in self.transcript.result_sites:
             raise EngineError(f"call {call_id} already has a result or an ephemeral peek")
         if not isinstance(identifier, str) or not identifier:
@@ -615,7 +696,7 @@ class Engine:
         known = (
             identifier in self.forest.folds
             or identifier in self.transcript.index_of
-            or identifier.startswith("evidence-")
+            or identifier in self.evidence_ids
         )
         if not known:
             raise EngineError(f"there is no fold, entry or evidence with id {identifier!r}")
@@ -713,8 +794,10 @@ class Engine:
     def set_brief(self, mark_id: str, text: str) -> Mark:
         """Write the brief a pending mark's fold will carry. Free until the commit."""
         try:
+            if isinstance(text, str):
+                text = admit_text(text, "brief")  # the log must read back what was kept
             mark = with_brief(find_mark(self.marks, mark_id), text)
-        except MarkEditError as error:
+        except (MarkEditError, AdmissionError) as error:
             raise EngineError(str(error)) from None
         self.journal.append("brief", {"id": mark.id, "text": text})
         self.marks[mark.id] = mark
@@ -773,6 +856,14 @@ class Engine:
 
     def close(self) -> None:
         self.journal.close()
+
+
+def _evidence_of(entry: Entry) -> str | None:
+    """The evidence id a kept entry points at, if any."""
+    evidence = entry.extra.get("evidence")
+    if isinstance(evidence, dict) and isinstance(evidence.get("id"), str):
+        return str(evidence["id"])
+    return None
 
 
 def _check_token_count(name: str, value: object) -> None:

@@ -9,7 +9,13 @@ Two serialisations exist and must not be confused:
 * the **record** (:meth:`Entry.to_record`) is everything the host appended, id, timestamp and
   usage included. Fold sources are made of records, so a fold restores the entry exactly.
 * the **wire message** (:meth:`Entry.to_wire`) is what a provider sees: role, content and the
-  call linkage, nothing else. Projection digests are taken over wire messages.
+  call linkage, nothing else. Projection digests are taken over its wire bytes (keys in the
+  order the host gave them, :func:`pifold_core.canonical.wire_bytes`), so the audit compares
+  what is actually sent.
+
+Every string and value is checked at the door (:mod:`pifold_core.admission`): a split
+surrogate pair is combined into its character, and a lone surrogate, a non-finite number,
+a non-JSON value or nesting past the limit is an :class:`EntryError` naming the field.
 """
 
 from __future__ import annotations
@@ -19,11 +25,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, TypeAlias, cast
 
+from pifold_core.admission import AdmissionError, admit, admit_text
 from pifold_core.canonical import (
     CANONICAL_FORMAT_VERSION,
     JsonValue,
     canonical_bytes,
     sha256_hex,
+    wire_digest_of,
 )
 
 EntryKind = Literal["user", "assistant", "tool_result", "note"]
@@ -150,6 +158,7 @@ class Entry:
     """Host metadata kept for losslessness (never sent to a provider)."""
 
     def __post_init__(self) -> None:
+        _admit_fields(self)
         _validate(self)
 
     # -- derived views -------------------------------------------------------------------
@@ -184,8 +193,9 @@ class Entry:
 
     @cached_property
     def wire_digest(self) -> str:
-        """SHA-256 of the canonical bytes of the wire message."""
-        return sha256_hex(canonical_bytes(self.wire))
+        """SHA-256 of the wire bytes of the wire message: what a host sends (see
+        :func:`pifold_core.canonical.wire_bytes`), tool-call arguments in the order given."""
+        return wire_digest_of(self.wire)
 
     @cached_property
     def size_chars(self) -> int:
@@ -317,6 +327,71 @@ def looks_like_path(identifier: str) -> bool:
     """Whether an id names a path: a separator or a parent reference. Ids never do, so every
     verb that takes an id (peek, pin, reboundary, the tool) refuses these."""
     return "/" in identifier or "\\" in identifier or ".." in identifier
+
+
+def _admit_fields(entry: Entry) -> None:
+    """Check every string and value of the entry at the door (see :mod:`pifold_core.admission`).
+
+    Split surrogate pairs are combined in place (the entry is being built, so this is its
+    first and only value); anything that cannot round-trip through UTF-8 JSON is refused
+    with an :class:`EntryError` naming the field.
+    """
+    name = entry.id if isinstance(entry.id, str) and entry.id.isprintable() else "?"
+    try:
+        for field_name in ("id", "call_id", "tool_name", "model"):
+            value = getattr(entry, field_name)
+            if isinstance(value, str):
+                repaired = admit_text(value, f"field {field_name!r}")
+                if repaired is not value:
+                    object.__setattr__(entry, field_name, repaired)
+        if isinstance(entry.extra, Mapping):
+            extra = admit(dict(entry.extra), "field 'extra'")
+            object.__setattr__(entry, "extra", extra)
+        if isinstance(entry.content, tuple):
+            content = tuple(
+                _admitted_block(block, f"content[{position}]")
+                for position, block in enumerate(entry.content)
+            )
+            object.__setattr__(entry, "content", content)
+    except AdmissionError as error:
+        raise EntryError(f"entry {name}: {error}") from None
+
+
+def _admitted_block(block: object, where: str) -> object:
+    """``block`` with its strings checked (and split surrogate pairs combined)."""
+    if isinstance(block, TextBlock):
+        text = admit_text(_block_str(block.text, f"{where}.text"), f"{where}.text")
+        return block if text is block.text else TextBlock(text)
+    if isinstance(block, ThinkingBlock):
+        text = admit_text(_block_str(block.text, f"{where}.text"), f"{where}.text")
+        signature = block.signature
+        if signature is not None:
+            signature = admit_text(
+                _block_str(signature, f"{where}.signature"), f"{where}.signature"
+            )
+        if text is block.text and signature is block.signature:
+            return block
+        return ThinkingBlock(text, signature)
+    if isinstance(block, ToolCallBlock):
+        call_id = admit_text(_block_str(block.id, f"{where}.id"), f"{where}.id")
+        tool = admit_text(_block_str(block.name, f"{where}.name"), f"{where}.name")
+        arguments = admit(block.arguments, f"{where}.arguments")
+        if call_id is block.id and tool is block.name and arguments is block.arguments:
+            return block
+        return ToolCallBlock(call_id, tool, arguments)
+    if isinstance(block, ImageBlock):
+        media = admit_text(_block_str(block.media_type, f"{where}.media_type"), where)
+        data = admit_text(_block_str(block.data, f"{where}.data"), f"{where}.data")
+        if media is block.media_type and data is block.data:
+            return block
+        return ImageBlock(media, data)
+    return block  # not a block at all: _validate names it
+
+
+def _block_str(value: object, where: str) -> str:
+    if not isinstance(value, str):
+        raise AdmissionError(f"{where} must be a string, got {type(value).__name__}")
+    return value
 
 
 def _validate(entry: Entry) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from pifold_core.canonical import JsonValue, canonical_bytes, sha256_hex
+from pifold_core.canonical import JsonValue, wire_digest_of
 from pifold_core.folds import Fold, Forest
 from pifold_core.placeholders import note_message, sibling_result_placeholder, tool_result_message
 from pifold_core.tokens import TokenCounter
@@ -36,7 +36,8 @@ class Item:
     message: dict[str, JsonValue]
     """The wire message sent to the provider."""
     digest: str
-    """SHA-256 of the message's canonical bytes."""
+    """SHA-256 of the message's wire bytes: exactly what a host sends for it
+    (:func:`pifold_core.canonical.wire_bytes`), so a reordering is a different digest."""
     tokens: int
     """Estimated tokens of the message."""
     fold: str | None = None
@@ -71,7 +72,7 @@ class Projection:
         return Item(index, index + 1, message, digest, self.counter.count_message(message, digest))
 
     def _message_item(self, start: int, end: int, message: dict[str, JsonValue], fold: str) -> Item:
-        digest = sha256_hex(canonical_bytes(message))
+        digest = wire_digest_of(message)
         return Item(start, end, message, digest, self.counter.count_message(message, digest), fold)
 
     def _view_item(self, index: int, text: str) -> Item:
@@ -79,7 +80,7 @@ class Projection:
         message = tool_result_message(
             str(entry.call_id), str(entry.tool_name), entry.is_error, text
         )
-        digest = sha256_hex(canonical_bytes(message))
+        digest = wire_digest_of(message)
         return Item(index, index + 1, message, digest, self.counter.count_message(message, digest))
 
     def collapsed_items(self, fold: Fold) -> list[Item]:
@@ -150,6 +151,14 @@ class Projection:
         self.items.append(item)
         self._starts.append(item.start)
         self.tokens += item.tokens
+
+    def undo_append_entry(self, index: int) -> None:
+        """Take back :meth:`append_entry` of ``index`` (the append's log write failed)."""
+        if not self.items or self.items[-1].start != index or self.items[-1].end != index + 1:
+            raise ProjectionError(f"entry {index} is not the last projected item")
+        item = self.items.pop()
+        self._starts.pop()
+        self.tokens -= item.tokens
 
     def splice(self, start: int, end: int, replacement: list[Item]) -> None:
         """Replace the items covering exactly ``[start, end)`` with ``replacement``."""

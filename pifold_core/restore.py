@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pifold_core.audit import request_digest
-from pifold_core.canonical import sha256_hex
+from pifold_core.canonical import digest_of, sha256_hex
 from pifold_core.entries import Entry
 from pifold_core.folds import Fold, source_of
 from pifold_core.mark_edits import with_brief
@@ -49,6 +49,10 @@ def replay_record(engine: Engine, kind: str, body: dict[str, Any]) -> None:
             engine.evidence.used_bytes += evidence["bytes"]
         if entry.extra.get("pifold") == NOTICE_TAG:
             engine._noticed = True
+        for record in body.get("marks", []):  # the marks this append laid, in one record
+            mark = Mark.from_record(record)
+            engine.marks[mark.id] = mark
+            engine.mark_count += 1
     elif kind == "mark":
         mark = Mark.from_record(body["mark"])
         engine.marks[mark.id] = mark
@@ -79,13 +83,25 @@ def replay_record(engine: Engine, kind: str, body: dict[str, Any]) -> None:
         engine.meter.calibrate(int(body["measured"]), int(body["estimated"]))
     elif kind == "request":
         record = engine.audit.observe(engine.projection.digests(), engine.projection.tokens)
-        if body["prefix"] != request_digest(engine.audit.previous) or (
+        if body["prefix"] != _logged_prefix(engine, body) or (
             body["class"] != record.classification
         ):
             raise StoreObjectCorrupt(
                 f"request {body['n']} does not rebuild byte for byte", str(body["prefix"])
             )
         engine._after_request(record.number)
+
+
+def _logged_prefix(engine: Engine, body: dict[str, Any]) -> str:
+    """The request digest to compare with a logged request record.
+
+    Records carry the wire format they digested. Those written before the wire form
+    existed (no ``wire`` field) digested canonical bytes, so they are checked against the
+    canonical digests of the same messages.
+    """
+    if "wire" in body:
+        return request_digest(engine.audit.previous)
+    return request_digest([digest_of(message) for message in engine.projection.messages()])
 
 
 def _replay_commit(engine: Engine, body: dict[str, Any]) -> None:

@@ -68,6 +68,9 @@ class Transcript:
         """Call id to the indices of the results answering it."""
         self.closed_through: int = 0
         """Units before this index are all closed."""
+        self._undo: tuple[int, bool] | None = None
+        """What :meth:`undo_append` needs: ``closed_through`` and whether the last unit was
+        sealed, as they were before the latest append."""
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -93,6 +96,7 @@ class Transcript:
         """Append one entry and update units, chapters and closure."""
         self.check_append(entry)
         index = len(self.entries)
+        self._undo = (self.closed_through, bool(self.units) and self.units[-1].sealed)
         self.entries.append(entry)
         self.index_of[entry.id] = index
         if entry.kind == "user":
@@ -124,6 +128,38 @@ class Transcript:
             self._close_units_before(len(self.units) - 1)
         elif entry.kind == "tool_result" and entry.call_id is not None:
             self.result_sites.setdefault(entry.call_id, []).append(index)
+
+    def undo_append(self) -> Entry:
+        """Take back the latest :meth:`append` exactly (its log write failed); once only."""
+        if self._undo is None or not self.entries:
+            raise TranscriptError("there is no append to undo")
+        closed_through, was_sealed = self._undo
+        self._undo = None
+        entry = self.entries.pop()
+        index = len(self.entries)
+        del self.index_of[entry.id]
+        unit = self.units[self.unit_of.pop()]
+        if unit.start == index:
+            self.units.pop()
+            if self.units:
+                self.units[-1].sealed = was_sealed
+        else:
+            unit.end = index
+            unit.pending_calls.add(str(entry.call_id))
+        if entry.kind == "user":
+            self.chapter_starts.pop()
+        if entry.kind == "assistant":
+            for call in entry.tool_calls:
+                del self.call_site[call.id]
+        elif entry.kind == "tool_result" and entry.call_id is not None:
+            sites = self.result_sites[entry.call_id]
+            sites.pop()
+            if not sites:
+                del self.result_sites[entry.call_id]
+        for position in range(closed_through, self.closed_through):
+            self.units[position].closed = False
+        self.closed_through = closed_through
+        return entry
 
     def _close_units_before(self, limit: int) -> None:
         """A new assistant message closes every sealed unit before it."""

@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Final
 
+from pifold_core.admission import AdmissionError, admit_text
 from pifold_core.briefs import BriefError, validate_supplied_brief
 from pifold_core.canonical import CanonicalError, parse_json
 from pifold_core.entries import looks_like_path
@@ -52,6 +53,15 @@ EVIDENCE_ID: Final = re.compile(r"evidence-[0-9a-f]{64}")
 """An evidence artifact: ``evidence-`` and the SHA-256 of the original record."""
 
 
+MAX_ARGUMENT_DEPTH: Final = 8
+"""Deepest nesting of arrays and objects accepted. The tool needs two levels (an object
+holding an array of ids); the limit is checked without recursion, so a hostile value is an
+error result, never a ``RecursionError``."""
+
+_JSON_TOKEN: Final = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+"""A JSON string (skipped whole) or a bracket: enough to measure nesting before parsing."""
+
+
 class ToolArgumentError(ValueError):
     """The tool's arguments are unusable; nothing was done. The message names the argument."""
 
@@ -87,17 +97,60 @@ def parse_arguments(raw: object) -> ToolAction:
 
 
 def _as_object(raw: object) -> Mapping[str, object]:
-    if isinstance(raw, str | bytes):
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ToolArgumentError(f"arguments are not UTF-8 text: {error}") from None
+    if isinstance(raw, str):
+        _check_text_depth(raw)
         try:
             raw = parse_json(raw)
         except (ValueError, CanonicalError) as error:
             raise ToolArgumentError(f"arguments are not valid JSON: {error}") from None
     if not isinstance(raw, Mapping):
         raise ToolArgumentError(f"arguments must be a JSON object, got {_kind(raw)}")
+    _check_value_depth(raw)
     for key in raw:
         if not isinstance(key, str):
             raise ToolArgumentError(f"argument names must be strings, got {key!r}")
     return raw
+
+
+def _too_deep() -> ToolArgumentError:
+    return ToolArgumentError(
+        f"arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels; "
+        "the tool takes a flat object (ids go in one array)"
+    )
+
+
+def _check_text_depth(text: str) -> None:
+    """Refuse JSON text nested past the limit before the parser can recurse into it."""
+    depth = 0
+    for token in _JSON_TOKEN.finditer(text):
+        bracket = token[0]
+        if bracket in "[{":
+            depth += 1
+            if depth > MAX_ARGUMENT_DEPTH:
+                raise _too_deep()
+        elif bracket in "]}":
+            depth -= 1
+
+
+def _check_value_depth(value: object) -> None:
+    """Refuse an already parsed value nested past the limit, with an explicit stack."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            members: list[object] = list(item.values())
+        elif isinstance(item, list | tuple):
+            members = list(item)
+        else:
+            continue
+        if depth > MAX_ARGUMENT_DEPTH:
+            raise _too_deep()
+        stack.extend((member, depth + 1) for member in members)
 
 
 def _kind(value: object) -> str:
@@ -221,7 +274,9 @@ class _Reader:
         if not isinstance(value, str):
             raise self._fail(name, f"must be a string, got {_kind(value)}")
         try:
-            return validate_supplied_brief(value)
+            return validate_supplied_brief(admit_text(value, f"argument {name!r}"))
+        except AdmissionError as error:
+            raise ToolArgumentError(str(error), name) from None
         except BriefError as error:
             raise self._fail(name, f"is not a usable brief: {error}") from None
 
@@ -296,4 +351,11 @@ class _Reader:
         return tuple(ids)
 
 
-__all__ = ["EVIDENCE_ID", "FOLD_ID", "MARK_ID", "ToolArgumentError", "parse_arguments"]
+__all__ = [
+    "EVIDENCE_ID",
+    "FOLD_ID",
+    "MARK_ID",
+    "MAX_ARGUMENT_DEPTH",
+    "ToolArgumentError",
+    "parse_arguments",
+]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 from pifold_core.builder import FoldBuilder
-from pifold_core.canonical import canonical_bytes, sha256_hex
+from pifold_core.canonical import sha256_hex
 from pifold_core.folds import Fold, FoldKind, Forest
 from pifold_core.placeholders import TOOL_NAME
 from pifold_core.projection import Projection
@@ -35,8 +37,10 @@ def _fold(
 def test_raw_projection_is_the_wire_messages() -> None:
     transcript, _, projection, _ = _setup()
     assert projection.messages() == [entry.wire for entry in transcript]
+    # The digest is of exactly what a host sends: json.dumps in the engine's key order.
     assert projection.digests() == [
-        sha256_hex(canonical_bytes(entry.to_wire())) for entry in transcript
+        sha256_hex(json.dumps(entry.to_wire(), ensure_ascii=False, separators=(",", ":")).encode())
+        for entry in transcript
     ]
     assert projection.tokens == sum(item.tokens for item in projection.items)
     # The wire message never carries host metadata (ids, timestamps, usage).
