@@ -1,0 +1,237 @@
+"""The rows of the window map: which rows exist, and what each says (no Textual here).
+
+The map lists the transcript in order: every raw entry and every fold, with a fold's
+interior (its children and raw leaves) shown beneath it when the tree has it open. Opening a
+fold in the tree is a way of looking and moves nothing; by default the tree has open exactly
+the folds the engine has expanded.
+
+Building the row list costs one small tuple per visible row and no text: a row's words are
+made by :func:`describe_row` only when the row is drawn, so a 20,000-entry session opens in
+the time it takes to walk its indices.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from pifold_core.engine import Engine
+from pifold_core.folds import Fold
+from pifold_core.marks import Mark
+
+PREVIEW_CHARS = 80
+"""Characters of an entry's text shown in its row."""
+
+
+class MapRow(NamedTuple):
+    """One row of the map: an entry or a fold, at a depth in the tree."""
+
+    depth: int
+    """0 at the top level of the window, one more inside each fold opened in the tree."""
+    entry_index: int
+    """The entry's index, or the fold's first entry index."""
+    handle: str | None
+    """The fold's handle; ``None`` for an entry row."""
+
+    @property
+    def is_fold(self) -> bool:
+        return self.handle is not None
+
+
+@dataclass(frozen=True, slots=True)
+class RowView:
+    """What one row says, made when it is drawn."""
+
+    identifier: str
+    """The entry id or the fold handle."""
+    kind: str
+    """``user``, ``assistant``, ``tool result``, ``note`` or ``tool/span/consolidated fold``."""
+    text: str
+    """One line: the entry's text or the fold's brief."""
+    tokens: int | None
+    """Tokens the row costs in the window now; ``None`` when it is not in the window as
+    itself (inside a collapsed fold)."""
+    whole_tokens: int | None
+    """Tokens an entry costs shown whole (what a pin holds); ``None`` for a fold."""
+    source_bytes: int
+    """Bytes of its exact source: the entry's record, or the fold's stored source."""
+    state: str
+    """raw, marked, clipped, withdrawn, pinned, folded or expanded, with qualifiers."""
+    mark: str | None
+    """The pending mark covering it, if any (the smallest, when marks nest)."""
+    openable: bool
+    """A fold with something beneath it in the tree."""
+    opened: bool
+    """The tree shows its interior now."""
+
+
+class MarkIndex:
+    """Pending marks sorted by start, to find the marks covering a row quickly."""
+
+    def __init__(self, marks: Iterable[Mark]) -> None:
+        self.marks = sorted(marks, key=lambda mark: (mark.start, mark.end, mark.id))
+        self.starts = [mark.start for mark in self.marks]
+
+    def covering(self, start: int, end: int) -> list[Mark]:
+        """Marks that hold all of ``[start, end)``, smallest first."""
+        position = bisect.bisect_right(self.starts, start)
+        found = [mark for mark in self.marks[:position] if mark.end >= end]
+        return sorted(found, key=lambda mark: (mark.end - mark.start, mark.id))
+
+
+def tree_is_open(engine: Engine, handle: str, overrides: Mapping[str, bool]) -> bool:
+    """Whether the tree shows ``handle``'s interior: the user's choice, else expanded."""
+    chosen = overrides.get(handle)
+    return chosen if chosen is not None else handle in engine.forest.expanded
+
+
+def build_rows(engine: Engine, overrides: Mapping[str, bool]) -> list[MapRow]:
+    """Every row of the map in transcript order, folds opened as ``overrides`` says."""
+    rows: list[MapRow] = []
+    folds = engine.forest.folds
+
+    def walk(start: int, end: int, children: Iterable[Fold], depth: int) -> None:
+        position = start
+        for child in children:
+            rows.extend(MapRow(depth, index, None) for index in range(position, child.start))
+            rows.append(MapRow(depth, child.start, child.handle))
+            if tree_is_open(engine, child.handle, overrides):
+                walk(child.start, child.end, (folds[h] for h in child.children), depth + 1)
+            position = child.end
+        rows.extend(MapRow(depth, index, None) for index in range(position, end))
+
+    walk(0, len(engine.transcript), engine.forest.roots(), 0)
+    return rows
+
+
+def filter_rows(engine: Engine, needle: str) -> list[MapRow]:
+    """Entries whose exact record holds ``needle`` and folds whose brief or source does.
+
+    Case-insensitive. Rows keep their tree depth; the list is flat and in transcript order.
+    """
+    wanted = needle.strip().casefold()
+    if not wanted:
+        return []
+    wanted_bytes = wanted.encode("utf-8")
+    entries = engine.transcript.entries
+    # Record bytes are canonical JSON: a quote or newline in the text is escaped there, so
+    # the readable text is searched too.
+    matched = [
+        index
+        for index, entry in enumerate(entries)
+        if wanted_bytes in entry.record_bytes.lower() or wanted in entry.text.casefold()
+    ]
+    forest = engine.forest
+    rows = [MapRow(len(forest.chain_at(index)), index, None) for index in matched]
+    for fold in forest.in_order():
+        first = bisect.bisect_left(matched, fold.start)
+        holds_match = first < len(matched) and matched[first] < fold.end
+        if holds_match or wanted in fold.brief.casefold():
+            rows.append(MapRow(forest.depth(fold.handle), fold.start, fold.handle))
+    # A fold sorts before the entries it starts at, a parent before its children.
+    rows.sort(key=lambda row: (row.entry_index, 0 if row.is_fold else 1, row.depth))
+    return rows
+
+
+def entry_kind(engine: Engine, index: int) -> str:
+    entry = engine.transcript.entries[index]
+    if entry.kind == "tool_result":
+        return f"result {entry.tool_name}" if entry.tool_name else "tool result"
+    if entry.kind == "assistant" and entry.tool_calls:
+        names = ", ".join(dict.fromkeys(call.name for call in entry.tool_calls))
+        return f"assistant → {names}"
+    return entry.kind
+
+
+def entry_line(engine: Engine, index: int) -> str:
+    """The first line of an entry's text, or of its first tool call's arguments."""
+    entry = engine.transcript.entries[index]
+    text = entry.text.strip()
+    if not text and entry.tool_calls:
+        text = str(entry.tool_calls[0].arguments)
+    if not text:
+        text = f"({len(entry.record_bytes):,} bytes)"
+    return text.splitlines()[0][:PREVIEW_CHARS] if text else ""
+
+
+def _covering_tokens(engine: Engine, index: int) -> int | None:
+    """Tokens of the projection item that is exactly entry ``index``, if there is one."""
+    projection = engine.projection
+    position = projection.item_index_at(index)
+    if position < 0:
+        return None
+    item = projection.items[position]
+    if item.start == index and item.end == index + 1 and item.fold is None:
+        return item.tokens
+    return None
+
+
+def describe_row(
+    engine: Engine, row: MapRow, marks: MarkIndex, overrides: Mapping[str, bool]
+) -> RowView:
+    """The words of one row, read from the engine as it is now."""
+    if row.handle is not None:
+        return _describe_fold(engine, engine.forest.folds[row.handle], marks, overrides)
+    index = row.entry_index
+    entry = engine.transcript.entries[index]
+    covering = marks.covering(index, index + 1)
+    shows_raw = engine.forest.shows_raw(index)
+    view = engine.projection.views.get(index)
+    states: list[str] = []
+    if index in engine.pinned:
+        states.append("pinned")
+    if not shows_raw:
+        states.append("folded")
+    elif view is not None:
+        states.append(view[0])
+    elif covering:
+        states.append("marked")
+    if not states:
+        states.append("raw")
+    if "pinned" in states and len(states) > 1:
+        states.append("restored at next commit")
+    return RowView(
+        identifier=entry.id,
+        kind=entry_kind(engine, index),
+        text=entry_line(engine, index),
+        tokens=_covering_tokens(engine, index) if shows_raw else None,
+        whole_tokens=engine.projection.whole_tokens(index),
+        source_bytes=len(entry.record_bytes),
+        state=" · ".join(states),
+        mark=covering[0].id if covering else None,
+        openable=False,
+        opened=False,
+    )
+
+
+def _describe_fold(
+    engine: Engine, fold: Fold, marks: MarkIndex, overrides: Mapping[str, bool]
+) -> RowView:
+    forest = engine.forest
+    projection = engine.projection
+    in_window = forest.is_visible(fold.handle) or forest.is_visible_open(fold.handle)
+    if fold.handle in forest.expanded:
+        state = "expanded"
+        if fold.handle in engine.staged_refolds:
+            state += " · refold staged"
+    else:
+        state = "folded"
+    if not in_window:
+        state += " (in folded parent)"
+    covering = marks.covering(fold.start, fold.end)
+    if covering and in_window:
+        state += f" · marked {covering[0].id}"
+    return RowView(
+        identifier=fold.handle,
+        kind=f"{fold.kind} fold",
+        text=fold.brief.splitlines()[0][:PREVIEW_CHARS] if fold.brief else "",
+        tokens=projection.tokens_of_range(fold.start, fold.end) if in_window else None,
+        whole_tokens=None,
+        source_bytes=fold.source_bytes,
+        state=state,
+        mark=covering[0].id if covering else None,
+        openable=True,
+        opened=tree_is_open(engine, fold.handle, overrides),
+    )
