@@ -50,8 +50,64 @@ def main_callback(
             "--version", callback=_print_version, is_eager=True, help="Print the version."
         ),
     ] = False,
+    prompt: Annotated[
+        str | None,
+        typer.Option("-p", "--prompt", help="Run this prompt headless; print the final answer."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="With -p: every event as a JSON line.")
+    ] = False,
+    provider: Annotated[
+        str | None,
+        typer.Option(help="anthropic, openai, openai-chat (a compatible server) or scripted."),
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="The model id.")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="A compatible server's URL (Ollama, vLLM, ...).")
+    ] = None,
+    api_key_env: Annotated[
+        str | None, typer.Option(help="The environment variable that holds the API key.")
+    ] = None,
+    script: Annotated[
+        Path | None, typer.Option(help="A script or trace for the scripted provider.")
+    ] = None,
+    no_fold: Annotated[
+        bool, typer.Option("--no-fold", help="Pi's native compaction instead of folding.")
+    ] = False,
+    budget: Annotated[
+        int | None, typer.Option(help="With -p: the serving budget in tokens.")
+    ] = None,
+    continue_session: Annotated[
+        bool, typer.Option("--continue", "-c", help="Continue this directory's newest session.")
+    ] = False,
+    resume: Annotated[
+        str | None, typer.Option(help="Resume the session with this id (or id prefix).")
+    ] = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Start a new session if --continue finds none.")
+    ] = False,
 ) -> None:
-    """With no command, run the built-in demo."""
+    """With no command, run the built-in demo; with -p, run one prompt headless."""
+    if context.invoked_subcommand is None and prompt is not None:
+        # Imported here so the other commands never load the agent and its SDKs.
+        from pifold_agent.run_command import HeadlessOptions, main_stdio
+
+        options = HeadlessOptions(
+            prompt=prompt,
+            as_json=as_json,
+            provider=provider,
+            model=model,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            script=script,
+            no_fold=no_fold,
+            budget=budget,
+            continue_session=continue_session,
+            resume=resume,
+            yes=yes,
+            cwd=Path.cwd(),
+        )
+        raise typer.Exit(main_stdio(options))
     if context.invoked_subcommand is None:
         demo(budget=100_000)
 

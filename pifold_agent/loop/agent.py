@@ -164,6 +164,7 @@ class Agent:
                 self._add_user(prompt)
             result = await self._turns(prompt is not None)
         except asyncio.CancelledError:
+            self.recorder.sync()
             self.emit(RunEnd("aborted", "", "aborted by the user"))
             raise
         except ToolCrash as crash:
@@ -197,6 +198,7 @@ class Agent:
             calls = entry.tool_calls
             if calls:
                 await run_batch(calls, self._by_name, self.config.cwd, self.emit, self._finalise)
+            self.recorder.sync()
             self.emit(TurnEnd(turn, len(calls)))
             if self.config.max_turns is not None and turn >= self.config.max_turns:
                 return RunResult("stop", final_text)

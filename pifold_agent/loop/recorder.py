@@ -32,6 +32,10 @@ class SessionRecorder(Protocol):
         """Every message recorded in this session, in order (aborted ones included)."""
         ...
 
+    def sync(self) -> None:
+        """Make everything recorded durable (fsync); the loop calls it at every turn end."""
+        ...
+
 
 class MemoryRecorder:
     """A session kept in memory: for tests and ``--no-session`` runs."""
@@ -45,6 +49,9 @@ class MemoryRecorder:
 
     def recorded(self) -> Sequence[Entry]:
         return self.entries
+
+    def sync(self) -> None:
+        """Nothing to flush: the entries live in this process only."""
 
 
 def catch_up(engine: Engine, recorded: Sequence[Entry]) -> list[Entry]:

@@ -1,0 +1,281 @@
+"""``pifold -p "prompt"``: one prompt run headless, the final answer printed.
+
+The run goes through the same loop, engine and session code as every other host: the
+session file (``~/.pifold/sessions/<project>/``) records each message before the engine's
+state folder beside it, ``--continue`` and ``--resume ID`` reopen a session and first catch
+the engine up with anything the session holds that the engine lacks (a kill between the two
+writes), and a second Ctrl-C is never needed: the first aborts the run cleanly (exit 1).
+
+Every failure is one line on stderr and a non-zero exit, never a traceback: 2 for what the
+user must fix before anything runs (no key, a bad option, an unknown session), 1 for a run
+that ended in an error or an abort.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import signal
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TextIO
+
+from pifold_agent.loop import Agent, AgentConfig, AgentEvent, RunResult, Tool, event_json
+from pifold_agent.loop.system_prompt import ordered_tools, system_prompt
+from pifold_agent.providers.base import Provider
+from pifold_agent.sessions import SessionError, SessionFile, find, latest_for
+from pifold_core.engine import Engine
+from pifold_core.options import EngineOptions
+from pifold_core.settings import SettingsError, SettingsFile
+
+NO_KEY_HELP = (
+    "pifold -p needs a model to talk to. Set an API key in the environment, for example\n"
+    "  export ANTHROPIC_API_KEY=...   (Anthropic, the default when it is set)\n"
+    "  export OPENAI_API_KEY=...      (with --provider openai)\n"
+    "or point --base-url at a compatible server (Ollama, vLLM, llama.cpp, LM Studio), e.g.\n"
+    "  pifold -p 'hello' --base-url http://127.0.0.1:11434/v1 --model qwen2.5-coder\n"
+    "Keys are read from the environment only and never written to any file."
+)
+
+
+class CommandError(Exception):
+    """A failure to report on stderr: the message, and the exit code."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class HeadlessOptions:
+    """The command line of one headless run."""
+
+    prompt: str | None
+    """``-p``: the prompt."""
+    as_json: bool = False
+    """``--json``: every event as a JSON line on stdout."""
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    """The environment variable holding the key (a compatible server's)."""
+    script: Path | None = None
+    """``--script``: a script or trace for the scripted provider."""
+    no_fold: bool = False
+    """``--no-fold``: Pi's native compaction instead of folding."""
+    budget: int | None = None
+    continue_session: bool = False
+    resume: str | None = None
+    yes: bool = False
+    """``--yes``: start a new session when ``--continue`` finds none, without asking."""
+    cwd: Path = Path(".")
+    sessions_dir: Path | None = None
+    """Where sessions live (``~/.pifold/sessions`` when ``None``)."""
+
+
+def run_headless(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    """Run one headless prompt; returns the exit code (messages already printed)."""
+    try:
+        return _run(options, stdin, out, err)
+    except CommandError as error:
+        err.write(f"error: {error}\n")
+        return error.code
+
+
+def _run(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    messages = _messages(options, stdin)
+    if options.no_fold:
+        raise CommandError(
+            "--no-fold (Pi's native compaction) is not wired into the headless run yet; "
+            "run without it"
+        )
+    provider, descriptor_budget = _provider(options)
+    cwd = options.cwd.resolve()
+    session = open_session(cwd, options)
+    for problem in session.problems:
+        err.write(f"warning: {session.path}: skipped {problem}\n")
+    engine = _engine(session.state_directory, options, descriptor_budget)
+    try:
+        tools = _tools(options, provider, cwd)
+        prompt_text = system_prompt(ordered_tools(tools), cwd, datetime.date.today())
+        config = AgentConfig(cwd, prompt_text, session_id=session.id)
+        agent = Agent(engine, provider, tools, session, config)
+        agent.resume()
+        attach = getattr(provider, "attach", None)
+        if callable(attach):
+            attach(agent.queues)
+        agent.subscribe(_printer(options, out))
+        for text in messages[1:]:
+            agent.steer(text)
+        result = _run_until_done(agent, messages[0])
+    finally:
+        engine.close()
+        session.close()
+    return _report(result, options, out, err)
+
+
+def open_session(cwd: Path, options: HeadlessOptions) -> SessionFile:
+    """The session to run in: ``--resume ID``, ``--continue`` (the newest of ``cwd``), or new.
+
+    ``--continue`` with no session to continue is refused unless ``--yes`` says to start one.
+    """
+    try:
+        if options.resume is not None:
+            return find(options.resume, cwd, options.sessions_dir)
+        if options.continue_session:
+            latest = latest_for(cwd, options.sessions_dir)
+            if latest is not None:
+                return latest
+            if not options.yes:
+                raise CommandError(
+                    f"no session to continue in {cwd}; run without --continue to start one, "
+                    "or add --yes to start a new one"
+                )
+        return SessionFile.create(cwd, options.sessions_dir)
+    except SessionError as error:
+        raise CommandError(str(error)) from None
+
+
+def _messages(options: HeadlessOptions, stdin: TextIO) -> list[str]:
+    """The user messages to send: piped stdin first, then the prompt."""
+    messages = []
+    if not stdin.isatty():
+        piped = stdin.read()
+        if piped.strip():
+            messages.append(piped)
+    if options.prompt is not None:
+        if not options.prompt.strip():
+            raise CommandError("the prompt given to -p is empty")
+        messages.append(options.prompt)
+    if not messages:
+        raise CommandError("nothing to send: give a prompt with -p or pipe text on stdin")
+    return messages
+
+
+def _provider(options: HeadlessOptions) -> tuple[Provider, int | None]:
+    """The provider, and the serving budget its model descriptor states (when known)."""
+    if options.provider == "scripted" or options.script is not None:
+        return _scripted(options), None
+    from pifold_agent.providers.models import ModelsFileError
+    from pifold_agent.providers.resolve import (
+        MissingApiKey,
+        ProviderChoiceError,
+        choose_provider,
+        resolve_provider,
+    )
+
+    try:
+        _, _, descriptor = choose_provider(options.provider, options.model, options.base_url)
+        provider = resolve_provider(
+            options.provider, options.model, options.base_url, options.api_key_env
+        )
+    except MissingApiKey as error:
+        if options.base_url is None and options.api_key_env is None:
+            raise CommandError(NO_KEY_HELP) from None
+        raise CommandError(str(error)) from None
+    except (ProviderChoiceError, ModelsFileError) as error:
+        raise CommandError(str(error)) from None
+    return provider, descriptor.serving_budget if descriptor is not None else None
+
+
+def _scripted(options: HeadlessOptions) -> Provider:
+    from pifold_agent.importers import TraceFormatError
+    from pifold_agent.providers.scripted import ScriptedProvider, ScriptError, load_script
+    from pifold_core.tokens import TiktokenCounter
+
+    if options.script is None:
+        raise CommandError("--provider scripted needs --script FILE (a script or a trace)")
+    try:
+        script = load_script(options.script)
+    except (ScriptError, TraceFormatError) as error:
+        raise CommandError(str(error)) from None
+    except OSError as error:
+        raise CommandError(f"cannot read {options.script}: {error.strerror or error}") from None
+    return ScriptedProvider(script, TiktokenCounter())
+
+
+def _engine(state_dir: Path, options: HeadlessOptions, descriptor_budget: int | None) -> Engine:
+    """The session's engine: the settings file over the model's budget; ``--budget`` wins."""
+    base = EngineOptions() if descriptor_budget is None else EngineOptions(budget=descriptor_budget)
+    if options.budget is not None and options.budget < 1:
+        raise CommandError("--budget must be a positive number of tokens")
+    try:
+        settings = SettingsFile(base=base)
+        engine_options = settings.load()
+    except SettingsError as error:
+        raise CommandError(str(error)) from None
+    if options.budget is not None:
+        engine_options = replace(engine_options, budget=options.budget)
+    try:
+        engine = Engine.open(state_dir, engine_options)
+    except (OSError, ValueError) as error:
+        raise CommandError(f"cannot open the session's engine state {state_dir}: {error}") from None
+    engine.apply_options(engine_options)
+    return engine
+
+
+def _tools(options: HeadlessOptions, provider: Provider, cwd: Path) -> list[Tool]:
+    recorded = getattr(provider, "recorded_tools", None)
+    script = getattr(provider, "script", None)
+    if callable(recorded) and getattr(script, "tools", None) == "recorded":
+        tools: list[Tool] = list(recorded())
+        return tools
+    # The built-in tools are being written beside this module; until their factory lands,
+    # a run that needs real tools says so instead of running without them.
+    import importlib
+
+    factory = getattr(importlib.import_module("pifold_agent.tools"), "default_tools", None)
+    if not callable(factory):
+        raise CommandError("the built-in tools (read, bash, edit, ...) are not available yet")
+    return list(factory(cwd))
+
+
+def _printer(options: HeadlessOptions, out: TextIO) -> Callable[[AgentEvent], None]:
+    def show(event: AgentEvent) -> None:
+        if options.as_json:
+            out.write(json.dumps(event_json(event), ensure_ascii=False) + "\n")
+            out.flush()
+
+    return show
+
+
+def _run_until_done(agent: Agent, prompt: str) -> RunResult | None:
+    """Run the prompt; Ctrl-C or SIGTERM aborts it cleanly. ``None`` means aborted."""
+
+    async def main() -> RunResult | None:
+        task = asyncio.ensure_future(agent.run(prompt))
+        loop = asyncio.get_running_loop()
+        for signal_number in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signal_number, task.cancel)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            return None
+        finally:
+            for signal_number in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(signal_number)
+
+    return asyncio.run(main())
+
+
+def _report(result: RunResult | None, options: HeadlessOptions, out: TextIO, err: TextIO) -> int:
+    if result is None:
+        err.write("aborted: the run was interrupted; the session keeps what happened\n")
+        return 1
+    if result.outcome != "stop":
+        err.write(f"error: {result.error or 'the run failed'}\n")
+        return 1
+    if not options.as_json:
+        out.write(result.final_text.rstrip("\n") + "\n")
+    return 0
+
+
+def main_stdio(options: HeadlessOptions) -> int:
+    """:func:`run_headless` on the process's own streams."""
+    return run_headless(options, sys.stdin, sys.stdout, sys.stderr)
+
+
+__all__ = ["NO_KEY_HELP", "CommandError", "HeadlessOptions", "main_stdio", "run_headless"]
