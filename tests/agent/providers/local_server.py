@@ -18,6 +18,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from pifold_agent.providers.base import Provider, ProviderRequest, StreamDone, StreamEvent
+
 RECORDINGS = Path(__file__).parent / "recordings"
 
 
@@ -33,6 +35,10 @@ class Reply:
     """Extra response headers (for example ``retry-after``)."""
     drop_after: int | None = None
     """Send only this many body bytes, then close the connection mid-stream."""
+    hold_after: int | None = None
+    """Send this many body bytes, then wait for :attr:`release` before sending the rest."""
+    release: threading.Event = field(default_factory=threading.Event)
+    """Set by the test to let a held reply finish."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,18 @@ class LocalServer:
             return self.replies.pop(0)
 
 
+async def collect(provider: Provider, request: ProviderRequest) -> list[StreamEvent]:
+    """Every event of one request, the final :class:`StreamDone` last."""
+    return [event async for event in provider.stream(request)]
+
+
+def done_of(events: list[StreamEvent]) -> StreamDone:
+    """The final event, checked to be the only :class:`StreamDone` and the last."""
+    finals = [event for event in events if isinstance(event, StreamDone)]
+    assert len(finals) == 1 and events[-1] is finals[0]
+    return finals[0]
+
+
 @contextmanager
 def serve(replies: Sequence[Reply] = ()) -> Iterator[LocalServer]:
     """Run a :class:`LocalServer` in a thread for the duration of the block."""
@@ -135,11 +153,25 @@ def _handler_for(server: LocalServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("connection", "close")
             self.end_headers()
             body = reply.body if reply.drop_after is None else reply.body[: reply.drop_after]
-            if body:
-                self.wfile.write(f"{len(body):x}\r\n".encode() + body + b"\r\n")
-            if reply.drop_after is None:
-                self.wfile.write(b"0\r\n\r\n")
-            self.wfile.flush()
+            pieces = [body]
+            if reply.hold_after is not None:
+                pieces = [body[: reply.hold_after], body[reply.hold_after :]]
+            for number, piece in enumerate(pieces):
+                if number > 0:
+                    reply.release.wait(timeout=30)
+                if piece:
+                    try:
+                        self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+                        self.wfile.flush()
+                    except OSError:
+                        # The client went away (a cancelled request): nothing left to send.
+                        return
+            try:
+                if reply.drop_after is None:
+                    self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+            except OSError:
+                return
             self.close_connection = True
 
         def log_message(self, format: str, *args: Any) -> None:
