@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from dataclasses import replace
 from importlib import metadata, resources
 from pathlib import Path
@@ -16,6 +17,7 @@ from rich.table import Table
 
 from pifold_agent.headless_demo import headless_demo
 from pifold_agent.importers import TraceFormatError
+from pifold_agent.inspect_command import inspect, run_inspection
 from pifold_agent.replay import ReplayReport, ReplayStateError, replay_trace
 from pifold_agent.settings_command import settings_app
 from pifold_bench.command import bench
@@ -30,6 +32,7 @@ app = typer.Typer(
 )
 app.add_typer(settings_app, name="settings")
 app.command()(bench)
+app.command()(inspect)
 
 DEMO_TRACE = "pi-mono-large-session.jsonl"
 """A real Pi session shipped with the package (MIT, see data/NOTICE)."""
@@ -147,8 +150,18 @@ def replay(
     window_out: Annotated[
         Path | None, typer.Option(help="Write the final projection (messages as sent) here.")
     ] = None,
+    inspect_after: Annotated[
+        bool, typer.Option("--inspect", help="Then open the fold screens on the result.")
+    ] = False,
 ) -> None:
     """Replay a real session through the engine, one model request at a time."""
+    if inspect_after and as_json:
+        Console(stderr=True).print("[red]error:[/] --inspect opens the screens; not with --json")
+        raise typer.Exit(2)
+    if inspect_after and state is None:
+        # The screens need the state after the replay: keep it, and say where.
+        state = Path(tempfile.mkdtemp(prefix="pifold-inspect-")) / "state"
+        Console(stderr=True).print(f"state kept in {state} (--state chooses the folder)")
     console = Console(stderr=as_json)
     try:
         report = _run_replay(console, trace, budget, state, window_out, not as_json)
@@ -162,6 +175,8 @@ def replay(
         sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
     else:
         _print_report(console, report)
+    if inspect_after and state is not None:
+        run_inspection(Console(stderr=True), state)
     if report.unattributed or report.failed_folds:
         raise typer.Exit(1)
 

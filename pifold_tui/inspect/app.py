@@ -41,6 +41,7 @@ class InspectApp(App[None]):
         settings: SettingsFile | None = None,
         read_only: bool = False,
         note: str | None = None,
+        label: str | None = None,
     ) -> None:
         """Create the app.
 
@@ -49,18 +50,20 @@ class InspectApp(App[None]):
             settings: The user's settings file (for the settings screen).
             read_only: Refuse every action that would change the session.
             note: Why the session is open read-only (a running session holds it, say).
+            label: How titles name the session (its state folder if omitted).
         """
         super().__init__()
         self.engine = engine
         """The session inspected."""
         self.settings = settings if settings is not None else SettingsFile()
         """The user's settings file."""
-        self.read_only = read_only
-        """Every action that would change the session is refused."""
+        self.read_only = read_only or engine.read_only
+        """Every action that would change the session is refused (asked for, or the engine
+        was opened read-only)."""
         self.note = note if note is not None else (READ_ONLY_NOTE if read_only else None)
         """Shown on the status screen: why the session is read-only."""
         self.factories: dict[str, Callable[[], Screen[Any]]] = {
-            "status": lambda: FoldStatusScreen(self.engine, self.note),
+            "status": lambda: FoldStatusScreen(self.engine, self.note, label),
             "fold": lambda: FoldScreen(self.engine, self.read_only),
         }
         """How each screen of :data:`SCREEN_ACTIONS` is made."""

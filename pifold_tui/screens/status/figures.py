@@ -98,6 +98,20 @@ def figure_table() -> Table:
     return table
 
 
+def add_figure_row(
+    table: Table,
+    label: str,
+    value: str | Text,
+    part: str = "",
+    action: str | Text = "",
+    styles: ReportStyles | None = None,
+) -> None:
+    """One row of a :func:`figure_table`; the action is muted unless it is styled already."""
+    muted = styles.muted if styles is not None else "dim"
+    action_text = action if isinstance(action, Text) else Text(action, style=muted)
+    table.add_row(label, value, part, action_text)
+
+
 def heading(title: str, styles: ReportStyles) -> Text:
     """A section heading."""
     return Text(title, style=styles.heading)
@@ -107,6 +121,7 @@ __all__ = [
     "ESTIMATE",
     "READING_WORDS",
     "ReportStyles",
+    "add_figure_row",
     "byte_size",
     "figure_table",
     "heading",

@@ -18,18 +18,19 @@ from rich.text import Text
 from pifold_core.composition import CATEGORY_LABELS, CATEGORY_ORDER, Category, Composition
 from pifold_core.engine import Engine
 from pifold_core.preview import CommitPreview
-from pifold_core.status import CommitView, EngineStatus
+from pifold_core.status import EngineStatus
 from pifold_tui.screens.status.figures import (
     READING_WORDS,
     ReportStyles,
+    add_figure_row,
     byte_size,
     figure_table,
     heading,
     reading_is_estimate,
     share,
-    timestamp,
     tokens,
 )
+from pifold_tui.screens.status.history import commit_history, last_commit_rows
 
 CATEGORY_ACTIONS: dict[Category, str] = {
     Category.CONSOLIDATED: "the deepest compression; peek or expand one in /fold-editor",
@@ -81,7 +82,7 @@ def status_report(figures: StatusFigures, styles: ReportStyles) -> RenderableTyp
     _fold_rows(table, figures, styles)
     _next_commit_rows(table, figures, styles)
     _holding_rows(table, figures, styles)
-    _last_commit_rows(table, figures, styles)
+    last_commit_rows(table, figures.status, styles)
     _audit_rows(table, figures, styles)
     parts.append(table)
     parts.append(Text())
@@ -89,25 +90,12 @@ def status_report(figures: StatusFigures, styles: ReportStyles) -> RenderableTyp
     return Group(*parts)
 
 
-def _row(
-    table: Table,
-    label: str,
-    value: str | Text,
-    part: str = "",
-    action: str | Text = "",
-    styles: ReportStyles | None = None,
-) -> None:
-    muted = styles.muted if styles is not None else "dim"
-    action_text = action if isinstance(action, Text) else Text(action, style=muted)
-    table.add_row(label, value, part, action_text)
-
-
 def _window_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
     status = figures.status
     occupancy = status.occupancy
     budget = status.budget
     table.add_row(heading("Window", styles))
-    _row(
+    add_figure_row(
         table,
         "serving budget",
         tokens(budget),
@@ -117,11 +105,11 @@ def _window_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> 
     )
     reading = occupancy.reading
     if occupancy.shown_tokens is None:
-        _row(table, "occupancy shown", "–", "–", READING_WORDS[reading], styles)
+        add_figure_row(table, "occupancy shown", "–", "–", READING_WORDS[reading], styles)
     else:
         shown = occupancy.shown_tokens
         estimated = reading_is_estimate(reading)
-        _row(
+        add_figure_row(
             table,
             "occupancy shown",
             tokens(shown, estimated),
@@ -130,7 +118,7 @@ def _window_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> 
             styles,
         )
     expected = occupancy.tokens
-    _row(
+    add_figure_row(
         table,
         "expected next request",
         tokens(expected, True),
@@ -138,7 +126,7 @@ def _window_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> 
         "what the commit trigger compares",
         styles,
     )
-    _row(
+    add_figure_row(
         table,
         "engine estimate",
         tokens(occupancy.estimated_tokens, True),
@@ -147,7 +135,7 @@ def _window_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> 
         styles,
     )
     room = max(0, status.max_tokens - expected)
-    _row(
+    add_figure_row(
         table,
         "commit fires at (maxTarget)",
         tokens(status.max_tokens),
@@ -157,7 +145,7 @@ def _window_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> 
     )
     spread = status.max_tokens - status.min_tokens
     tax = status.min_tokens / spread if spread > 0 else 0.0
-    _row(
+    add_figure_row(
         table,
         "commit aims for (minTarget)",
         tokens(status.min_tokens),
@@ -172,7 +160,7 @@ def _composition_rows(table: Table, figures: StatusFigures, styles: ReportStyles
     table.add_section()
     table.add_row(heading("Composition", styles))
     if not composition.available:
-        _row(table, "composition", "unavailable", "", "", styles)
+        add_figure_row(table, "composition", "unavailable", "", "", styles)
         return
     for category in CATEGORY_ORDER:
         mass = composition.mass(category)
@@ -191,7 +179,7 @@ def _fold_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> No
     counts = status.counts
     table.add_section()
     table.add_row(heading("Folds", styles))
-    _row(
+    add_figure_row(
         table,
         "visible folds",
         f"{counts.folds:,}",
@@ -200,7 +188,7 @@ def _fold_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> No
         styles,
     )
     kinds = figures.kinds
-    _row(
+    add_figure_row(
         table,
         "all folds, nested too",
         f"{status.total_folds:,}",
@@ -209,9 +197,11 @@ def _fold_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> No
         f"{kinds.get('tool', 0)} tool",
         styles,
     )
-    _row(table, "nesting depth", f"{status.max_depth}", "", "levels from root to leaf", styles)
+    add_figure_row(
+        table, "nesting depth", f"{status.max_depth}", "", "levels from root to leaf", styles
+    )
     refolds = len(status.staged_refolds)
-    _row(
+    add_figure_row(
         table,
         "staged refolds",
         f"{refolds}",
@@ -236,7 +226,7 @@ def _next_commit_rows(table: Table, figures: StatusFigures, styles: ReportStyles
     budget = status.budget
     table.add_section()
     table.add_row(heading("Next commit", styles))
-    _row(
+    add_figure_row(
         table,
         "pending marks",
         f"{len(status.marks):,}",
@@ -244,7 +234,7 @@ def _next_commit_rows(table: Table, figures: StatusFigures, styles: ReportStyles
         "/fold lands every one now" if status.marks else "",
         styles,
     )
-    _row(
+    add_figure_row(
         table,
         "marked tokens",
         tokens(status.marked_tokens, True),
@@ -253,7 +243,7 @@ def _next_commit_rows(table: Table, figures: StatusFigures, styles: ReportStyles
         styles,
     )
     band = figures.band_commit
-    _row(
+    add_figure_row(
         table,
         "band commit would free",
         tokens(band.freed_tokens, True),
@@ -262,7 +252,7 @@ def _next_commit_rows(table: Table, figures: StatusFigures, styles: ReportStyles
         styles,
     )
     now = figures.fold_now
-    _row(
+    add_figure_row(
         table,
         "/fold now would free",
         tokens(now.freed_tokens, True),
@@ -271,7 +261,7 @@ def _next_commit_rows(table: Table, figures: StatusFigures, styles: ReportStyles
         styles,
     )
     if status.stalled_reason is not None:
-        _row(table, "band commit stalled", "", "", status.stalled_reason, styles)
+        add_figure_row(table, "band commit stalled", "", "", status.stalled_reason, styles)
 
 
 def _holding_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
@@ -280,7 +270,7 @@ def _holding_rows(table: Table, figures: StatusFigures, styles: ReportStyles) ->
     table.add_row(heading("Held and stored", styles))
     staged = len(status.staged_pins)
     pin_note = f"{staged} staged: shown raw from the next commit; " if staged else ""
-    _row(
+    add_figure_row(
         table,
         f"pins ({len(status.pins)} entries)",
         tokens(status.pinned_tokens, True),
@@ -289,7 +279,7 @@ def _holding_rows(table: Table, figures: StatusFigures, styles: ReportStyles) ->
         + ("; unpin in /fold-editor" if status.pins else ""),
         styles,
     )
-    _row(
+    add_figure_row(
         table,
         "clipped results",
         f"{status.clipped:,}",
@@ -297,7 +287,7 @@ def _holding_rows(table: Table, figures: StatusFigures, styles: ReportStyles) ->
         f"{status.clipped_total:,} clipped by commits so far; peek an entry id for it whole",
         styles,
     )
-    _row(
+    add_figure_row(
         table,
         "evidence (bytes)",
         f"{status.evidence_bytes:,}",
@@ -306,7 +296,7 @@ def _holding_rows(table: Table, figures: StatusFigures, styles: ReportStyles) ->
         f"{byte_size(status.evidence_cap_bytes)}",
         styles,
     )
-    _row(
+    add_figure_row(
         table,
         "fold store (bytes)",
         f"{status.store_bytes:,}",
@@ -317,31 +307,12 @@ def _holding_rows(table: Table, figures: StatusFigures, styles: ReportStyles) ->
     )
 
 
-def _last_commit_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
-    last = figures.status.last_commit
-    table.add_section()
-    table.add_row(heading("Last commit", styles))
-    if last is None:
-        _row(table, "none yet", "", "", "the first fires at maxTarget, or with /fold", styles)
-        return
-    _row(
-        table,
-        f"#{last.number} ({last.cause})",
-        f"{tokens(last.tokens_before, True)} → {tokens(last.tokens_after, True)}",
-        share(last.tokens_before - last.tokens_after, figures.status.budget),
-        f"before request {last.request:,}, {timestamp(last.newest_timestamp_ms)}; "
-        f"{last.folds_made} folds landed from {last.marks_applied} marks, "
-        f"{last.clipped} clipped, {last.withdrawn} peeks withdrawn",
-        styles,
-    )
-
-
 def _audit_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
     audit = figures.status.audit
     table.add_section()
     table.add_row(heading("Wire audit", styles))
-    _row(table, "requests", f"{audit.requests:,}", "", "", styles)
-    _row(
+    add_figure_row(table, "requests", f"{audit.requests:,}", "", "", styles)
+    add_figure_row(
         table,
         "pure appends",
         f"{audit.appends:,}",
@@ -349,7 +320,7 @@ def _audit_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> N
         "the provider's cache replays the whole prefix",
         styles,
     )
-    _row(
+    add_figure_row(
         table,
         "attributed rewrites",
         f"{audit.attributed:,}",
@@ -372,40 +343,4 @@ def _audit_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> N
     )
 
 
-def commit_history(
-    history: tuple[CommitView, ...], budget: int, styles: ReportStyles
-) -> RenderableType:
-    """Every commit, oldest first: when, why, tokens before and after, what landed."""
-    if not history:
-        return Text("No commit yet: nothing has been rewritten.", style=styles.muted)
-    table = Table(
-        title="Commits",
-        title_justify="left",
-        title_style=styles.heading,
-        box=None,
-        padding=(0, 1),
-        header_style=styles.muted,
-    )
-    for name in ("#", "before request", "at entry", "when", "cause"):
-        table.add_column(name, justify="right" if name != "cause" else "left", no_wrap=True)
-    for name in ("before", "after", "freed", "folds", "marks", "clipped"):
-        table.add_column(name, justify="right", no_wrap=True)
-    for view in history:
-        freed = view.tokens_before - view.tokens_after
-        table.add_row(
-            f"{view.number}",
-            f"{view.request:,}",
-            f"{view.entries:,}",
-            timestamp(view.newest_timestamp_ms),
-            view.cause,
-            tokens(view.tokens_before, True),
-            tokens(view.tokens_after, True),
-            f"{share(freed, budget)}",
-            f"{view.folds_made}",
-            f"{view.marks_applied}",
-            f"{view.clipped}",
-        )
-    return table
-
-
-__all__ = ["CATEGORY_ACTIONS", "StatusFigures", "commit_history", "status_report"]
+__all__ = ["CATEGORY_ACTIONS", "StatusFigures", "status_report"]

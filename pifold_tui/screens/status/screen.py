@@ -34,6 +34,10 @@ class FoldStatusScreen(Screen[None]):
     FoldStatusScreen #status-body {
         padding: 0 1;
     }
+    FoldStatusScreen #status-note {
+        color: $text-warning;
+        text-style: bold;
+    }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -41,26 +45,29 @@ class FoldStatusScreen(Screen[None]):
         Binding("r", "reload", "Refresh"),
     ]
 
-    def __init__(self, engine: Engine, note: str | None = None) -> None:
+    def __init__(self, engine: Engine, note: str | None = None, label: str | None = None) -> None:
         """Create the screen.
 
         Args:
             engine: The session to report on; only its reading API is used.
             note: A line shown under the title (why the session is read-only, say).
+            label: How the title names the session (its state folder if omitted).
         """
         super().__init__()
         self.engine = engine
         """The session shown."""
         self.note = note
         """A line shown under the title, if any."""
+        self.label = label if label is not None else str(engine.state_dir)
+        """How the title names the session."""
         self.figures: StatusFigures | None = None
         """The figures on screen, read when the screen was shown or refreshed."""
 
     def compose(self) -> ComposeResult:
-        yield Static(f"/fold-status · {self.engine.state_dir}", id="status-title")
+        yield Static(f"/fold-status · {self.label}", id="status-title", markup=False)
         with VerticalScroll(id="status-body"):
             if self.note:
-                yield Static(self.note, id="status-note")
+                yield Static(self.note, id="status-note", markup=False)
             yield Static(id="status-report")
         yield BarFooter(self.engine)
 
