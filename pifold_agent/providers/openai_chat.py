@@ -19,7 +19,7 @@ from typing import Any
 
 import openai
 
-from pifold_agent.providers.assembly import BlockAssembler, arguments_text, normalise_call_id
+from pifold_agent.providers.assembly import BlockAssembler, arguments_text
 from pifold_agent.providers.base import (
     ProviderRequest,
     StopReason,
@@ -28,7 +28,7 @@ from pifold_agent.providers.base import (
     UsageUpdate,
 )
 from pifold_agent.providers.errors import classify_exception, classify_status, stream_cut
-from pifold_agent.providers.openai_responses import CALL_ID_SEPARATOR, is_reasoning_model
+from pifold_agent.providers.openai_responses import is_reasoning_model, split_call_id
 from pifold_core.canonical import JsonValue
 from pifold_core.entries import Usage
 
@@ -198,7 +198,7 @@ class OpenAIChat:
 
 
 def _call_id(stored: str) -> str:
-    return normalise_call_id(stored.split(CALL_ID_SEPARATOR, 1)[0])
+    return split_call_id(stored)[0]
 
 
 def _content(records: list[dict[str, JsonValue]]) -> str | list[dict[str, Any]]:

@@ -217,8 +217,20 @@ class OpenAIResponses:
         yield StreamDone(assembler.blocks(), stop_reason, usage, model, failure)
 
 
+def split_call_id(stored: str) -> tuple[str, str | None]:
+    """The call id to send and the Responses item id, when ``stored`` carries one.
+
+    Only an id this adapter made (``call_id|fc_...``) is split: any other id is normalised
+    whole, so two different foreign ids can never come out the same.
+    """
+    call_id, separator, item_id = stored.partition(CALL_ID_SEPARATOR)
+    if separator and item_id.startswith("fc") and CALL_ID_SEPARATOR not in item_id:
+        return normalise_call_id(call_id), item_id
+    return normalise_call_id(stored), None
+
+
 def _call_id(stored: str) -> str:
-    return normalise_call_id(stored.split(CALL_ID_SEPARATOR, 1)[0])
+    return split_call_id(stored)[0]
 
 
 def _assistant_items(records: list[dict[str, JsonValue]]) -> list[dict[str, Any]]:
@@ -236,15 +248,14 @@ def _assistant_items(records: list[dict[str, JsonValue]]) -> list[dict[str, Any]
             if isinstance(text, str) and text:
                 items.append({"role": "assistant", "content": text})
         elif kind == "tool_call":
-            stored = str(record.get("id"))
-            call_id, _, item_id = stored.partition(CALL_ID_SEPARATOR)
+            call_id, item_id = split_call_id(str(record.get("id")))
             item: dict[str, Any] = {
                 "type": "function_call",
-                "call_id": normalise_call_id(call_id),
+                "call_id": call_id,
                 "name": record.get("name"),
                 "arguments": arguments_text(record.get("arguments")),
             }
-            if item_id.startswith("fc"):
+            if item_id is not None:
                 item["id"] = item_id
             items.append(item)
     return items
@@ -281,4 +292,11 @@ def _tool_output(records: list[dict[str, JsonValue]]) -> str | list[dict[str, An
     return parts
 
 
-__all__ = ["OpenAIResponses", "build_body", "convert_input", "is_reasoning_model", "map_usage"]
+__all__ = [
+    "OpenAIResponses",
+    "build_body",
+    "convert_input",
+    "is_reasoning_model",
+    "map_usage",
+    "split_call_id",
+]
