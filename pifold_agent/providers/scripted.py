@@ -24,6 +24,12 @@ the working directory) or ``"recorded"`` (the default for traces: calls are answ
 the recorded results by :meth:`ScriptedProvider.recorded_tools`); ``model`` names the model;
 ``chunk_chars`` and ``chunk_delay_s`` pace the stream.
 
+**Reading the context.** A model learns a fold's handle by reading its placeholder in the
+request; a script cannot know it in advance (handles derive from the folded bytes). So in a
+tool call's arguments the text ``${fold:N}`` stands for the N-th distinct fold handle
+(1-based) in the messages of the request being answered, in order of appearance. A script
+that names a fold the request does not show fails that request (a fatal error naming it).
+
 **User messages.** The user messages before the first reply are the opening prompt
 (:meth:`ScriptedProvider.opening_prompt`, the rest queued as steering). Once attached to the
 agent's queues (:meth:`ScriptedProvider.attach`), the provider queues the user messages that
@@ -36,6 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 
 from pifold_agent.loop.queues import Queues
@@ -64,6 +71,12 @@ from pifold_core.canonical import JsonValue, canonical_bytes, sha256_hex
 from pifold_core.entries import Block, TextBlock, ThinkingBlock, ToolCallBlock, Usage
 from pifold_core.tokens import TokenCounter
 from pifold_core.tool import TOOL_NAME
+
+FOLD_REFERENCE = re.compile(r"\$\{fold:(\d+)\}")
+"""A script's reference to the N-th fold handle visible in the request."""
+
+FOLD_HANDLE = re.compile(r"fold-[0-9a-f]{12}")
+"""How a fold handle reads in a placeholder."""
 
 CONTINUE_PROMPT = "Continue."
 """The follow-up queued between two replies that had no user message between them."""
@@ -172,6 +185,14 @@ class ScriptedProvider:
         if isinstance(step, Failure):
             yield StreamDone((), "error", None, self.model, step.error)
             return
+        try:
+            content = _read_handles(step.content, request)
+        except LookupError as error:
+            yield StreamDone(
+                (), "error", usage, self.model, ProviderError(ErrorClass.FATAL, str(error))
+            )
+            return
+        step = Reply(content)
         yield UsageUpdate(usage)
         for index, block in enumerate(step.content):
             async for event in self._chunks(index, block):
@@ -237,6 +258,37 @@ class ScriptedProvider:
         for message in request.messages:
             total += self._counter.count_message(message, sha256_hex(canonical_bytes(message)))
         return max(total, 1)
+
+
+def _read_handles(content: tuple[Block, ...], request: ProviderRequest) -> tuple[Block, ...]:
+    """``content`` with every ``${fold:N}`` in call arguments replaced by the request's
+    N-th visible fold handle."""
+    if not any(
+        isinstance(block, ToolCallBlock) and FOLD_REFERENCE.search(json.dumps(block.arguments))
+        for block in content
+    ):
+        return content
+    visible: list[str] = []
+    for message in request.messages:
+        for found in FOLD_HANDLE.findall(canonical_bytes(message).decode("utf-8")):
+            if found not in visible:
+                visible.append(found)
+
+    def handle(match: re.Match[str]) -> str:
+        number = int(match.group(1))
+        if not 1 <= number <= len(visible):
+            raise LookupError(
+                f"the script names fold {number}, but the request shows {len(visible)} fold(s)"
+            )
+        return visible[number - 1]
+
+    blocks: list[Block] = []
+    for block in content:
+        if isinstance(block, ToolCallBlock):
+            text = FOLD_REFERENCE.sub(handle, json.dumps(block.arguments))
+            block = ToolCallBlock(block.id, block.name, json.loads(text))
+        blocks.append(block)
+    return tuple(blocks)
 
 
 def _block_text(block: Block) -> str:
