@@ -3,20 +3,27 @@
 ``replayed_state`` is the codex-soulpass trace (a real Codex CLI session) replayed at a
 60,000-token budget: six commits, tool, span and consolidated folds, pending marks, clipped
 results. It is shared, so never open it for writing: take ``session_folder`` (a private copy
-per test) or ``replayed_engine`` (an engine opened on that copy, closed after the test).
+per test), ``replayed_engine`` (an engine opened on that copy, closed after the test) or
+``read_only_engine`` (the shared folder opened read-only). ``looked_only`` and
+``check_clean`` check that a screen changed nothing and that the audit stayed clean.
 """
 
 from __future__ import annotations
 
+import io
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rich.console import Console
+from rich.text import Text
+from textual.widgets import Static
 
 from pifold_agent.replay import replay_trace
 from pifold_core.engine import Engine
 from pifold_core.options import EngineOptions
+from tests.core.engine_checks import full_state
 
 TRACES = Path(__file__).resolve().parents[4] / "shared" / "traces"
 REPLAYED_TRACE = TRACES / "codex-soulpass" / "codex-session.jsonl"
@@ -56,3 +63,43 @@ def replayed_engine(session_folder: Path) -> Iterator[Engine]:
         yield engine
     finally:
         engine.close()
+
+
+@pytest.fixture
+def read_only_engine(replayed_state: Path) -> Iterator[Engine]:
+    """The shared replayed session opened read-only: it writes nothing, so no copy."""
+    engine = Engine.open(replayed_state, read_only=True)
+    try:
+        yield engine
+    finally:
+        engine.close()
+
+
+def shown_text(static: Static, width: int = 160) -> str:
+    """The plain text a ``Static`` shows (its Rich or string content), for assertions."""
+    console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
+    content = static.content
+    console.print(content if not isinstance(content, str) else Text(content))
+    return console.export_text()
+
+
+def looked_only(engine: Engine) -> dict[str, object]:
+    """What no screen may change by being looked at: the whole state, the log's bytes,
+    and every file of the state folder (with its size and modification time)."""
+    state: dict[str, object] = dict(full_state(engine))
+    folder = engine.state_dir
+    state["files"] = {
+        str(path.relative_to(folder)): (path.stat().st_size, path.stat().st_mtime_ns)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+    return state
+
+
+def check_clean(engine: Engine, before: dict[str, object] | None = None) -> None:
+    """The wire audit has no unattributed rewrite; with ``before``, nothing changed at all."""
+    assert engine.audit.counts.unattributed == 0
+    if before is not None:
+        after = looked_only(engine)
+        for key, value in before.items():
+            assert after[key] == value, f"{key} changed"

@@ -1,0 +1,152 @@
+"""``/fold`` on a real replayed session: preview, confirm or cancel, what landed, refusals."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from pifold_core.engine import Engine
+from pifold_tui import FoldBar
+from pifold_tui.inspect import InspectApp
+from pifold_tui.screens.fold import FoldScreen
+from pifold_tui.screens.status import FoldStatusScreen
+from tests.core.engine_checks import assert_lossless
+from tests.ui.screens.conftest import check_clean, looked_only, shown_text
+
+SIZE = (120, 50)
+
+
+def report_text(app: InspectApp) -> str:
+    return shown_text(app.screen.query_one("#fold-report", Static))
+
+
+def row_value(text: str, label: str) -> str:
+    """The first figure of the report line that starts with ``label``."""
+    line = next(line for line in text.splitlines() if line.strip().startswith(label))
+    return line.strip().removeprefix(label).split()[0]
+
+
+def message_text(app: InspectApp) -> str:
+    return shown_text(app.screen.query_one("#fold-message", Static))
+
+
+async def test_preview_then_confirm_lands_the_previewed_commit(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    preview = engine.preview_commit("command")
+    assert not preview.refused and preview.landing
+    entries, commits = len(engine.transcript), engine.commit_count
+    bar_before = engine.composition()
+    app = InspectApp(engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f")
+        await pilot.pause()
+        assert isinstance(app.screen, FoldScreen)
+        text = report_text(app)
+        for mark in preview.landing:
+            assert mark.id in text
+        for fold in preview.folds:
+            assert fold.handle in text
+        assert f"~{preview.freed_tokens:,}" in text
+        assert f"~{preview.uncached_tokens:,}" in text
+        assert row_value(text, "first changed message") == f"{preview.first_changed}"
+        assert row_value(text, "tokens freed") == f"~{preview.freed_tokens:,}"
+        assert "Enter or y commits" in text
+        # Previewing moved nothing.
+        assert engine.commit_count == commits
+        await pilot.press("enter")
+        await pilot.pause()
+        landed = report_text(app)
+        assert f"Commit {commits + 1} landed (command)" in landed
+        assert engine.commit_count == commits + 1
+        built = [fold.handle for fold in engine.forest.folds.values() if fold.commit == commits + 1]
+        assert sorted(built) == sorted(fold.handle for fold in preview.folds)
+        assert engine.projection.tokens == preview.tokens_after
+        # The bar on this screen repainted: the marks are folds now.
+        bar = app.screen.query_one(FoldBar).composition
+        assert bar is not None and bar.counts.marks == 0 < bar_before.counts.marks
+        assert bar.counts.folds > bar_before.counts.folds
+        # A second confirmation does nothing; Escape goes back to a refreshed status.
+        await pilot.press("y")
+        await pilot.pause()
+        assert engine.commit_count == commits + 1
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, FoldStatusScreen)
+        home_bar = app.screen.query_one(FoldBar).composition
+        assert home_bar is not None and home_bar.counts.marks == 0
+    # The screens appended no entry; the rewrite the commit declared is attributed.
+    assert len(engine.transcript) == entries
+    request = engine.prepare_request()
+    assert request.record.classification != "append"
+    check_clean(engine)
+    assert_lossless(engine)
+
+
+async def test_y_confirms_too(replayed_engine: Engine) -> None:
+    commits = replayed_engine.commit_count
+    app = InspectApp(replayed_engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f", "y")
+        await pilot.pause()
+        assert replayed_engine.commit_count == commits + 1
+    check_clean(replayed_engine)
+
+
+async def test_escape_cancels_and_nothing_moves(replayed_engine: Engine) -> None:
+    before = looked_only(replayed_engine)
+    results: list[object] = []
+    app = InspectApp(replayed_engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.push_screen(FoldScreen(replayed_engine), results.append)
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, FoldStatusScreen)
+    assert results == [None]
+    check_clean(replayed_engine, before)
+
+
+async def test_nothing_staged_is_a_refusal_that_says_why(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    engine.commit_now()  # every mark lands: nothing is left to commit
+    assert engine.preview_commit("command").refused
+    before = looked_only(engine)
+    app = InspectApp(engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f")
+        await pilot.pause()
+        assert "Nothing to commit." in report_text(app)
+        assert "nothing staged" in report_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "Refused: nothing staged" in message_text(app)
+    check_clean(engine, before)
+
+
+async def test_folding_stopped_is_a_refusal(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    engine.folding_stopped = "commit could not be saved: No space left on device"
+    before = looked_only(engine)
+    app = InspectApp(engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f", "enter")
+        await pilot.pause()
+        assert "folding stopped: commit could not be saved" in report_text(app)
+        assert "Refused: folding stopped" in message_text(app)
+    check_clean(engine, before)
+
+
+async def test_read_only_refuses_the_commit(read_only_engine: Engine) -> None:
+    engine = read_only_engine
+    assert not engine.preview_commit("command").refused
+    before = looked_only(engine)
+    app = InspectApp(engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f")
+        await pilot.pause()
+        assert "Enter or y commits" in report_text(app)  # the preview still shows
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "Refused: this session is open read-only" in message_text(app)
+        assert isinstance(app.screen, FoldScreen)
+    check_clean(engine, before)
