@@ -30,6 +30,7 @@ from pifold_core.entries import Entry, Usage, looks_like_path
 from pifold_core.evidence import EvidenceStore
 from pifold_core.folds import Fold, Forest, ForestError, source_of
 from pifold_core.journal import Journal, TornTail
+from pifold_core.lock import LockHeld, SessionLock
 from pifold_core.mark_edits import (
     MarkEditError,
     find_mark,
@@ -46,8 +47,9 @@ from pifold_core.preview import CommitPreview, build_preview, check_cause, stopp
 from pifold_core.projection import Projection
 from pifold_core.reporting import build_status, fold_rows
 from pifold_core.restore import check_restored, replay_record, settle_commit
+from pifold_core.state_folder import prepare_state, refuse_lost_log
 from pifold_core.status import CommitView, EngineStatus, FoldRow
-from pifold_core.store import FoldStore, StoreObjectCorrupt
+from pifold_core.store import FoldStore, StoreObjectCorrupt, make_private_folder
 from pifold_core.tokens import TiktokenCounter, TokenCounter
 from pifold_core.transcript import Transcript, TranscriptError
 from pifold_core.window import compose
@@ -59,6 +61,15 @@ _EVIDENCE_ID = re.compile(r"evidence-[0-9a-f]{64}")
 
 class EngineError(ValueError):
     """A request to the engine is invalid; nothing was changed. The message says why."""
+
+
+class SessionLocked(EngineError):
+    """Another open of the session (in this process or another) is writing it: one writer
+    per session. The message names the folder and the holder's pid."""
+
+
+class ReadOnlySession(EngineError):
+    """A verb that would change the session, on an engine opened with ``read_only``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,10 +172,14 @@ class Engine:
         """Indices of results of blacklisted tools, in order: they stay raw."""
         self._noticed = False
         self._restoring = False
-        self.evidence_ids: set[str] = set()
-        """Evidence artifacts this session's entries point at (the ids ``peek`` resolves)."""
         self.host_notes: list[HostNote] = []
         """The host's notes (:meth:`note`), oldest first, live or restored from the log."""
+        self.evidence_ids: set[str] = set()
+        """Evidence artifacts this session's entries point at (the ids ``peek`` resolves)."""
+        self.read_only = False
+        """Opened with ``read_only``: nothing is ever written, every changing verb refuses."""
+        self.lock: SessionLock | None = None
+        """The writer's lock on the state folder, held from :meth:`open` to :meth:`close`."""
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -175,19 +190,55 @@ class Engine:
         options: EngineOptions | None = None,
         counter: TokenCounter | None = None,
         host_measures: bool = True,
+        read_only: bool = False,
     ) -> Engine:
         """Open a session's state, restoring it when a log exists.
 
         A logged session keeps the options it was logged with (so its projection is
         unchanged); ``options`` apply to a new session. Change a running session's options
         with :meth:`apply_options`.
+
+        One writer per session: a writable open holds ``<state>/lock`` until :meth:`close`
+        (the kernel frees it when the process ends, however it ends), and a second writable
+        open raises :class:`SessionLocked`. ``read_only`` opens beside a writer: it rebuilds
+        the state without writing anything (a half-written last line is left for its
+        writer), and every verb that would change the session raises
+        :class:`ReadOnlySession`. A store object or evidence artifact found damaged does not
+        stop the open: ``status().damaged`` names it and touching it raises.
         """
-        journal = Journal(Path(state_dir) / LOG_NAME)
+        folder = Path(state_dir)
+        if read_only and not (folder / LOG_NAME).is_file():
+            refuse_lost_log(folder, Journal(folder / LOG_NAME, read_only=True), False)
+            raise EngineError(f"{folder} holds no session log ({LOG_NAME}) to open read-only")
+        lock = None if read_only else _take_lock(folder)
+        try:
+            return cls._open_state(folder, options, counter, host_measures, lock)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+
+    @classmethod
+    def _open_state(
+        cls,
+        state_dir: Path,
+        options: EngineOptions | None,
+        counter: TokenCounter | None,
+        host_measures: bool,
+        lock: SessionLock | None,
+    ) -> Engine:
+        journal = Journal(Path(state_dir) / LOG_NAME, read_only=lock is None)
         records = list(journal.read_all())
+        refuse_lost_log(Path(state_dir), journal, bool(records))
         if records and records[0].kind == "open":
             options = EngineOptions.from_record(records[0].body["options"])
         engine = cls(state_dir, options or EngineOptions(), counter, host_measures)
         engine.journal = journal
+        engine.read_only, engine.lock = lock is None, lock
+        if lock is not None:
+            prepare_state(engine.state_dir)  # a dead writer's leftovers, loose modes
+        if not records and lock is None:
+            return engine  # an empty log read-only: nothing to rebuild, nothing to write
         if not records:
             engine.journal.append("open", {"options": engine.options.to_record()}, durable=True)
             return engine
@@ -207,6 +258,7 @@ class Engine:
         that a host killed at any point resumes exactly: notes come back in
         :attr:`host_notes` on reopen, and :attr:`log_length` tells what was logged after one.
         """
+        self._refuse_if_read_only("note")
         if not isinstance(body, dict) or not all(isinstance(key, str) for key in body):
             raise EngineError(f"a note must be a JSON object, got {type(body).__name__}")
         try:
@@ -252,6 +304,7 @@ class Engine:
             TranscriptError: its id (or a tool call id) is already in the transcript.
             OSError: the log could not be written; nothing was applied.
         """
+        self._refuse_if_read_only("append")
         if not isinstance(entry, Entry):
             raise EngineError(f"append takes an Entry, got {type(entry).__name__}")
         self.transcript.check_append(entry)
@@ -332,6 +385,7 @@ class Engine:
 
     def report_usage(self, request: int, usage: Usage) -> None:
         """Bind the provider's usage for request number ``request`` (from :class:`Request`)."""
+        self._refuse_if_read_only("report_usage")
         if not isinstance(usage, Usage):
             raise EngineError(f"usage must be a Usage, got {type(usage).__name__}")
         for name in ("input_tokens", "cache_read_tokens", "cache_write_tokens"):
@@ -345,6 +399,7 @@ class Engine:
 
     def calibrate(self, measured_growth: int, estimated_growth: int) -> bool:
         """Learn the token ratio from growth the provider counted elsewhere (a replay)."""
+        self._refuse_if_read_only("calibrate")
         _check_token_count("measured_growth", measured_growth)
         _check_token_count("estimated_growth", estimated_growth)
         if not self.meter.usable_sample(measured_growth, estimated_growth):
@@ -360,6 +415,7 @@ class Engine:
 
     def prepare_request(self) -> Request:
         """The projection for the next model request; commits first when it is due."""
+        self._refuse_if_read_only("prepare_request")
         commit = None
         if self.folding_stopped is None:
             self._maybe_notice()
@@ -483,6 +539,7 @@ class Engine:
         Everything else a commit carries rides along: staged refolds and pins, consolidation,
         withdrawn peeks and the tool-call diet.
         """
+        self._refuse_if_read_only("commit_marks")
         if isinstance(mark_ids, str) or not isinstance(mark_ids, Sequence) or not mark_ids:
             raise EngineError("mark_ids must be a non-empty list of pending mark ids")
         try:
@@ -498,6 +555,7 @@ class Engine:
         expand: Fold | None = None,
         only: set[str] | None = None,
     ) -> CommitOutcome:
+        self._refuse_if_read_only("a commit")
         snapshot = self._snapshot()
         try:
             committer = Committer(
@@ -606,6 +664,7 @@ class Engine:
 
     def apply_options(self, options: EngineOptions) -> None:
         """Take new options in the running session (a settings change); logged for reopen."""
+        self._refuse_if_read_only("apply_options")
         if not isinstance(options, EngineOptions):
             raise EngineError(f"options must be EngineOptions, got {type(options).__name__}")
         if options == self.options:
@@ -681,6 +740,7 @@ class Engine:
         Call it (``run_tool`` does) before the host appends that call's result, and only
         after a successful peek of ``identifier``.
         """
+        self._refuse_if_read_only("note_ephemeral_peek")
         if not isinstance(call_id, str) or not call_id:
             raise EngineError("call_id must be a non-empty string")
         try:
@@ -705,6 +765,7 @@ class Engine:
 
     def expand(self, handle: str) -> CommitOutcome:
         """Restore a fold's source in place, one level; pending marks land in the same rewrite."""
+        self._refuse_if_read_only("expand")
         fold = self.fold(handle)
         if handle in self.forest.expanded:
             raise EngineError(f"fold {handle} is already expanded")
@@ -720,6 +781,7 @@ class Engine:
 
     def refold(self, handle: str) -> None:
         """Stage an expanded fold to collapse again at the next commit."""
+        self._refuse_if_read_only("refold")
         self.fold(handle)
         if handle not in self.forest.expanded:
             raise EngineError(f"fold {handle} is not expanded")
@@ -739,6 +801,7 @@ class Engine:
 
     def pin(self, ids: Sequence[str]) -> PinOutcome:
         """Hold entries raw through every commit; folded ones show raw from the next commit."""
+        self._refuse_if_read_only("pin")
         try:
             new, outcome = plan_pin(
                 ids,
@@ -758,6 +821,7 @@ class Engine:
 
     def unpin(self, ids: Sequence[str]) -> PinOutcome:
         """Release pinned entries; nothing moves (they stay raw until something folds them)."""
+        self._refuse_if_read_only("unpin")
         try:
             released, outcome = plan_unpin(
                 ids, self.pinned, self.transcript, self.forest, self._raw_tokens, self._pin_cap
@@ -793,6 +857,7 @@ class Engine:
 
     def set_brief(self, mark_id: str, text: str) -> Mark:
         """Write the brief a pending mark's fold will carry. Free until the commit."""
+        self._refuse_if_read_only("brief")
         try:
             if isinstance(text, str):
                 text = admit_text(text, "brief")  # the log must read back what was kept
@@ -805,6 +870,7 @@ class Engine:
 
     def reboundary(self, mark_id: str, start_id: str, end_id: str) -> Mark:
         """Re-cut a pending mark to ``[start_id, end_id]`` over closed units. Free."""
+        self._refuse_if_read_only("reboundary")
         try:
             mark = reboundaried(
                 find_mark(self.marks, mark_id),
@@ -822,6 +888,7 @@ class Engine:
 
     def unmark(self, mark_id: str) -> Mark:
         """Withdraw a pending mark. Free."""
+        self._refuse_if_read_only("unmark")
         try:
             mark = find_mark(self.marks, mark_id)
         except MarkEditError as error:
@@ -855,7 +922,19 @@ class Engine:
         return fold_rows(self)
 
     def close(self) -> None:
-        self.journal.close()
+        """Flush the log and give the writer's lock up (idempotent)."""
+        try:
+            self.journal.close()
+        finally:
+            if self.lock is not None:
+                self.lock.release()
+
+    def _refuse_if_read_only(self, verb: str) -> None:
+        if self.read_only:
+            raise ReadOnlySession(
+                f"{self.state_dir} is open read-only: {verb} would change the session, so it "
+                "is refused (nothing was changed); open it without read_only to change it"
+            )
 
 
 def _evidence_of(entry: Entry) -> str | None:
@@ -864,6 +943,18 @@ def _evidence_of(entry: Entry) -> str | None:
     if isinstance(evidence, dict) and isinstance(evidence.get("id"), str):
         return str(evidence["id"])
     return None
+
+
+def _take_lock(state_dir: Path) -> SessionLock:
+    """The writer's lock on ``state_dir`` (created private when missing), or a clear refusal."""
+    make_private_folder(state_dir)
+    try:
+        return SessionLock.acquire(state_dir)
+    except LockHeld as error:
+        raise SessionLocked(
+            f"{state_dir} is already open for writing by {error.holder.describe()}; one writer "
+            "per session: close that one first, or open this one read-only"
+        ) from None
 
 
 def _check_token_count(name: str, value: object) -> None:
@@ -880,5 +971,7 @@ __all__ = [
     "HostNote",
     "OverflowRecovery",
     "PeekError",
+    "ReadOnlySession",
     "Request",
+    "SessionLocked",
 ]

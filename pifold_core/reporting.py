@@ -6,17 +6,19 @@ in the tool's renderer.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pifold_core.composition import Category, FoldCounts
 from pifold_core.status import (
     AuditView,
+    DamagedObject,
     EngineStatus,
     FoldRow,
     FoldState,
     MarkView,
     Occupancy,
 )
+from pifold_core.store import StoreError, StoreObjectMissing
 
 if TYPE_CHECKING:
     from pifold_core.engine import Engine
@@ -92,6 +94,8 @@ def build_status(engine: Engine) -> EngineStatus:
         last_commit=engine.last_commit,
         stalled_reason=engine.stalled_reason,
         folding_stopped=engine.folding_stopped,
+        torn_tail=engine.torn_tail,
+        damaged=damaged_objects(engine),
         commit_history=tuple(engine.commit_history),
         clipped_total=engine.clipped_total,
         evidence_bytes=engine.evidence.used_bytes,
@@ -100,6 +104,26 @@ def build_status(engine: Engine) -> EngineStatus:
         store_bytes=sum(sources.values()),
         max_depth=max((row.depth + 1 for row in fold_rows(engine)), default=0),
     )
+
+
+def damaged_objects(engine: Engine) -> tuple[DamagedObject, ...]:
+    """Folds whose store object, and evidence whose artifact, a read found damaged."""
+    found: list[DamagedObject] = []
+    for fold in engine.forest.in_order():
+        error = engine.store.damaged.get(fold.source_digest)
+        if error is not None:
+            found.append(
+                DamagedObject(fold.handle, "fold", error.digest, _problem(error), str(error))
+            )
+    for identifier, error in sorted(engine.evidence.damaged.items()):
+        found.append(
+            DamagedObject(identifier, "evidence", error.digest, _problem(error), str(error))
+        )
+    return tuple(found)
+
+
+def _problem(error: StoreError) -> Literal["missing", "corrupt"]:
+    return "missing" if isinstance(error, StoreObjectMissing) else "corrupt"
 
 
 def fold_rows(engine: Engine) -> list[FoldRow]:

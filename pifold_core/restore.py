@@ -29,14 +29,23 @@ if TYPE_CHECKING:
 
 
 def check_restored(engine: Engine) -> None:
-    """The rebuilt forest obeys every rule and every fold matches its stored source."""
+    """The rebuilt forest obeys every rule and every fold matches its logged source.
+
+    Every store object and evidence artifact is then read and hash-verified. One that is
+    missing or damaged does not stop the session: it is remembered (``status().damaged``
+    names it) and touching it raises, while every other fold stays usable.
+    """
     engine.forest.validate(engine.transcript)
     for fold in engine.forest.folds.values():
         live = sha256_hex(source_of(engine.transcript.entries[fold.start : fold.end]))
-        if live != fold.source_digest or not engine.store.contains(fold.source_digest):
+        if live != fold.source_digest:
             raise StoreObjectCorrupt(
                 f"fold {fold.handle} does not match its logged source", fold.source_digest
             )
+    for digest in sorted({fold.source_digest for fold in engine.forest.folds.values()}):
+        engine.store.verify(digest)
+    for identifier in sorted(engine.evidence_ids):
+        engine.evidence.verify(identifier)
 
 
 def replay_record(engine: Engine, kind: str, body: dict[str, Any]) -> None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pifold_core.composition import FoldCounts, Reading
+from pifold_core.journal import TornTail
 
 FoldState = Literal["collapsed", "expanded", "hidden"]
 """How a fold shows now: as its placeholder, open one level, or inside a collapsed ancestor."""
@@ -120,6 +121,27 @@ class CommitView:
 
 
 @dataclass(frozen=True, slots=True)
+class DamagedObject:
+    """A fold's store object or an evidence artifact found missing or corrupt on read.
+
+    The rest of the session works; touching this one (peek, expand) raises the loud
+    ``StoreObjectMissing`` or ``StoreObjectCorrupt`` naming it. ``pifold doctor --repair``
+    rewrites a fold's object from the log's entries.
+    """
+
+    id: str
+    """The fold handle or evidence id concerned."""
+    kind: Literal["fold", "evidence"]
+    """Which of the two it is."""
+    digest: str
+    """The SHA-256 the object is stored under."""
+    problem: Literal["missing", "corrupt"]
+    """Gone, or there but not the bytes it must hold."""
+    message: str
+    """The error touching it raises."""
+
+
+@dataclass(frozen=True, slots=True)
 class EngineStatus:
     """Everything ``status`` reports."""
 
@@ -161,6 +183,10 @@ class EngineStatus:
     """Set when the last threshold commit could not reach its target: what blocks it."""
     folding_stopped: str | None
     """Set when folding stopped after an error: the error."""
+    torn_tail: TornTail | None = None
+    """What opening cut off the end of the log (a torn last write): its line and bytes."""
+    damaged: tuple[DamagedObject, ...] = ()
+    """Store objects and evidence found missing or corrupt, folds in transcript order."""
     commit_history: tuple[CommitView, ...] = ()
     """Every commit of the session, oldest first (live and restored from the log alike)."""
     clipped_total: int = 0

@@ -73,17 +73,23 @@ def unchanged(engine: Engine) -> Iterator[None]:
 
 
 def reopen(engine: Engine) -> Engine:
-    """Open the engine's state again from its log, as a restarted process would."""
-    engine.journal.sync()
+    """Open the engine's state again from its log, as a restarted process would: the old
+    engine is closed first (it gives up the writer's lock, as a process that ends does)."""
+    engine.close()
     return Engine.open(engine.state_dir, None, CharCounter(), engine.meter.host_measures)
 
 
 def assert_reopens_identically(engine: Engine) -> Engine:
-    """Reopen the session and check it rebuilt the same state; returns the reopened engine."""
+    """Reopen the session read-only beside the live engine and check it rebuilt the same
+    state; returns the reopened (read-only, closed) engine. The live one stays writable."""
     assert_clean_audit(engine)
     assert_lossless(engine)
-    reopened = reopen(engine)
+    engine.journal.sync()
+    reopened = Engine.open(
+        engine.state_dir, None, CharCounter(), engine.meter.host_measures, read_only=True
+    )
     assert reopened.torn_tail is None
+    assert reopened.status().damaged == ()
     live, rebuilt = durable_state(engine), durable_state(reopened)
     for key, value in live.items():
         assert rebuilt[key] == value, f"{key} differs after reopen"

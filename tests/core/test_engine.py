@@ -420,7 +420,7 @@ def test_huge_tool_result_becomes_evidence(tmp_path: Path) -> None:
     assert engine.peek(identifier, offset=5, length=10).data == original.record_bytes[5:15]
     files = [path for path in (engine.state_dir / "pi-fold-evidence").rglob("*") if path.is_file()]
     assert len(files) == 1
-    assert stat.S_IMODE(files[0].stat().st_mode) == 0o444
+    assert stat.S_IMODE(files[0].stat().st_mode) == 0o400  # read-only and private
     _damage(files[0])
     with pytest.raises(StoreObjectCorrupt):
         engine.peek(identifier)
@@ -523,13 +523,17 @@ def test_torn_last_log_line_is_reported_and_nothing_earlier_is_lost(tmp_path: Pa
     assert len(again.transcript) == len(session.entries) + 2
 
 
-def test_reopen_detects_a_missing_store_object(tmp_path: Path) -> None:
+def test_reopen_reports_a_missing_store_object_and_keeps_the_rest(tmp_path: Path) -> None:
     engine, _ = _folded(tmp_path)
     fold = next(iter(engine.forest.folds.values()))
     engine.close()
     engine.store.path_of(fold.source_digest).unlink()
-    with pytest.raises(StoreObjectCorrupt, match=fold.handle):
-        Engine.open(engine.state_dir, None, CharCounter())
+    reopened = Engine.open(engine.state_dir, None, CharCounter())
+    damaged = reopened.status().damaged
+    assert [(item.id, item.problem) for item in damaged] == [(fold.handle, "missing")]
+    with pytest.raises(StoreObjectMissing, match=fold.source_digest):
+        reopened.peek(fold.handle)
+    reopened.close()
 
 
 def test_bad_append_changes_nothing(tmp_path: Path) -> None:
