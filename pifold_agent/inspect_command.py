@@ -15,6 +15,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from pifold_core.engine import LOG_NAME, Engine, EngineError, SessionLocked
 from pifold_core.journal import JournalCorrupt
@@ -74,7 +75,7 @@ def run_inspection(console: Console, state_dir: Path, read_only: bool = False) -
     try:
         inspection = open_for_inspection(state_dir, read_only)
     except InspectError as error:
-        console.print(f"[red]error:[/] {error}")
+        console.print(f"[red]error:[/] {escape(str(error))}", highlight=False)
         raise typer.Exit(2) from None
     try:
         InspectApp(

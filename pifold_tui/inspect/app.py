@@ -60,7 +60,7 @@ class InspectApp(App[None]):
         self.read_only = read_only or engine.read_only
         """Every action that would change the session is refused (asked for, or the engine
         was opened read-only)."""
-        self.note = note if note is not None else (READ_ONLY_NOTE if read_only else None)
+        self.note = note if note is not None else (READ_ONLY_NOTE if self.read_only else None)
         """Shown on the status screen: why the session is read-only."""
         self.factories: dict[str, Callable[[], Screen[Any]]] = {
             "status": lambda: FoldStatusScreen(self.engine, self.note, label),
