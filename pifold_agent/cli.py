@@ -8,20 +8,27 @@ import tempfile
 from dataclasses import replace
 from importlib import metadata, resources
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
 from pifold_agent.headless_demo import headless_demo
 from pifold_agent.importers import TraceFormatError
 from pifold_agent.inspect_command import inspect, run_inspection
-from pifold_agent.replay import ReplayReport, ReplayStateError, replay_trace
+from pifold_agent.replay import (
+    MIN_BUDGET,
+    ReplayOutputError,
+    ReplayReport,
+    ReplayStateError,
+    replay_trace,
+)
 from pifold_agent.settings_command import settings_app
 from pifold_bench.command import bench
-from pifold_core.options import EngineOptions
+from pifold_core.options import DEFAULT_BUDGET, EngineOptions
 from pifold_core.settings import SettingsError, SettingsFile
 
 app = typer.Typer(
@@ -112,12 +119,12 @@ def main_callback(
         )
         raise typer.Exit(main_stdio(options))
     if context.invoked_subcommand is None:
-        demo(budget=100_000)
+        demo(budget=DEFAULT_BUDGET)
 
 
 @app.command()
 def demo(
-    budget: Annotated[int, typer.Option(help="Serving budget in tokens.")] = 100_000,
+    budget: Annotated[int, typer.Option(help="Serving budget in tokens.")] = DEFAULT_BUDGET,
     headless: Annotated[
         bool,
         typer.Option(
@@ -135,14 +142,17 @@ def demo(
         "session (pi-mono, MIT) through the folding engine."
     )
     with resources.as_file(resources.files("pifold_agent") / "data" / DEMO_TRACE) as path:
-        report = _run_replay(console, path, budget, None, None, show_progress=True)
+        try:
+            report = _run_replay(console, path, budget, None, None, show_progress=True)
+        except (TraceFormatError, OSError) as error:
+            _fail(f"the demo session could not be replayed: {error}")
     _print_report(console, report)
 
 
 @app.command()
 def replay(
     trace: Annotated[Path, typer.Argument(help="A session file (Pi, Claude Code, Codex, ...).")],
-    budget: Annotated[int, typer.Option(help="Serving budget in tokens.")] = 100_000,
+    budget: Annotated[int, typer.Option(help="Serving budget in tokens.")] = DEFAULT_BUDGET,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     state: Annotated[
         Path | None, typer.Option(help="Keep the engine's state (log and store) here.")
@@ -165,32 +175,59 @@ def replay(
     console = Console(stderr=as_json)
     try:
         report = _run_replay(console, trace, budget, state, window_out, not as_json)
-    except (TraceFormatError, ReplayStateError) as error:
-        console.print(f"[red]error:[/] {error}")
-        raise typer.Exit(2) from None
+    except (TraceFormatError, ReplayStateError, ReplayOutputError) as error:
+        _fail(str(error))
     except OSError as error:
-        console.print(f"[red]error:[/] cannot read {trace}: {error.strerror or error}")
-        raise typer.Exit(2) from None
+        # Reading the trace is checked before the replay starts: this is a write that failed.
+        _fail(f"cannot write {error.filename or state}: {error.strerror or error}")
+    if report.torn_tail is not None:
+        Console(stderr=True).print(
+            f"[yellow]warning:[/] {escape(report.torn_tail)}", soft_wrap=True
+        )
     if as_json:
         sys.stdout.write(json.dumps(report.to_json(), indent=2) + "\n")
     else:
         _print_report(console, report)
     if inspect_after and state is not None:
         run_inspection(Console(stderr=True), state)
-    if report.unattributed or report.failed_folds:
-        raise typer.Exit(1)
+    broken = _broken_promises(report)
+    if broken:
+        _fail(broken, code=1)
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    """Say what went wrong on stderr, in every output mode, and exit with ``code``."""
+    Console(stderr=True).print(f"[red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def _broken_promises(report: ReplayReport) -> str | None:
+    """Why a finished replay exits 1: a rewrite without a cause, a fold that did not verify,
+    or a window the recovery could not bring under the budget."""
+    problems = []
+    if report.unattributed:
+        problems.append(f"{report.unattributed} unattributed rewrite(s)")
+    if report.failed_folds:
+        problems.append(f"{report.failed_folds} fold(s) failed verification")
+    if report.over_budget:
+        problems.append(
+            f"{report.over_budget} request(s) over the budget even after overflow recovery "
+            f"(peak {report.window.peak:,} > budget {report.window.budget:,} tokens)"
+        )
+    return "; ".join(problems) or None
 
 
 def _options(console: Console, budget: int) -> EngineOptions:
     """The user's settings file with the command's budget: refused settings stop the run."""
-    if budget < 1:
-        console.print("[red]error:[/] --budget must be a positive number of tokens")
-        raise typer.Exit(2)
+    if budget < MIN_BUDGET:
+        _fail(
+            f"--budget must be at least {MIN_BUDGET:,} tokens, got {budget:,} "
+            "(not even one ordinary request fits in less)"
+        )
     try:
         options = SettingsFile(base=EngineOptions(budget=budget)).load()
     except SettingsError as error:
-        console.print(f"[red]error:[/] {error}")
-        raise typer.Exit(2) from None
+        _fail(str(error))
     return replace(options, budget=budget)
 
 
@@ -209,7 +246,7 @@ def _run_replay(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
         TextColumn("{task.completed}/{task.total} entries"),
-        console=console,
+        console=Console(stderr=True),  # progress is not output: stdout keeps only the report
         transient=True,
     ) as progress:
         task = progress.add_task(f"replaying {path.name}", total=None)

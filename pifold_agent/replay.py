@@ -18,7 +18,7 @@ from typing import Any
 
 from pifold_agent.importers import ImportedTrace, TraceFormatError, load_trace
 from pifold_agent.replay_progress import ReplayDriver, ReplayStateError, RunFigures, claim_state
-from pifold_core.engine import LOG_NAME, Engine
+from pifold_core.engine import LOG_NAME, Engine, EngineError, SessionLocked
 from pifold_core.folds import ForestError, source_of
 from pifold_core.journal import JournalCorrupt
 from pifold_core.notice import NOTICE_TAG
@@ -90,6 +90,8 @@ class ReplayReport:
     over_budget: int
     """Requests whose expected occupancy was over the budget even so (a replay that had
     any exits 1)."""
+    torn_tail: str | None = None
+    """What reopening the state cut off its log (a torn last line, from a kill), if anything."""
     notes: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     request_tokens: list[int] = field(default_factory=list)
@@ -207,7 +209,9 @@ def _replay(
     recorded = any(entry.usage is not None for entry in trace.entries)
     try:
         engine = Engine.open(state_dir, options, host_measures=recorded)
-    except (JournalCorrupt, StoreError, ForestError) as error:
+    except SessionLocked as error:
+        raise ReplayStateError(str(error)) from None
+    except (JournalCorrupt, StoreError, ForestError, EngineError) as error:
         raise ReplayStateError(f"{state_dir} cannot be reopened: {error}") from None
     try:
         claim_state(engine, trace, path.name, options.budget)
@@ -261,14 +265,13 @@ def _report(
     kinds = Counter(fold.kind for fold in engine.forest.folds.values())
     per_commit = Counter(fold.commit for fold in engine.forest.folds.values())
     status = engine.status()
-    notes = list(trace.notes)
-    if engine.torn_tail is not None:
-        torn = engine.torn_tail
-        notes.insert(
-            0,
-            f"the state's log ended in a torn line (line {torn.line_number}, "
-            f"{torn.byte_count} bytes), cut off on reopen; the replay resumed before it",
-        )
+    torn = engine.torn_tail
+    torn_tail = (
+        None
+        if torn is None
+        else f"the state's log ended in a torn line (line {torn.line_number}, "
+        f"{torn.byte_count} bytes), cut off on reopen; the replay resumed before it"
+    )
     return ReplayReport(
         trace=str(path),
         format=trace.format,
@@ -305,7 +308,8 @@ def _report(
         overflows=figures.overflows,
         over_budget=sum(size > engine.options.budget for size in sizes),
         commit_sizes=[per_commit.get(number, 0) for number in range(1, engine.commit_count + 1)],
-        notes=notes,
+        torn_tail=torn_tail,
+        notes=list(trace.notes),
         failures=failures,
         request_tokens=sizes,
     )

@@ -9,16 +9,19 @@ notes, which a glob picks up) are skipped with a note.
 from __future__ import annotations
 
 import json
+import stat
 import sys
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from pifold_agent.importers import TraceFormatError
+from pifold_agent.replay import MIN_BUDGET
 from pifold_bench.chart import ChartPanel, svg_chart
 from pifold_bench.figures import arm_figures, trace_json
 from pifold_bench.prices import PriceBook, load_price_book
@@ -32,12 +35,16 @@ from pifold_bench.run import (
     run_arms,
 )
 from pifold_bench.sensitivity import lifetime_sensitivity
+from pifold_core.options import DEFAULT_BUDGET, EngineOptions
+from pifold_core.settings import SettingsError, SettingsFile
 from pifold_core.tokens import TiktokenCounter
 
 
 def bench(
     traces: Annotated[list[Path], typer.Argument(help="Session files (any format replay reads).")],
-    budget: Annotated[int, typer.Option(help="Serving budget in tokens, for every arm.")] = 100_000,
+    budget: Annotated[
+        int, typer.Option(help="Serving budget in tokens, for every arm.")
+    ] = DEFAULT_BUDGET,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     svg_out: Annotated[
         Path | None, typer.Option(help="Write the window-per-request chart here (SVG).")
@@ -47,7 +54,13 @@ def bench(
         typer.Option(help=f"Arms to run (repeat or separate by commas): {', '.join(ARM_NAMES)}."),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed for the planted values.")] = 7,
-    plant: Annotated[int, typer.Option(help="Values to plant per trace.")] = 12,
+    plant: Annotated[
+        int | None,
+        typer.Option(
+            help="Values to plant per trace, each in its own tool result (default: 12, or one "
+            "per tool result when a trace has fewer); more than a trace has room for is refused."
+        ),
+    ] = None,
     summary_tokens: Annotated[
         int | None, typer.Option(help="Native summary length (default: from the trace, or 2000).")
     ] = None,
@@ -72,9 +85,10 @@ def bench(
             if cache_lifetime < 1:
                 raise ValueError("--cache-lifetime must be at least one second")
             settings = replace(settings, cache_lifetime_s=cache_lifetime)
-    except ValueError as error:
-        console.print(f"[red]error:[/] {error}")
-        raise typer.Exit(2) from None
+        _check_settings_file(budget)
+        _check_output(svg_out)
+    except (ValueError, SettingsError) as error:
+        _fail(str(error))
     # No session format is Markdown, and the shared traces keep a PROVENANCE.md beside each
     # session, so a glob like ``traces/*/*`` names them too: they are passed over, said so.
     skipped = [path for path in traces if path.suffix.lower() == ".md"]
@@ -82,8 +96,7 @@ def bench(
     for path in skipped:
         console.print(f"skipped {path}: Markdown, not a session")
     if not traces:
-        console.print("[red]error:[/] no session file given (Markdown files are skipped)")
-        raise typer.Exit(2)
+        _fail("no session file given (Markdown files are skipped)")
     counter = TiktokenCounter()
     outcomes: list[TraceOutcome] = []
     documents: list[dict[str, Any]] = []
@@ -98,13 +111,17 @@ def bench(
         task = progress.add_task("reading traces", total=None)
         for path in traces:
             try:
+                _check_trace_file(path)
                 prepared = prepare_trace(path, settings, counter, book)
             except TraceFormatError as error:
-                console.print(f"[red]error:[/] {error}")
-                raise typer.Exit(2) from None
+                _fail(str(error))
             except OSError as error:
-                console.print(f"[red]error:[/] cannot read {path}: {error.strerror or error}")
-                raise typer.Exit(2) from None
+                _fail(f"cannot read {path}: {error.strerror or error}")
+            if plant is not None and len(prepared.values) < plant:
+                _fail(
+                    f"--plant {plant}: {path} has room for {len(prepared.values)} "
+                    "planted values (one per answered tool result with text); ask for fewer"
+                )
             entries = len(prepared.entries)
             progress.update(task, completed=0, total=entries * len(settings.arms))
             advance = _ArmProgress(progress, task, path.name)
@@ -136,7 +153,10 @@ def bench(
             ChartPanel(svg_title(outcome.prepared.path), settings.budget, outcome.windows)
             for outcome in outcomes
         ]
-        svg_out.write_text(svg_chart(panels), encoding="utf-8")
+        try:
+            svg_out.write_text(svg_chart(panels), encoding="utf-8")
+        except OSError as error:
+            _fail(f"cannot write --svg-out {svg_out}: {error.strerror or error}")
     if as_json:
         document = {
             "budget": settings.budget,
@@ -159,6 +179,49 @@ def bench(
         raise typer.Exit(1)
 
 
+DEFAULT_PLANTED = 12
+"""Values planted per trace when ``--plant`` is not given (fewer where a trace has fewer
+tool results to carry them)."""
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    """Say what went wrong on stderr, in every output mode, and exit with ``code``."""
+    Console(stderr=True).print(f"[red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def _check_settings_file(budget: int) -> None:
+    """The user's settings file must be valid, as for every pifold command that runs the
+    engine; raises ``SettingsError`` naming what is wrong.
+
+    Its band and options are not applied: every arm runs under the default band so that the
+    arms compare like for like (``--budget`` sets the budget, as it does for replay).
+    """
+    SettingsFile(base=EngineOptions(budget=budget)).load()
+
+
+def _check_output(svg_out: Path | None) -> None:
+    """Refuse an ``--svg-out`` that cannot be written before spending the run on it."""
+    if svg_out is None:
+        return
+    if svg_out.is_dir():
+        raise ValueError(f"cannot write --svg-out {svg_out}: it is a folder")
+    if not svg_out.parent.is_dir():
+        raise ValueError(
+            f"cannot write --svg-out {svg_out}: folder {svg_out.parent} does not exist"
+        )
+
+
+def _check_trace_file(path: Path) -> None:
+    """A FIFO, a device or a folder is refused before it is opened (a FIFO would block)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        raise TraceFormatError(f"{path}: cannot be read ({error.strerror or error})") from None
+    if not stat.S_ISREG(mode):
+        raise TraceFormatError(f"{path}: not a regular file, so not a session file")
+
+
 class _ArmProgress:
     """Moves one bar across every arm of a trace: each arm owns an equal stretch of it."""
 
@@ -179,18 +242,18 @@ def _settings(
     budget: int,
     arms: list[str] | None,
     seed: int,
-    plant: int,
+    plant: int | None,
     summary_tokens: int | None,
     price_model: str | None,
     book: PriceBook,
 ) -> BenchSettings:
-    if budget < 1:
-        raise ValueError("--budget must be a positive number of tokens")
+    if budget < MIN_BUDGET:
+        raise ValueError(f"--budget must be at least {MIN_BUDGET:,} tokens, got {budget:,}")
     names = [name.strip() for item in (arms or []) for name in item.split(",") if name.strip()]
     unknown = [name for name in names if name not in ARM_NAMES]
     if unknown:
         raise ValueError(f"unknown arm(s) {', '.join(unknown)}; arms are {', '.join(ARM_NAMES)}")
-    if plant < 0:
+    if plant is not None and plant < 0:
         raise ValueError("--plant must be 0 or more")
     if summary_tokens is not None and summary_tokens < 1:
         raise ValueError("--summary-tokens must be a positive number of tokens")
@@ -200,7 +263,8 @@ def _settings(
             f"{', '.join(sorted(book.models))}"
         )
     ordered = tuple(name for name in ARM_NAMES if name in names) if names else ARM_NAMES
-    return BenchSettings(budget, ordered, seed, plant, summary_tokens, price_model)
+    planted = DEFAULT_PLANTED if plant is None else plant
+    return BenchSettings(budget, ordered, seed, planted, summary_tokens, price_model)
 
 
 def _totals(outcomes: list[TraceOutcome]) -> dict[str, dict[str, float]]:

@@ -186,7 +186,7 @@ class PaletteOption:
         return {"map": self.map_name, "start": self.start, "end": self.end}
 
 
-DEFAULT_BUDGET = 200_000
+DEFAULT_BUDGET = 100_000
 """Serving budget used when neither the deployment nor a model descriptor states one."""
 
 EVIDENCE_THRESHOLD_BYTES = 32 * 1024

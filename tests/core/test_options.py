@@ -178,7 +178,7 @@ def test_the_palette_names_match_the_palettes_package() -> None:
 def test_defaults_are_those_of_the_design() -> None:
     assert EngineOptions().to_settings() == {
         "thresholds": BAND,
-        "providerInputBudget": 200_000,
+        "providerInputBudget": 100_000,
         "blacklistAutoFoldTools": [],
         "toolFoldThreshold": 0.5,
         "preCommitNotice": False,
