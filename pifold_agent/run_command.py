@@ -198,23 +198,28 @@ def _scripted(options: HeadlessOptions) -> Provider:
 
 
 def _engine(state_dir: Path, options: HeadlessOptions, descriptor_budget: int | None) -> Engine:
-    """The session's engine: the settings file over the model's budget; ``--budget`` wins."""
-    base = EngineOptions() if descriptor_budget is None else EngineOptions(budget=descriptor_budget)
+    """The session's engine. A new session starts from the model's budget under the settings
+    file; a reopened one keeps its logged options under the settings file. ``--budget`` wins."""
     if options.budget is not None and options.budget < 1:
         raise CommandError("--budget must be a positive number of tokens")
+    base = EngineOptions() if descriptor_budget is None else EngineOptions(budget=descriptor_budget)
     try:
-        settings = SettingsFile(base=base)
-        engine_options = settings.load()
+        fresh = _with_budget(SettingsFile(base=base).load(), options.budget)
+        engine = Engine.open(state_dir, fresh)
     except SettingsError as error:
         raise CommandError(str(error)) from None
-    if options.budget is not None:
-        engine_options = replace(engine_options, budget=options.budget)
-    try:
-        engine = Engine.open(state_dir, engine_options)
     except (OSError, ValueError) as error:
         raise CommandError(f"cannot open the session's engine state {state_dir}: {error}") from None
-    engine.apply_options(engine_options)
+    try:
+        engine.apply_options(_with_budget(SettingsFile(base=engine.options).load(), options.budget))
+    except SettingsError as error:
+        engine.close()
+        raise CommandError(str(error)) from None
     return engine
+
+
+def _with_budget(options: EngineOptions, budget: int | None) -> EngineOptions:
+    return options if budget is None else replace(options, budget=budget)
 
 
 def _tools(options: HeadlessOptions, provider: Provider, cwd: Path) -> list[Tool]:
@@ -223,14 +228,12 @@ def _tools(options: HeadlessOptions, provider: Provider, cwd: Path) -> list[Tool
     if callable(recorded) and getattr(script, "tools", None) == "recorded":
         tools: list[Tool] = list(recorded())
         return tools
-    # The built-in tools are being written beside this module; until their factory lands,
-    # a run that needs real tools says so instead of running without them.
-    import importlib
+    from pifold_agent.tools.bash import BashTool
+    from pifold_agent.tools.edit import EditTool
+    from pifold_agent.tools.read import ReadTool
+    from pifold_agent.tools.write import WriteTool
 
-    factory = getattr(importlib.import_module("pifold_agent.tools"), "default_tools", None)
-    if not callable(factory):
-        raise CommandError("the built-in tools (read, bash, edit, ...) are not available yet")
-    return list(factory(cwd))
+    return [ReadTool(), BashTool(), EditTool(), WriteTool()]
 
 
 def _printer(options: HeadlessOptions, out: TextIO) -> Callable[[AgentEvent], None]:
