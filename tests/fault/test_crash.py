@@ -39,6 +39,8 @@ from pifold_core import evidence as evidence_module
 from pifold_core import store as store_module
 from pifold_core.engine import Engine
 from pifold_core.journal import Journal
+from pifold_core.state_folder import object_roots
+from pifold_core.store import find_temporaries
 from tests.conftest import shared_trace_files
 from tests.core.engine_checks import durable_state
 from tests.fault.tally import FaultTally
@@ -240,6 +242,9 @@ def differences(name: str, state: Path) -> list[str]:
     for key, value in expected.state.items():
         if rebuilt[key] != value:
             found.append(f"engine state {key} differs")
+    leftovers = [path for root in object_roots(state) for path in find_temporaries(root)]
+    if leftovers:
+        found.append(f"temporary files of the killed write left behind: {leftovers[:3]}")
     return found
 
 
