@@ -47,6 +47,7 @@ class FoldScreen(Screen[CommitOutcome | None]):
         padding: 0 1;
     }
     FoldScreen #fold-message {
+        margin-top: 1;
         color: $text-error;
         text-style: bold;
     }
@@ -56,6 +57,7 @@ class FoldScreen(Screen[CommitOutcome | None]):
         Binding("enter", "confirm", "Commit"),
         Binding("y", "confirm", "Commit", show=False),
         Binding("escape", "close", "Cancel"),
+        Binding("escape", "back", "Back"),
     ]
 
     @dataclass
@@ -123,7 +125,11 @@ class FoldScreen(Screen[CommitOutcome | None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Once the commit landed there is nothing left to confirm: the key leaves the footer.
-        return not (action == "confirm" and self.step == "landed")
+        if action in ("confirm", "close"):
+            return self.step == "preview"
+        if action == "back":
+            return self.step == "landed"
+        return True
 
     def action_confirm(self) -> None:
         """Commit, unless the session is read-only or the preview is a refusal."""
@@ -160,5 +166,9 @@ class FoldScreen(Screen[CommitOutcome | None]):
         self.post_message(self.Committed(outcome))
 
     def action_close(self) -> None:
-        """Leave: with the outcome after a commit, else with ``None`` (nothing changed)."""
+        """Cancel: leave with ``None``, nothing changed."""
+        self.dismiss(None)
+
+    def action_back(self) -> None:
+        """Leave after the commit, with its outcome."""
         self.dismiss(self.landed.outcome if self.landed is not None else None)

@@ -95,6 +95,12 @@ class FoldStatusScreen(Screen[None]):
         styles = self.query_one(BarFooter).report_styles()
         self.query_one("#status-report", Static).update(status_report(self.figures, styles))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The bottom screen of an app has nothing to go back to: no "Back" in its footer.
+        if action == "close":
+            return bool(self.app.screen_stack) and self.app.screen_stack[0] is not self
+        return True
+
     def action_close(self) -> None:
         """Back to the screen below; the bottom screen of an app stays."""
         if len(self.app.screen_stack) > 1 and self.app.screen_stack[0] is not self:
