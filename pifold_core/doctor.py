@@ -130,6 +130,9 @@ def examine(state_dir: Path) -> DoctorReport:
     else:
         if journal.torn is not None:
             findings.append(_torn_finding(journal.torn))
+        elif journal.unfinished is not None and holder is None:
+            # No writer holds the session, so nobody is finishing this line: it is torn.
+            findings.append(_torn_finding(journal.unfinished))
         if not records and held_objects(folder):
             what = "holds no record" if journal.path.exists() else "is missing"
             findings.append(

@@ -85,6 +85,9 @@ class Journal:
         self.torn: TornTail | None = None
         """Set by :meth:`read_all` when a torn last line was found (and, unless read-only,
         removed)."""
+        self.unfinished: TornTail | None = None
+        """Set by a read-only :meth:`read_all` for an unterminated last line it left alone:
+        a live writer's line in progress, or (when no writer holds the session) a torn one."""
         self._handle: IO[bytes] | None = None
 
     def read_all(self) -> Iterator[JournalRecord]:
@@ -110,7 +113,9 @@ class Journal:
             self.next_sequence = record.sequence + 1
             offset += len(line) + 1
             yield record
-        if trailing and not self.read_only:
+        if trailing and self.read_only:
+            self.unfinished = TornTail(len(complete) + 1, len(trailing))
+        elif trailing:
             self._truncate(offset, len(complete) + 1, len(trailing))
         # A read-only reader leaves an unterminated last line alone: a live writer may be
         # halfway through it.

@@ -181,3 +181,18 @@ def test_bad_usage_exits_two(tmp_path: Path) -> None:
         code, output = _doctor(str(target))
         assert code == 2 and "error:" in output and "Traceback" not in output
     assert _doctor()[0] == 2
+
+
+def test_a_log_cut_inside_a_line_is_torn_when_no_writer_holds_it(tmp_path: Path) -> None:
+    engine = _session(tmp_path)
+    log = engine.journal.path
+    whole = log.read_bytes()
+    lines = whole.split(b"\n")[:-1]
+    cut = len(whole) - len(lines[-1]) // 2 - 1
+    log.write_bytes(whole[:cut])
+    assert _kinds(engine.state_dir) == [("torn-tail", f"line {len(lines)}")]
+    writer = Engine.open(engine.state_dir, None, CharCounter())
+    torn = writer.status().torn_tail
+    assert torn is not None and torn.line_number == len(lines)  # cut, and status says so
+    assert not [f for f in examine(engine.state_dir).findings if f.kind == "torn-tail"]
+    writer.close()

@@ -162,6 +162,8 @@ def test_read_only_leaves_a_half_written_last_line_to_its_writer(tmp_path: Path)
     reader = Journal(path, read_only=True)
     assert [record.body for record in reader.read_all()] == bodies
     assert reader.torn is None  # not yet written, not torn
+    assert reader.unfinished is not None and reader.unfinished.line_number == 4
+    assert reader.unfinished.byte_count == len(half)
     assert path.read_bytes() == whole + half  # untouched
     with pytest.raises(JournalReadOnly, match="read-only"):
         reader.append("entry", {"i": "never"})

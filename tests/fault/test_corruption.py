@@ -1,0 +1,311 @@
+"""Fault harness, corruption: damaged store objects, evidence and log lines (issue 9).
+
+A real session (the codex trace replayed at a budget of 30,000, so it commits about twenty
+times and keeps evidence artifacts) is copied once per case and one thing in the copy is
+damaged: a bit flipped in, a truncation of, or the deletion of a random store object,
+evidence artifact or log line, a store object replaced by a folder, or the whole log deleted
+or emptied. The promises checked:
+
+* every case is detected on read (the open, or a peek of what is damaged), and the error or
+  the status names the object or the line; no read ever returns wrong bytes;
+* one damaged store object or artifact leaves every other fold usable and verified;
+* ``pifold doctor`` reports the damage by name, changing nothing;
+* where the damage is repairable (a store object, a torn last line), ``doctor --repair``
+  fixes it and every fold of the reopened session then verifies byte for byte; where it
+  is not (evidence, a line in the middle of the log), the doctor says damage remains.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from pifold_agent.replay import replay_trace
+from pifold_core.doctor import examine, repair
+from pifold_core.engine import Engine
+from pifold_core.folds import source_of
+from pifold_core.journal import JournalCorrupt
+from pifold_core.store import StoreError, StoreObjectCorrupt, StoreObjectMissing
+from tests.conftest import SHARED_TRACES
+from tests.fault.tally import FaultTally
+
+TRACE = SHARED_TRACES / "codex-soulpass" / "codex-session.jsonl"
+BUDGET = 30_000
+"""Small enough for many commits, so the store holds dozens of objects."""
+
+FAULTS = (
+    "store-flip",
+    "store-truncate",
+    "store-delete",
+    "store-folder",
+    "evidence-flip",
+    "evidence-truncate",
+    "evidence-delete",
+    "log-flip",
+    "log-truncate",
+    "log-delete-line",
+    "log-delete",
+    "log-empty",
+)
+"""Every case is one of these; :func:`run` cycles through them so each count covers all."""
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The undamaged session, as a reopen rebuilds it."""
+
+    state: Path
+    """The replayed state folder (never modified: each case works on a copy)."""
+    sources: dict[str, bytes]
+    """Every fold's exact source, by handle."""
+    digests: dict[str, str]
+    """Every fold's store digest, by handle."""
+    evidence: tuple[str, ...]
+    """Every evidence id the entries point at."""
+    records: tuple[bytes, ...]
+    """Every entry's record bytes, in order."""
+
+
+@cache
+def baseline() -> Baseline:
+    """Replay the trace once per process into a temporary folder."""
+    state = Path(tempfile.mkdtemp(prefix="pifold-corruption-")) / "state"
+    replay_trace(TRACE, BUDGET, state_dir=state)
+    engine = Engine.open(state, read_only=True)
+    try:
+        folds = engine.forest.folds.values()
+        return Baseline(
+            state=state,
+            sources={
+                fold.handle: source_of(engine.transcript.entries[fold.start : fold.end])
+                for fold in folds
+            },
+            digests={fold.handle: fold.source_digest for fold in folds},
+            evidence=tuple(sorted(engine.evidence_ids)),
+            records=tuple(entry.record_bytes for entry in engine.transcript.entries),
+        )
+    finally:
+        engine.close()
+
+
+def _writable(path: Path) -> None:
+    os.chmod(path, 0o600)
+
+
+def _damage_file(path: Path, how: str, rng: random.Random) -> None:
+    _writable(path)
+    data = bytearray(path.read_bytes())
+    if how == "flip":
+        position = rng.randrange(len(data))
+        data[position] ^= 1 << rng.randrange(8)
+        path.write_bytes(bytes(data))
+    elif how == "truncate":
+        path.write_bytes(bytes(data[: rng.randrange(len(data))]))
+    elif how == "delete":
+        path.unlink()
+    else:
+        path.unlink()
+        path.mkdir()
+
+
+def _verify_folds(engine: Engine, base: Baseline, skip: set[str]) -> list[str]:
+    """Peek every fold not in ``skip``; what did not come back exactly."""
+    wrong = []
+    for handle, expected in base.sources.items():
+        if handle in skip:
+            continue
+        result = engine.peek(handle)
+        if result.data != expected or not result.complete:
+            wrong.append(handle)
+    return wrong
+
+
+def _store_case(case: Path, how: str, rng: random.Random, base: Baseline, fail: Failer) -> None:
+    digest = rng.choice(sorted(set(base.digests.values())))
+    victims = {handle for handle, value in base.digests.items() if value == digest}
+    _damage_file(case / "store" / "sha256" / digest[:2] / digest, how, rng)
+    expected_error = StoreObjectMissing if how == "delete" else StoreObjectCorrupt
+    engine = Engine.open(case, read_only=True)
+    try:
+        named = {item.id for item in engine.status().damaged if item.digest == digest}
+        if named != victims:
+            fail(f"status names {sorted(named)}, not the folds of {digest}: {sorted(victims)}")
+        for handle in victims:
+            try:
+                engine.peek(handle)
+                fail(f"peek of damaged {handle} returned bytes")
+            except expected_error as error:
+                if digest not in str(error):
+                    fail(f"the error does not name {digest}: {error}")
+        wrong = _verify_folds(engine, base, skip=victims)
+        if wrong:
+            fail(f"undamaged folds did not verify: {wrong}")
+    finally:
+        engine.close()
+    _check_doctor(case, {"store-missing", "store-corrupt"}, victims, fail)
+    _check_repaired(case, base, fail)
+
+
+def _evidence_case(case: Path, how: str, rng: random.Random, base: Baseline, fail: Failer) -> None:
+    identifier = rng.choice(base.evidence)
+    digest = identifier.removeprefix("evidence-")
+    _damage_file(case / "pi-fold-evidence" / "sha256" / digest[:2] / f"{digest}.json", how, rng)
+    expected_error = StoreObjectMissing if how == "delete" else StoreObjectCorrupt
+    engine = Engine.open(case, read_only=True)
+    try:
+        if [item.id for item in engine.status().damaged] != [identifier]:
+            fail(f"status does not name {identifier}: {engine.status().damaged}")
+        try:
+            engine.peek(identifier)
+            fail(f"peek of damaged {identifier} returned bytes")
+        except expected_error as error:
+            if identifier not in str(error):
+                fail(f"the error does not name {identifier}: {error}")
+        wrong = _verify_folds(engine, base, skip=set())
+        if wrong:
+            fail(f"folds did not verify beside damaged evidence: {wrong}")
+    finally:
+        engine.close()
+    _check_doctor(case, {"evidence-missing", "evidence-corrupt"}, {identifier}, fail)
+    after = repair(case).after
+    if after is None or after.healthy:
+        fail("doctor --repair called damaged evidence healthy (its bytes exist nowhere else)")
+
+
+def _log_case(case: Path, how: str, rng: random.Random, base: Baseline, fail: Failer) -> None:
+    log = case / "fold-log.jsonl"
+    _writable(log)
+    data = log.read_bytes()
+    lines = data.split(b"\n")[:-1]
+    if how in ("delete", "empty"):
+        if how == "delete":
+            log.unlink()
+        else:
+            log.write_bytes(b"")
+        for read_only in (True, False):
+            try:
+                Engine.open(case, read_only=read_only).close()
+                fail("a lost log opened as a session")
+            except JournalCorrupt as error:
+                if "fold-log.jsonl" not in str(error):
+                    fail(f"the refusal does not name the log: {error}")
+        _check_doctor(case, {"lost-log"}, {"fold-log.jsonl"}, fail)
+        return
+    number = rng.randrange(1, len(lines) + 1 if how != "delete-line" else len(lines))
+    start = sum(len(line) + 1 for line in lines[: number - 1])
+    line = lines[number - 1]
+    if how == "flip":
+        damaged = bytearray(line)
+        damaged[rng.randrange(len(damaged))] ^= 1 << rng.randrange(8)
+        log.write_bytes(data[:start] + bytes(damaged) + data[start + len(line) :])
+    elif how == "truncate":
+        log.write_bytes(data[: start + rng.randrange(1, len(line) + 1)])  # inside line N
+    else:
+        log.write_bytes(data[:start] + data[start + len(line) + 1 :])
+    _expect_line_named(case, number, how, len(lines), base, fail)
+
+
+def _expect_line_named(
+    case: Path, number: int, how: str, count: int, base: Baseline, fail: Failer
+) -> None:
+    """The damage at line ``number`` is reported by that number, or changed no record."""
+    subject = f"line {number}"
+    # A truncation inside line N makes it the last line; a flip or deletion keeps the rest.
+    last = how == "truncate" or (number == count and how == "flip")
+    try:
+        engine = Engine.open(case, read_only=True)
+    except JournalCorrupt as error:
+        if last and "holds no record" in str(error):
+            return  # line 1 was the whole log: refused as a lost log, which it is
+        if f"line {number} " not in str(error):
+            fail(f"JournalCorrupt does not name line {number}: {error}")
+        _check_doctor(case, {"log"}, {subject}, fail)
+        return
+    try:
+        torn = engine.status().torn_tail or engine.journal.unfinished
+        records = tuple(entry.record_bytes for entry in engine.transcript.entries)
+    finally:
+        engine.close()
+    if torn is None:
+        # A flip the checksum cannot see parses to the very same record (an escape's hex
+        # digit in another case): the session must rebuild exactly as before.
+        if records != base.records or how != "flip":
+            fail(f"damage at line {number} went unnoticed")
+        return
+    if not last or torn.line_number != number:
+        fail(f"torn tail reported at line {torn.line_number}, the damage is at line {number}")
+    _check_doctor(case, {"torn-tail"}, {subject}, fail)
+    _check_repaired(case, base, fail, lines_lost=True)
+
+
+def _check_doctor(case: Path, kinds: set[str], subjects: set[str], fail: Failer) -> None:
+    before = {path: path.stat().st_mode for path in case.rglob("*")}
+    found = {(finding.kind, finding.subject) for finding in examine(case).damage}
+    for subject in subjects:
+        if not any(kind in kinds and named == subject for kind, named in found):
+            fail(f"doctor does not report {subject} as {sorted(kinds)}: {sorted(found)}")
+    if {path: path.stat().st_mode for path in case.rglob("*")} != before:
+        fail("doctor changed the state while only examining")
+
+
+def _check_repaired(case: Path, base: Baseline, fail: Failer, lines_lost: bool = False) -> None:
+    after = repair(case).after
+    if after is None or not after.healthy:
+        fail(f"doctor --repair left damage: {after.damage if after else None}")
+        return
+    engine = Engine.open(case)
+    try:
+        if engine.status().damaged:
+            fail(f"still damaged after repair: {engine.status().damaged}")
+        present = {handle for handle in base.sources if handle in engine.forest.folds}
+        if not lines_lost and present != set(base.sources):
+            fail("folds went missing after repair")
+        wrong = _verify_folds(engine, base, skip=set(base.sources) - present)
+        if wrong:
+            fail(f"folds did not verify after repair: {wrong}")
+        if engine.audit.counts.unattributed:
+            fail("unattributed rewrites after repair")
+    finally:
+        engine.close()
+
+
+Failer = Callable[[str], None]
+
+_HANDLERS = {"store": _store_case, "evidence": _evidence_case, "log": _log_case}
+
+
+def run(count: int, seed: int) -> FaultTally:
+    """Damage ``count`` copies of the session, cycling through :data:`FAULTS`."""
+    tally = FaultTally("corruption")
+    rng = random.Random(seed)
+    base = baseline()
+    with tempfile.TemporaryDirectory(prefix="pifold-corruption-cases-") as scratch:
+        for number in range(count):
+            fault = FAULTS[number % len(FAULTS)]
+            target, how = fault.split("-", 1)
+            case = Path(scratch) / f"case-{number}"
+            shutil.copytree(base.state, case)
+            label = f"{fault} (seed {seed}, case {number})"
+
+            def fail(what: str, label: str = label) -> None:
+                tally.fail(label, what)
+
+            try:
+                _HANDLERS[target](case, how, rng, base, fail)
+            except (StoreError, JournalCorrupt, OSError, ValueError, RuntimeError) as error:
+                fail(f"unexpected {type(error).__name__}: {error}")
+            tally.tried += 1
+            shutil.rmtree(case, ignore_errors=True)
+    return tally
+
+
+def test_every_corruption_is_detected_named_and_repaired_where_possible() -> None:
+    tally = run(count=len(FAULTS), seed=9)
+    assert tally.tried == len(FAULTS)
+    assert tally.failures == []
