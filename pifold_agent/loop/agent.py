@@ -26,7 +26,6 @@ from pathlib import Path
 from pifold_agent.loop.batch import run_batch
 from pifold_agent.loop.events import (
     AgentEvent,
-    CommitDone,
     ErrorEvent,
     MessageEnd,
     MessageStart,
@@ -38,15 +37,14 @@ from pifold_agent.loop.events import (
     TurnEnd,
     TurnStart,
 )
-from pifold_agent.loop.fold_tool import FoldTool
 from pifold_agent.loop.messages import EntryFactory, now_ms
 from pifold_agent.loop.queues import Queues
-from pifold_agent.loop.recorder import SessionRecorder, answer_orphans, catch_up
+from pifold_agent.loop.recorder import SessionRecorder, answer_orphans
 from pifold_agent.loop.streaming import StreamCollector, consume
 from pifold_agent.loop.system_prompt import ordered_tools, tool_specs
 from pifold_agent.loop.tool_protocol import Tool, ToolCrash, ToolOutcome
+from pifold_agent.loop.window import ContextWindow, EngineWindow
 from pifold_agent.providers.base import ErrorClass, Provider, ProviderRequest, StreamDone
-from pifold_core.commit import CommitOutcome
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry, ToolCallBlock
 
@@ -92,7 +90,7 @@ class Agent:
 
     def __init__(
         self,
-        engine: Engine,
+        context: Engine | ContextWindow,
         provider: Provider,
         tools: Sequence[Tool],
         recorder: SessionRecorder,
@@ -100,16 +98,19 @@ class Agent:
         queues: Queues | None = None,
         clock: Callable[[], int] = now_ms,
     ) -> None:
-        self.engine = engine
+        self.window: ContextWindow = (
+            EngineWindow(context) if isinstance(context, Engine) else context
+        )
+        """What requests are built from: the folding engine, or native compaction."""
         self.provider = provider
         self.recorder = recorder
         self.config = config
         self.queues = queues if queues is not None else Queues()
         """Steering and follow-up messages waiting for the running loop."""
-        self.tools = ordered_tools([*tools, FoldTool(engine)])
+        self.tools = ordered_tools([*tools, *self.window.tools()])
         """Every tool, the fold tool included, in the fixed order the provider sees."""
         self.specs = tool_specs(self.tools)
-        self.factory = EntryFactory(_SessionIds(engine, recorder), clock)
+        self.factory = EntryFactory(_SessionIds(self.window, recorder), clock)
         self.running = False
         """Whether a run is in progress."""
         self._by_name = {tool.name: tool for tool in self.tools}
@@ -143,8 +144,8 @@ class Agent:
         Entries the session recorded but the engine never got (a kill between the two
         writes) are appended, then calls left without a result get an error result.
         """
-        appended = catch_up(self.engine, self.recorder.recorded())
-        return appended + answer_orphans(self.engine, self.recorder, self.factory)
+        appended = self.window.catch_up(self.recorder.recorded())
+        return appended + answer_orphans(self.window, self.recorder, self.factory)
 
     # -- running ------------------------------------------------------------------------------
 
@@ -214,14 +215,12 @@ class Agent:
         transient = 0
         overflow = 0
         while True:
-            request = self.engine.prepare_request()
-            if request.commit is not None:
-                self._commit_event(request.commit)
+            prepared = await self.window.prepare(self.emit)
             wire = ProviderRequest(
                 system=self.config.system_prompt,
-                messages=request.messages,
+                messages=prepared.messages,
                 tools=self.specs,
-                settled_messages=self.engine.settled_boundary(),
+                settled_messages=prepared.settled_messages,
                 session_id=self.config.session_id,
                 max_output_tokens=self.config.max_output_tokens,
             )
@@ -232,21 +231,20 @@ class Agent:
                 self._record_aborted(collector)
                 raise
             if done.usage is not None and done.usage.prompt_tokens > 0:
-                self.engine.report_usage(request.record.number, done.usage)
+                self.window.report_usage(prepared, done.usage)
             if done.stop_reason != "error" or done.error is None:
                 return done
             kind = done.error.kind
             if kind is ErrorClass.CONTEXT_TOO_LONG and overflow < self.config.overflow_recoveries:
                 overflow += 1
-                recovery = self.engine.recover_from_overflow()
-                self._commit_event(recovery.commit)
+                recovery = await self.window.recover(self.emit)
                 self.emit(OverflowRecovered(overflow, recovery.expected_tokens, recovery.fits))
                 if recovery.fits:
                     self._record_failed(done)
                     continue
                 message = (
                     f"{done.error.message} (still {recovery.expected_tokens:,} tokens after "
-                    f"folding, over the budget of {self.engine.options.budget:,})"
+                    f"making room, over the budget of {recovery.budget:,})"
                 )
                 return replace(done, error=replace(done.error, message=message))
             if kind is ErrorClass.TRANSIENT and transient < self.config.transient_retries:
@@ -274,7 +272,7 @@ class Agent:
 
     def _record_assistant(self, done: StreamDone) -> Entry:
         entry = self.factory.assistant(
-            done, self.provider.name, self.provider.model, self.engine.transcript.call_site
+            done, self.provider.name, self.provider.model, self.window.used_call_ids()
         )
         if done.stop_reason == "error":
             self.recorder.record(entry)  # for the record only: never sent again
@@ -303,29 +301,18 @@ class Agent:
     def _record(self, entry: Entry) -> None:
         """Session file first, engine second: a kill in between loses nothing."""
         self.recorder.record(entry)
-        self.engine.append(entry)
-
-    def _commit_event(self, commit: CommitOutcome) -> None:
-        self.emit(
-            CommitDone(
-                commit.number,
-                commit.cause,
-                commit.tokens_before,
-                commit.tokens_after,
-                len(commit.built),
-            )
-        )
+        self.window.append(entry)
 
 
 class _SessionIds:
     """Ids already used by the session: the engine's entries and everything recorded."""
 
-    def __init__(self, engine: Engine, recorder: SessionRecorder) -> None:
-        self._engine = engine
+    def __init__(self, window: ContextWindow, recorder: SessionRecorder) -> None:
+        self._used = window.used_ids()
         self._recorded = {entry.id for entry in recorder.recorded()}
 
     def __contains__(self, identifier: object) -> bool:
-        return identifier in self._engine.transcript.index_of or identifier in self._recorded
+        return identifier in self._used or identifier in self._recorded
 
 
 __all__ = ["Agent", "AgentConfig", "RunResult"]

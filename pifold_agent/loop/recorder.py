@@ -1,8 +1,9 @@
 """Where the loop writes each message first, and how a restarted agent catches the engine up.
 
 Every message goes to the session file before the engine (:class:`SessionRecorder`), so a
-kill between the two writes loses nothing: on resume, :func:`catch_up` appends to the engine
-every in-context entry of the session that the engine's log lacks, in session order. A kill
+kill between the two writes loses nothing: on resume, the context window's ``catch_up``
+appends every in-context entry of the session that the engine's log lacks, in session order
+(the engine may hold entries the session does not, its own notice; those stay). A kill
 in the middle of a tool batch leaves calls without results; :func:`answer_orphans` gives each
 an error result, in the session file and the engine, so every provider accepts the history.
 """
@@ -14,7 +15,7 @@ from typing import Protocol
 
 from pifold_agent.loop.messages import EntryFactory, in_context
 from pifold_agent.loop.tool_protocol import ToolOutcome
-from pifold_core.engine import Engine
+from pifold_agent.loop.window import ContextWindow
 from pifold_core.entries import Entry
 
 ORPHAN_RESULT = "error: no result; the agent stopped before this call finished"
@@ -54,19 +55,6 @@ class MemoryRecorder:
         """Nothing to flush: the entries live in this process only."""
 
 
-def catch_up(engine: Engine, recorded: Sequence[Entry]) -> list[Entry]:
-    """Append to ``engine`` the in-context entries of ``recorded`` it lacks; returns them.
-
-    The engine may hold entries the session does not (its own pre-commit notice); those are
-    left alone. Entries are matched by id, which both sides share.
-    """
-    known = engine.transcript.index_of
-    missing = [entry for entry in recorded if in_context(entry) and entry.id not in known]
-    for entry in missing:
-        engine.append(entry)
-    return missing
-
-
 def orphan_calls(entries: Sequence[Entry]) -> list[tuple[str, str]]:
     """``(call id, tool name)`` of calls of the last assistant message that have no result."""
     for position in range(len(entries) - 1, -1, -1):
@@ -79,21 +67,21 @@ def orphan_calls(entries: Sequence[Entry]) -> list[tuple[str, str]]:
     return []
 
 
-def answer_orphans(engine: Engine, recorder: SessionRecorder, factory: EntryFactory) -> list[Entry]:
+def answer_orphans(
+    window: ContextWindow, recorder: SessionRecorder, factory: EntryFactory
+) -> list[Entry]:
     """Give every unanswered call of the last assistant message an error result."""
-    results = []
-    for entry in reversed(engine.transcript.entries):
-        if entry.kind == "assistant":
-            assistant = entry
-            break
-    else:
+    entries = window.entries()
+    pending = dict(orphan_calls(entries))
+    assistant = next((entry for entry in reversed(entries) if entry.kind == "assistant"), None)
+    if assistant is None or not pending:
         return []
-    pending = {call_id for call_id, _ in orphan_calls(engine.transcript.entries)}
+    results = []
     for call in assistant.tool_calls:
         if call.id in pending:
             result = factory.tool_result(call, ToolOutcome(ORPHAN_RESULT, is_error=True))
             recorder.record(result)
-            engine.append(result)
+            window.append(result)
             results.append(result)
     return results
 
@@ -103,6 +91,5 @@ __all__ = [
     "MemoryRecorder",
     "SessionRecorder",
     "answer_orphans",
-    "catch_up",
     "orphan_calls",
 ]

@@ -1,0 +1,145 @@
+"""What the loop asks of the context it sends: the folding engine, or Pi's native compaction.
+
+The loop never builds a request itself. Before every model call it asks its
+:class:`ContextWindow` to prepare one (the engine commits first when its threshold is due;
+native compaction summarises first when Pi's trigger fires), sends exactly the messages it
+gets, hands the provider's usage back, and on a too-long refusal asks it to recover. The
+folding engine is the product (:class:`EngineWindow`); ``--no-fold`` swaps in
+:class:`pifold_agent.loop.native_window.NativeWindow` so the two can be compared on the
+same work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Container, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from pifold_agent.loop.events import AgentEvent, CommitDone
+from pifold_agent.loop.fold_tool import FoldTool
+from pifold_agent.loop.messages import in_context
+from pifold_agent.loop.tool_protocol import Tool
+from pifold_core.canonical import JsonValue
+from pifold_core.commit import CommitOutcome
+from pifold_core.engine import Engine
+from pifold_core.entries import Entry, Usage
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """One request's messages, ready to send."""
+
+    messages: Sequence[dict[str, JsonValue]]
+    """Exactly what the provider is sent."""
+    number: int | None
+    """The engine's request number (for the usage report); ``None`` without an engine."""
+    settled_messages: int | None
+    """Leading messages the next rewrite will not touch (a cache breakpoint goes there)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Recovery:
+    """What overflow recovery did."""
+
+    fits: bool
+    """Whether the retried request is expected to fit."""
+    expected_tokens: int
+    """The occupancy expected for it."""
+    budget: int
+    """The budget it was measured against."""
+
+
+class ContextWindow(Protocol):
+    """The context behind the loop's requests."""
+
+    def entries(self) -> Sequence[Entry]:
+        """Every in-context entry appended so far, in order."""
+        ...
+
+    def append(self, entry: Entry) -> None:
+        """Take one new message (already in the session file)."""
+        ...
+
+    def tools(self) -> list[Tool]:
+        """Tools this context brings (the fold tool for the engine)."""
+        ...
+
+    def used_ids(self) -> Container[str]:
+        """Entry ids already taken."""
+        ...
+
+    def used_call_ids(self) -> Container[str]:
+        """Tool call ids already taken."""
+        ...
+
+    def catch_up(self, recorded: Sequence[Entry]) -> list[Entry]:
+        """Append the in-context entries of the session it lacks; returns them."""
+        ...
+
+    async def prepare(self, emit: Callable[[AgentEvent], None]) -> Prepared:
+        """The next request (committing or compacting first when due)."""
+        ...
+
+    def report_usage(self, prepared: Prepared, usage: Usage) -> None:
+        """The provider's count for the request ``prepared`` was."""
+        ...
+
+    async def recover(self, emit: Callable[[AgentEvent], None]) -> Recovery:
+        """The provider refused the request as too long: make room now."""
+        ...
+
+
+class EngineWindow:
+    """The folding engine as the loop's context."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        """The engine every message goes to."""
+
+    def entries(self) -> Sequence[Entry]:
+        return self.engine.transcript.entries
+
+    def append(self, entry: Entry) -> None:
+        self.engine.append(entry)
+
+    def tools(self) -> list[Tool]:
+        return [FoldTool(self.engine)]
+
+    def used_ids(self) -> Container[str]:
+        return self.engine.transcript.index_of
+
+    def used_call_ids(self) -> Container[str]:
+        return self.engine.transcript.call_site
+
+    def catch_up(self, recorded: Sequence[Entry]) -> list[Entry]:
+        known = self.engine.transcript.index_of
+        missing = [entry for entry in recorded if in_context(entry) and entry.id not in known]
+        for entry in missing:
+            self.engine.append(entry)
+        return missing
+
+    async def prepare(self, emit: Callable[[AgentEvent], None]) -> Prepared:
+        request = self.engine.prepare_request()
+        if request.commit is not None:
+            emit(commit_event(request.commit))
+        settled = self.engine.settled_boundary()
+        return Prepared(request.messages, request.record.number, settled)
+
+    def report_usage(self, prepared: Prepared, usage: Usage) -> None:
+        if prepared.number is not None:
+            self.engine.report_usage(prepared.number, usage)
+
+    async def recover(self, emit: Callable[[AgentEvent], None]) -> Recovery:
+        recovery = self.engine.recover_from_overflow()
+        emit(commit_event(recovery.commit))
+        return Recovery(recovery.fits, recovery.expected_tokens, self.engine.options.budget)
+
+
+def commit_event(commit: CommitOutcome) -> CommitDone:
+    """The event for one engine commit."""
+    return CommitDone(
+        commit.number, commit.cause, commit.tokens_before, commit.tokens_after, len(commit.built)
+    )
+
+
+__all__ = ["ContextWindow", "EngineWindow", "Prepared", "Recovery", "commit_event"]
