@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -49,6 +50,11 @@ def _number(option: str, value: object) -> float:
     # bool is an int subclass; a JSON true must not pass for 1.
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise OptionsError(f"{option} must be a number, got {value!r}")
+    # An integer past float's range (JSON allows 1e400 written out) is as unusable as inf.
+    if isinstance(value, int) and abs(value) > sys.float_info.max:
+        raise OptionsError(
+            f"{option} must be a finite number, got an integer of {value.bit_length()} bits"
+        )
     if not math.isfinite(value):
         raise OptionsError(f"{option} must be a finite number, got {value!r}")
     return float(value)

@@ -90,6 +90,8 @@ def parse_settings(
         ) from None
     except ValueError as error:
         raise SettingsError(path, f"invalid JSON: {error}") from None
+    except RecursionError:
+        raise SettingsError(path, "invalid JSON: nested too deeply to read") from None
     if not isinstance(value, dict):
         raise SettingsError(
             path, f"the top level must be an object of options, not {type(value).__name__}"

@@ -24,7 +24,7 @@ from typing import Any
 
 from pifold_agent.importers.trace import ImportedTrace
 from pifold_core.canonical import JsonValue
-from pifold_core.entries import Block, Entry, EntryKind, ToolCallBlock, Usage
+from pifold_core.entries import Block, Entry, EntryError, EntryKind, ToolCallBlock, Usage
 
 _UNSAFE_ID_CHARACTERS = re.compile(r"[^A-Za-z0-9._:@+=-]+")
 _MAXIMUM_ID_LENGTH = 128
@@ -149,6 +149,7 @@ class TraceBuilder:
         # so a reused id is renamed (with its results) deterministically and noted.
         current_call_id: dict[str, str] = {}
         renamed_call_ids: list[str] = []
+        unkept: list[str] = []
         for index, pending in enumerate(self._pending):
             entry_id = _unique_id(pending.preferred_id or f"e{index:06d}", used_ids)
             content = pending.content
@@ -158,18 +159,24 @@ class TraceBuilder:
             result_call_id = pending.call_id
             if pending.kind == "tool_result" and result_call_id is not None:
                 result_call_id = current_call_id.get(result_call_id, result_call_id)
-            entry = Entry(
-                id=entry_id,
-                kind=pending.kind,
-                timestamp_ms=timestamps[index],
-                content=content,
-                call_id=result_call_id if pending.kind == "tool_result" else None,
-                tool_name=pending.tool_name if pending.kind == "tool_result" else None,
-                is_error=pending.is_error,
-                usage=pending.usage,
-                model=pending.model,
-                extra=pending.extra,
-            )
+            try:
+                entry = Entry(
+                    id=entry_id,
+                    kind=pending.kind,
+                    timestamp_ms=timestamps[index],
+                    content=content,
+                    call_id=result_call_id if pending.kind == "tool_result" else None,
+                    tool_name=pending.tool_name if pending.kind == "tool_result" else None,
+                    is_error=pending.is_error,
+                    usage=pending.usage,
+                    model=pending.model,
+                    extra=pending.extra,
+                )
+            except EntryError as error:
+                # A record the engine could not keep exactly (a lone surrogate from a JSON
+                # escape, two calls sharing an id): skipped and said, never the whole import.
+                unkept.append(str(error))
+                continue
             known_call_ids.update(call.id for call in entry.tool_calls)
             if entry.kind == "tool_result" and entry.call_id not in known_call_ids:
                 orphan_call_ids.append(str(entry.call_id))
@@ -180,6 +187,8 @@ class TraceBuilder:
                 f"and no usage (aborted or failed requests): "
                 f"{', '.join(self._dropped_assistant_ids)}"
             )
+        if unkept:
+            self.note(f"skipped {len(unkept)} record(s) that cannot be kept exactly: {unkept[0]}")
         if renamed_call_ids:
             self.note(
                 f"{len(renamed_call_ids)} reused tool call id(s) renamed with their results: "

@@ -123,7 +123,7 @@ def _is_model_output(payload: dict[str, Any]) -> bool:
     item_type = payload.get("type")
     if item_type == "message":
         return payload.get("role") == "assistant"
-    return item_type in _MODEL_OUTPUT_TYPES
+    return isinstance(item_type, str) and item_type in _MODEL_OUTPUT_TYPES
 
 
 def _latest_request(pending: list[_Request | tuple[str, dict[str, Any]]]) -> _Request | None:

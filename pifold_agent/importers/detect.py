@@ -59,7 +59,7 @@ def load_trace(path: Path) -> ImportedTrace:
     text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
     document_import = _whole_document_importer(text)
     if document_import is not None:
-        return document_import()
+        return _guarded(path, document_import)
     lines = read_json_lines(text)
     if not lines.records:
         raise TraceFormatError(
@@ -73,7 +73,25 @@ def load_trace(path: Path) -> ImportedTrace:
         "claude-code": import_claude_code,
         "codex": import_codex,
     }
-    return importers[trace_format](lines)
+    return _guarded(path, lambda: importers[trace_format](lines))
+
+
+def _guarded(path: Path, run_import: Callable[[], ImportedTrace]) -> ImportedTrace:
+    """Run an importer; a record of a shape it cannot read refuses the file by name.
+
+    Unparseable lines are skipped and counted, but a record that parses and still has the
+    wrong shape (a list where a format has an object, a number where it has text) leaves no
+    safe reading of the session: refused with a clear error, never a traceback.
+    """
+    try:
+        return run_import()
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError) as error:
+        if isinstance(error, TraceFormatError):
+            raise
+        raise TraceFormatError(
+            f"{path}: a record has a shape the importer cannot read "
+            f"({type(error).__name__}: {error})"
+        ) from None
 
 
 def _whole_document_importer(text: str) -> Callable[[], ImportedTrace] | None:
@@ -82,7 +100,7 @@ def _whole_document_importer(text: str) -> Callable[[], ImportedTrace] | None:
         return None
     try:
         document: Any = json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the parser's limit: not a document
         return None
     if is_mini_swe_agent(document):
         return lambda: import_mini_swe_agent(document)
@@ -100,6 +118,8 @@ def classify_records(records: list[JsonRecord]) -> str | None:
     for record in records[:_SAMPLE_RECORDS]:
         value = record.value
         record_type = value.get("type")
+        if not isinstance(record_type, str):
+            continue  # a list or object as the type names no format (and is unhashable)
         if record_type in _CODEX_TYPES and isinstance(value.get("payload"), dict):
             scores["codex"] += 1
         elif record_type in ("user", "assistant", "system", "progress") and (

@@ -63,7 +63,8 @@ def decode_glued_objects(line: str) -> tuple[list[dict[str, Any]], bool]:
     while position < length:
         try:
             value, end = _DECODER.raw_decode(line, position)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
+            # Nested past the parser's recursion limit: as unreadable as broken JSON.
             return objects, False
         if not isinstance(value, dict):
             return objects, False
