@@ -4,6 +4,13 @@ A host appends entries, asks for the projection before each model request, and m
 expand, refold or commit. Every change of state is written to the session's append-only
 log first, so :meth:`Engine.open` rebuilds the same state, and the same projection byte for
 byte, after a restart or a crash.
+
+Every operation is all or nothing, by one rule: nothing changes in memory before its log
+record is written. A verb checks, plans, writes its one record, then applies. Where the
+record can only be computed by applying (the marks an appended entry lays, the folds a
+commit builds), the change is made, the record written, and the change rolled back exactly
+if the write fails (:meth:`Engine.append` undoes its entry, :meth:`Engine._commit` restores
+its snapshot). A failed write therefore leaves the engine as it was, and a retry succeeds.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from pifold_core.canonical import (
     WIRE_FORMAT_VERSION,
     CanonicalError,
     JsonValue,
-    canonical_bytes,
+    wire_bytes,
 )
 from pifold_core.commit import CommitOutcome, Committer
 from pifold_core.composition import Composition
@@ -262,7 +269,7 @@ class Engine:
         if not isinstance(body, dict) or not all(isinstance(key, str) for key in body):
             raise EngineError(f"a note must be a JSON object, got {type(body).__name__}")
         try:
-            canonical_bytes(body)
+            wire_bytes(body)  # what the log writes: a lone surrogate is refused here too
         except CanonicalError as error:
             raise EngineError(f"a note must be plain JSON: {error}") from None
         note = HostNote(self.journal.append("host", {"note": body}), body)
