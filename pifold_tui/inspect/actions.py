@@ -54,7 +54,22 @@ FOLD = ScreenAction(
     "Preview the commit of every pending mark, then confirm or cancel",
 )
 
-SCREEN_ACTIONS: tuple[ScreenAction, ...] = (STATUS, FOLD)
+EDITOR = ScreenAction(
+    "editor",
+    "/fold-editor",
+    "e",
+    "Editor",
+    "The map of the window: peek any source, pin, unmark, re-cut, brief, expand, refold",
+)
+SETTINGS = ScreenAction(
+    "settings",
+    "/fold-settings",
+    "o",
+    "Settings",
+    "The seven options, validated as you type; the bar's palette with a live preview",
+)
+
+SCREEN_ACTIONS: tuple[ScreenAction, ...] = (STATUS, FOLD, EDITOR, SETTINGS)
 """Every screen of the app, in footer order."""
 
 
@@ -67,4 +82,12 @@ def find_action(name: str, actions: Sequence[ScreenAction] = SCREEN_ACTIONS) -> 
     raise KeyError(f"no screen named {name!r}; screens: {known}")
 
 
-__all__ = ["FOLD", "SCREEN_ACTIONS", "STATUS", "ScreenAction", "find_action"]
+__all__ = [
+    "EDITOR",
+    "FOLD",
+    "SCREEN_ACTIONS",
+    "SETTINGS",
+    "STATUS",
+    "ScreenAction",
+    "find_action",
+]

@@ -18,7 +18,9 @@ from textual.screen import Screen
 from pifold_core.engine import Engine
 from pifold_core.settings import SettingsFile
 from pifold_tui.inspect.actions import SCREEN_ACTIONS, ScreenAction, find_action
+from pifold_tui.screens.editor import FoldEditorScreen
 from pifold_tui.screens.fold import FoldScreen
+from pifold_tui.screens.settings import FoldSettingsScreen
 from pifold_tui.screens.status import FoldStatusScreen
 
 READ_ONLY_NOTE = "Read-only: every action that would change this session is refused."
@@ -65,11 +67,15 @@ class InspectApp(App[None]):
         self.factories: dict[str, Callable[[], Screen[Any]]] = {
             "status": lambda: FoldStatusScreen(self.engine, self.note, label),
             "fold": lambda: FoldScreen(self.engine, self.read_only),
+            "editor": lambda: FoldEditorScreen(self.engine, self.read_only),
+            "settings": lambda: FoldSettingsScreen(self.engine, self.settings, self.read_only),
         }
         """How each screen of :data:`SCREEN_ACTIONS` is made."""
         self.screen_types: dict[str, type[Screen[Any]]] = {
             "status": FoldStatusScreen,
             "fold": FoldScreen,
+            "editor": FoldEditorScreen,
+            "settings": FoldSettingsScreen,
         }
         """The class of each screen, to tell which one is showing."""
 

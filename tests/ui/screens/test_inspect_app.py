@@ -12,10 +12,13 @@ from typer.testing import CliRunner
 from pifold_agent.cli import app as cli_app
 from pifold_agent.inspect_command import InspectError, open_for_inspection
 from pifold_core.engine import LOG_NAME, Engine
+from pifold_core.settings import SettingsFile
 from pifold_tui import FoldBar
 from pifold_tui.inspect import READ_ONLY_NOTE, SCREEN_ACTIONS, InspectApp
+from pifold_tui.screens.editor import FoldEditorScreen
 from pifold_tui.screens.fold import FoldScreen
-from pifold_tui.screens.status import FoldStatusScreen
+from pifold_tui.screens.settings import FoldSettingsScreen
+from pifold_tui.screens.status import BarFooter, FoldStatusScreen
 from tests.ui.screens.conftest import check_clean, looked_only, shown_text
 
 SIZE = (120, 40)
@@ -41,6 +44,26 @@ async def test_keys_open_each_screen_and_the_bar_sits_above_the_footer(
         await pilot.press("f")  # already showing: nothing stacks
         await pilot.pause()
         assert len(app.screen_stack) == 2
+    check_clean(read_only_engine, before)
+
+
+async def test_part_two_screens_open_by_key_read_only_as_the_app(
+    read_only_engine: Engine, tmp_path: Path
+) -> None:
+    before = looked_only(read_only_engine)
+    settings = SettingsFile(tmp_path / "settings.json")
+    app = InspectApp(read_only_engine, settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for key, kind in (("e", FoldEditorScreen), ("o", FoldSettingsScreen)):
+            await pilot.press("s", key)
+            await pilot.pause()
+            assert isinstance(app.screen, kind)
+            assert app.screen.read_only  # the app's read-only reaches every screen
+            bar = app.screen.query_one(BarFooter).bar.region
+            assert bar.y + 1 == app.screen.query_one(Footer).region.y
+        assert isinstance(app.screen, FoldSettingsScreen) and app.screen.settings is settings
+    assert not (tmp_path / "settings.json").exists()  # looking saved nothing
     check_clean(read_only_engine, before)
 
 
