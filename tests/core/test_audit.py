@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
+
 from pifold_core.audit import WireAudit
 
 
@@ -41,3 +45,19 @@ def test_declared_cause_without_a_rewrite_is_still_an_append() -> None:
     record = audit.observe(["a", "b"], 2)
     assert record.classification == "append"
     assert audit.pending_causes == []
+
+
+def test_classify_changes_nothing_until_the_request_is_accepted() -> None:
+    audit = WireAudit()
+    audit.observe(["a", "b"], 10)
+    audit.declare("commit 1")
+    before = (dataclasses.replace(audit.counts), list(audit.previous), list(audit.pending_causes))
+    record = audit.classify(["a", "X"], 10)
+    assert record.classification == "attributed" and record.number == 2
+    # The host could not log it: nothing was counted, and the cause is still pending.
+    assert (audit.counts, audit.previous, audit.pending_causes) == before
+    audit.accept(record, ["a", "X"])
+    assert audit.counts.requests == 2 and audit.counts.rewrites == 1
+    assert audit.pending_causes == [] and audit.previous == ["a", "X"]
+    with pytest.raises(ValueError, match="is not the next one"):
+        audit.accept(record, ["a", "X"])
