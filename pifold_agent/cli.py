@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
+from pifold_agent.doctor_command import doctor
 from pifold_agent.headless_demo import headless_demo
 from pifold_agent.importers import TraceFormatError
 from pifold_agent.inspect_command import inspect, run_inspection
@@ -39,6 +40,7 @@ app = typer.Typer(
 )
 app.add_typer(settings_app, name="settings")
 app.command()(bench)
+app.command()(doctor)
 app.command()(inspect)
 
 DEMO_TRACE = "pi-mono-large-session.jsonl"
