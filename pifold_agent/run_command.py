@@ -14,7 +14,6 @@ that ended in an error or an abort.
 from __future__ import annotations
 
 import asyncio
-import datetime
 import json
 import signal
 import sys
@@ -23,8 +22,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
+from pifold_agent.compaction import CompactionSettings
 from pifold_agent.loop import Agent, AgentConfig, AgentEvent, RunResult, Tool, event_json
-from pifold_agent.loop.system_prompt import ordered_tools, system_prompt
+from pifold_agent.loop.native_window import NativeWindow
 from pifold_agent.providers.base import Provider
 from pifold_agent.sessions import SessionError, SessionFile, find, latest_for
 from pifold_core.engine import Engine
@@ -65,7 +65,8 @@ class HeadlessOptions:
     script: Path | None = None
     """``--script``: a script or trace for the scripted provider."""
     no_fold: bool = False
-    """``--no-fold``: Pi's native compaction instead of folding."""
+    """``--no-fold``: Pi's native compaction (summaries in the session file) instead of
+    folding; no engine state is kept."""
     budget: int | None = None
     continue_session: bool = False
     resume: str | None = None
@@ -87,22 +88,20 @@ def run_headless(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: Text
 
 def _run(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: TextIO) -> int:
     messages = _messages(options, stdin)
-    if options.no_fold:
-        raise CommandError(
-            "--no-fold (Pi's native compaction) is not wired into the headless run yet; "
-            "run without it"
-        )
-    provider, descriptor_budget = _provider(options)
+    provider, model_budget = _provider(options)
     cwd = options.cwd.resolve()
     session = open_session(cwd, options)
     for problem in session.problems:
         err.write(f"warning: {session.path}: skipped {problem}\n")
-    engine = _engine(session.state_directory, options, descriptor_budget)
+    engine: Engine | None = None
     try:
+        if options.no_fold:
+            window: Engine | NativeWindow = _native(session, provider, options, model_budget)
+        else:
+            engine = window = _engine(session.state_directory, options, model_budget)
         tools = _tools(options, provider, cwd)
-        prompt_text = system_prompt(ordered_tools(tools), cwd, datetime.date.today())
-        config = AgentConfig(cwd, prompt_text, session_id=session.id)
-        agent = Agent(engine, provider, tools, session, config)
+        config = AgentConfig(cwd, session_id=session.id)
+        agent = Agent(window, provider, tools, session, config)
         agent.resume()
         attach = getattr(provider, "attach", None)
         if callable(attach):
@@ -112,9 +111,23 @@ def _run(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: TextIO) -> i
             agent.steer(text)
         result = _run_until_done(agent, messages[0])
     finally:
-        engine.close()
+        if engine is not None:
+            engine.close()
         session.close()
     return _report(result, options, out, err)
+
+
+def _native(
+    session: SessionFile, provider: Provider, options: HeadlessOptions, model_budget: int | None
+) -> NativeWindow:
+    """Pi's compaction over the session: it keeps the context under the serving budget (the
+    model's window less the reserve), the same budget folding works to."""
+    budget = options.budget if options.budget is not None else model_budget
+    if budget is not None and budget < 1:
+        raise CommandError("--budget must be a positive number of tokens")
+    settings = CompactionSettings()
+    serving = budget if budget is not None else EngineOptions().budget
+    return NativeWindow(session, provider, serving + settings.reserve_tokens, settings)
 
 
 def open_session(cwd: Path, options: HeadlessOptions) -> SessionFile:

@@ -19,6 +19,7 @@ propagates once the session is consistent.
 from __future__ import annotations
 
 import asyncio
+import datetime
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -41,7 +42,7 @@ from pifold_agent.loop.messages import EntryFactory, now_ms
 from pifold_agent.loop.queues import Queues
 from pifold_agent.loop.recorder import SessionRecorder, answer_orphans
 from pifold_agent.loop.streaming import StreamCollector, consume
-from pifold_agent.loop.system_prompt import ordered_tools, tool_specs
+from pifold_agent.loop.system_prompt import ordered_tools, system_prompt, tool_specs
 from pifold_agent.loop.tool_protocol import Tool, ToolCrash, ToolOutcome
 from pifold_agent.loop.window import ContextWindow, EngineWindow
 from pifold_agent.providers.base import ErrorClass, Provider, ProviderRequest, StreamDone
@@ -55,8 +56,9 @@ class AgentConfig:
 
     cwd: Path
     """The working directory tools run in."""
-    system_prompt: str
-    """Sent with every request; byte-stable for the session (date, never a time)."""
+    system_prompt: str | None = None
+    """Sent with every request; byte-stable for the session (date, never a time). ``None``:
+    the default prompt over the agent's tools, ``cwd`` and today's date."""
     session_id: str | None = None
     """A stable id for the provider's prompt cache key."""
     max_output_tokens: int | None = None
@@ -110,6 +112,10 @@ class Agent:
         self.tools = ordered_tools([*tools, *self.window.tools()])
         """Every tool, the fold tool included, in the fixed order the provider sees."""
         self.specs = tool_specs(self.tools)
+        self.system = config.system_prompt or system_prompt(
+            self.tools, config.cwd, datetime.date.today()
+        )
+        """The system prompt every request of this agent carries."""
         self.factory = EntryFactory(_SessionIds(self.window, recorder), clock)
         self.running = False
         """Whether a run is in progress."""
@@ -217,7 +223,7 @@ class Agent:
         while True:
             prepared = await self.window.prepare(self.emit)
             wire = ProviderRequest(
-                system=self.config.system_prompt,
+                system=self.system,
                 messages=prepared.messages,
                 tools=self.specs,
                 settled_messages=prepared.settled_messages,

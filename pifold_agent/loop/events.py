@@ -160,6 +160,21 @@ class OverflowRecovered:
 
 
 @dataclass(frozen=True, slots=True)
+class CompactionDone:
+    """Native compaction (``--no-fold``) summarised the history before a request."""
+
+    type: ClassVar[str] = "compaction"
+    reason: str
+    """``threshold`` (Pi's trigger) or ``overflow`` (the provider refused the request)."""
+    tokens_before: int
+    """The context's estimated tokens before."""
+    tokens_after: int
+    """The estimate after: the summary and the kept messages."""
+    first_kept_entry_id: str
+    """The first message kept verbatim."""
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorEvent:
     """A failure the run reports before it ends (fatal provider error, retries exhausted)."""
 
@@ -180,6 +195,7 @@ AgentEvent: TypeAlias = (
     | ToolExecutionEnd
     | RetryWait
     | CommitDone
+    | CompactionDone
     | OverflowRecovered
     | ErrorEvent
 )
@@ -197,6 +213,7 @@ def event_json(event: AgentEvent) -> dict[str, JsonValue]:
 __all__ = [
     "AgentEvent",
     "CommitDone",
+    "CompactionDone",
     "ErrorEvent",
     "MessageEnd",
     "MessageStart",

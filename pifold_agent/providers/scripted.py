@@ -18,6 +18,9 @@ one JSON object, one of:
 * ``{"error": "context_too_long" | "transient" | "fatal", "message": "...",
   "retry_after_s": 0.5}``: the next request fails this way (the reply after it is played
   to the retry).
+* ``{"summary": "text"}``: the answer to the next summarisation request (native
+  compaction's, recognised by its system prompt); summaries are played in their own order,
+  apart from the replies.
 
 Header fields: ``tools`` is ``"execute"`` (the default for scripts: calls run for real in
 the working directory) or ``"recorded"`` (the default for traces: calls are answered with
@@ -45,6 +48,7 @@ import json
 import re
 from collections.abc import AsyncIterator
 
+from pifold_agent.compaction.prompts import SUMMARISER_SYSTEM_PROMPT
 from pifold_agent.loop.queues import Queues
 from pifold_agent.loop.tool_protocol import ToolContext, ToolOutcome
 from pifold_agent.providers.base import (
@@ -117,6 +121,7 @@ class ScriptedProvider:
         self._position = 0
         self._queues: Queues | None = None
         self._pending_steer: list[str] = []
+        self._summaries = 0
         self.requests: list[ProviderRequest] = []
         """Every request received, in order (what a test compares with the engine's)."""
 
@@ -170,6 +175,10 @@ class ScriptedProvider:
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
         self.requests.append(request)
         usage = Usage(input_tokens=self._prompt_tokens(request))
+        if request.system == SUMMARISER_SYSTEM_PROMPT:
+            async for event in self._summary(usage):
+                yield event
+            return
         step = self._next_reply()
         if step is None:
             yield StreamDone(
@@ -202,6 +211,20 @@ class ScriptedProvider:
         calls = any(isinstance(block, ToolCallBlock) for block in step.content)
         self._queue_users(calls)
         yield StreamDone(step.content, "tool_use" if calls else "stop", usage, self.model)
+
+    async def _summary(self, usage: Usage) -> AsyncIterator[StreamEvent]:
+        if self._summaries >= len(self.script.summaries):
+            failure = ProviderError(ErrorClass.FATAL, "the script has no more summaries to play")
+            yield StreamDone((), "error", usage, self.model, failure)
+            return
+        text = self.script.summaries[self._summaries].text
+        self._summaries += 1
+        async for event in self._chunks(0, TextBlock(text)):
+            yield event
+        output = Usage(
+            input_tokens=usage.input_tokens, output_tokens=self._counter.count_text(text)
+        )
+        yield StreamDone((TextBlock(text),), "stop", output, self.model)
 
     async def _chunks(self, index: int, block: Block) -> AsyncIterator[StreamEvent]:
         size = self.script.chunk_chars

@@ -42,6 +42,13 @@ class Failure:
 
 
 @dataclass(frozen=True, slots=True)
+class Summary:
+    """One scripted answer to a summarisation request (native compaction)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class UserTurn:
     """One scripted user message."""
 
@@ -59,6 +66,8 @@ class Script:
     tools: ToolMode
     results: dict[str, ToolOutcome] = field(default_factory=dict)
     """Recorded results by call id."""
+    summaries: list[Summary] = field(default_factory=list)
+    """Answers to summarisation requests, in order."""
     model: str = "scripted"
     chunk_chars: int = 24
     chunk_delay_s: float = 0.0
@@ -134,6 +143,10 @@ def _parse_line(path: Path, number: int, item: dict[str, Any], script: Script) -
         if not isinstance(call_id, str) or not isinstance(text, str):
             raise ScriptError(f"{where}: a tool_result needs text and a string 'call_id'")
         script.results[call_id] = ToolOutcome(text, bool(item.get("is_error", False)))
+    elif "summary" in item:
+        if not isinstance(item["summary"], str) or not item["summary"].strip():
+            raise ScriptError(f"{where}: 'summary' must be non-empty text")
+        script.summaries.append(Summary(item["summary"]))
     elif "error" in item:
         kinds = {kind.value: kind for kind in ErrorClass}
         if item["error"] not in kinds:
@@ -146,7 +159,7 @@ def _parse_line(path: Path, number: int, item: dict[str, Any], script: Script) -
             Failure(ProviderError(kinds[item["error"]], message, None, retry_after))
         )
     else:
-        raise ScriptError(f"{where}: expected user, assistant, tool_result or error")
+        raise ScriptError(f"{where}: expected user, assistant, tool_result, summary or error")
 
 
 def _reply_blocks(where: str, item: dict[str, Any]) -> tuple[Block, ...]:
@@ -197,6 +210,7 @@ __all__ = [
     "Script",
     "ScriptError",
     "Step",
+    "Summary",
     "ToolMode",
     "UserTurn",
     "load_script",

@@ -136,3 +136,19 @@ def test_a_failed_run_exits_one_with_the_message(tmp_path: Path) -> None:
     code, out, err = run(options(tmp_path, prompt="hello", script=path))
     assert (code, out) == (1, "")
     assert err == "error: invalid x-api-key\n"
+
+
+def test_no_fold_runs_on_the_session_alone(tmp_path: Path) -> None:
+    code, out, _ = run(
+        options(tmp_path, prompt="what is here?", script=looked(tmp_path), no_fold=True)
+    )
+    assert (code, out) == (0, "Two files: a.txt and b.txt.\n")
+    session = latest_for(tmp_path, tmp_path / "sessions")
+    assert session is not None
+    assert [entry.kind for entry in session.messages()] == [
+        "user",
+        "assistant",
+        "tool_result",
+        "assistant",
+    ]
+    assert not (session.state_directory / "fold-log.jsonl").exists()

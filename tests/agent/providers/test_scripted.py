@@ -139,7 +139,7 @@ def test_queues_take_the_scripts_runs_of_user_messages_whole() -> None:
         ('{"user": ""}', ":2: 'user' must be non-empty text"),
         ('{"assistant": "x", "tool_calls": [{"id": 1}]}', ":2: each tool call needs"),
         ('{"error": "sometimes"}', ":2: 'error' must be one of"),
-        ('{"mystery": 1}', ":2: expected user, assistant, tool_result or error"),
+        ('{"mystery": 1}', ":2: expected user, assistant, tool_result, summary or error"),
     ],
 )
 def test_a_malformed_script_line_is_named(tmp_path: Path, line: str, complaint: str) -> None:
