@@ -51,6 +51,13 @@ def render_status(status: EngineStatus) -> str:
     lines: list[str] = []
     if status.folding_stopped is not None:
         lines.append(f"FOLDING STOPPED: {status.folding_stopped}")
+    if status.torn_tail is not None:
+        lines.append(f"LOG CUT ON OPEN: {status.torn_tail.describe()}, a last write never finished")
+    for item in status.damaged:
+        lines.append(
+            f"DAMAGED: {item.kind} {item.id}, its stored bytes are {item.problem}; peek and "
+            "expand of it fail (pifold doctor --repair rebuilds a fold's object)"
+        )
     lines.append(_occupancy_line(status))
     tax = status.min_tokens / max(1, status.max_tokens - status.min_tokens)
     lines.append(

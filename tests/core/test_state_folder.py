@@ -18,6 +18,7 @@ from pifold_core.engine import Engine
 from pifold_core.journal import JournalCorrupt
 from pifold_core.state_folder import loose_state_modes, state_temporaries
 from pifold_core.store import StoreObjectCorrupt, StoreObjectMissing
+from pifold_core.tool import run_tool
 from tests.core.builders import CharCounter, SessionBuilder, drive, filler, small_options
 from tests.core.engine_checks import assert_lossless, folded_engine
 
@@ -63,6 +64,7 @@ def test_a_torn_tail_is_reported_in_status(tmp_path: Path) -> None:
     torn = reopened.status().torn_tail
     assert torn is not None and torn.line_number == len(lines)
     assert torn.byte_count == len(lines[-1]) - len(lines[-1]) // 2
+    assert f"LOG CUT ON OPEN: {torn.describe()}" in run_tool(reopened, {"action": "status"}).text
     assert reopened.status().damaged == ()
     reopened.close()
 
@@ -95,6 +97,8 @@ def test_one_damaged_store_object_leaves_the_rest_usable(tmp_path: Path, damage:
         (victim.handle, "fold", problem)
     ]
     assert victim.source_digest in damaged[0].message
+    text = run_tool(reopened, {"action": "status"}).text
+    assert f"DAMAGED: fold {victim.handle}, its stored bytes are {problem}" in text
     error = StoreObjectMissing if damage == "deleted" else StoreObjectCorrupt
     with pytest.raises(error, match=victim.source_digest):
         reopened.peek(victim.handle)
