@@ -85,7 +85,7 @@ def bench(
             if cache_lifetime < 1:
                 raise ValueError("--cache-lifetime must be at least one second")
             settings = replace(settings, cache_lifetime_s=cache_lifetime)
-        _check_settings_file(budget)
+        fold_options = _fold_options(budget)
         _check_output(svg_out)
     except (ValueError, SettingsError) as error:
         _fail(str(error))
@@ -125,10 +125,19 @@ def bench(
             entries = len(prepared.entries)
             progress.update(task, completed=0, total=entries * len(settings.arms))
             advance = _ArmProgress(progress, task, path.name)
-            runs = run_arms(prepared, settings.arms, settings.budget, counter, advance)
+            runs = run_arms(
+                prepared,
+                settings.arms,
+                settings.budget,
+                counter,
+                advance,
+                fold_options=fold_options,
+            )
             check = check_model(prepared, counter)
             lifetimes = (
-                lifetime_sensitivity(prepared, settings.arms, settings.budget, counter)
+                lifetime_sensitivity(
+                    prepared, settings.arms, settings.budget, counter, fold_options=fold_options
+                )
                 if sensitivity
                 else None
             )
@@ -190,14 +199,16 @@ def _fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
-def _check_settings_file(budget: int) -> None:
-    """The user's settings file must be valid, as for every pifold command that runs the
-    engine; raises ``SettingsError`` naming what is wrong.
+def _fold_options(budget: int) -> EngineOptions:
+    """The ``fold`` arm's options: the user's settings file, as every pifold command that runs
+    the engine reads it, with ``--budget`` as the budget (as for replay). Raises
+    ``SettingsError`` naming what is wrong in a refused file.
 
-    Its band and options are not applied: every arm runs under the default band so that the
-    arms compare like for like (``--budget`` sets the budget, as it does for replay).
+    The other arms keep their own fixed policies (``fold-immediate`` and ``fold-unbatched``
+    the default band, ``clip-only`` clearing at its top), so only ``fold`` changes with them.
     """
-    SettingsFile(base=EngineOptions(budget=budget)).load()
+    options = SettingsFile(base=EngineOptions(budget=budget)).load()
+    return replace(options, budget=budget)
 
 
 def _check_output(svg_out: Path | None) -> None:

@@ -31,7 +31,7 @@ from pifold_bench.provider import Bill, PromptPart, ProviderRequest, SimulatedPr
 from pifold_bench.recall import PlantedValue, RecallResult, classify, plant_values
 from pifold_core.audit import RequestClass, WireAudit
 from pifold_core.entries import Entry
-from pifold_core.options import Thresholds
+from pifold_core.options import EngineOptions, Thresholds
 from pifold_core.tokens import TiktokenCounter, TokenCounter
 
 ARM_NAMES: tuple[str, ...] = (
@@ -196,11 +196,18 @@ def prepare_entries(
 
 
 def make_arm(
-    name: str, state_dir: Path, prepared: PreparedTrace, budget: int, counter: TokenCounter
+    name: str,
+    state_dir: Path,
+    prepared: PreparedTrace,
+    budget: int,
+    counter: TokenCounter,
+    fold_options: EngineOptions | None = None,
 ) -> Arm:
-    """A fresh arm called ``name``."""
-    if name in ("fold", "fold-immediate"):
-        return EngineArm(state_dir, budget, counter, immediate=name == "fold-immediate")
+    """A fresh arm called ``name``; ``fold_options`` (the user's settings) drive ``fold``."""
+    if name == "fold":
+        return EngineArm(state_dir, budget, counter, options=fold_options)
+    if name == "fold-immediate":
+        return EngineArm(state_dir, budget, counter, immediate=True)
     if name == "fold-unbatched":
         return UnbatchedArm(state_dir, budget, counter)
     if name == "native":
@@ -357,12 +364,13 @@ def run_arms(
     counter: TokenCounter,
     progress: ProgressCallback | None = None,
     recall: bool = True,
+    fold_options: EngineOptions | None = None,
 ) -> dict[str, ArmRun]:
     """Run the named arms over a prepared trace, each in its own state folder."""
     runs: dict[str, ArmRun] = {}
     for name in names:
         with tempfile.TemporaryDirectory(prefix=f"pifold-bench-{name}-") as state:
-            arm = make_arm(name, Path(state), prepared, budget, counter)
+            arm = make_arm(name, Path(state), prepared, budget, counter, fold_options)
             try:
                 runs[name] = run_arm(arm, prepared, progress, recall)
             finally:

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from pifold_bench.figures import arm_figures
 from pifold_bench.run import PreparedTrace, run_arms
+from pifold_core.options import EngineOptions
 from pifold_core.tokens import TokenCounter
 
 SENSITIVITY_LIFETIMES = (300, 600, 3_600)
@@ -40,12 +41,13 @@ def lifetime_sensitivity(
     budget: int,
     counter: TokenCounter,
     lifetimes: Sequence[int] = SENSITIVITY_LIFETIMES,
+    fold_options: EngineOptions | None = None,
 ) -> dict[int, dict[str, int]]:
     """Each arm's uncached input under each lifetime: ``{seconds: {arm: tokens}}``."""
     result: dict[int, dict[str, int]] = {}
     for seconds in lifetimes:
         variant = with_lifetime(prepared, seconds)
-        runs = run_arms(variant, arms, budget, counter, recall=False)
+        runs = run_arms(variant, arms, budget, counter, recall=False, fold_options=fold_options)
         result[seconds] = {
             name: arm_figures(run, budget, len(prepared.values)).uncached_input
             for name, run in runs.items()

@@ -283,3 +283,25 @@ def test_one_default_budget_everywhere(tmp_path: Path) -> None:
     assert report["window"]["budget"] == DEFAULT_BUDGET
     bench = json.loads(RUNNER.invoke(app, ["bench", str(trace), "--json", "--arms", "fold"]).stdout)
     assert bench["budget"] == DEFAULT_BUDGET
+
+
+def test_bench_runs_the_fold_arm_under_the_settings_file(
+    tmp_path: Path, isolated_settings: Path
+) -> None:
+    trace = write_session(tmp_path / "t.traj.json", "parser", steps=30)
+    arguments = ["bench", str(trace), "--json", "--arms", "fold", "--budget", "6000"]
+
+    def fold_figures() -> dict[str, object]:
+        result = RUNNER.invoke(app, [*arguments, "--no-sensitivity"])
+        assert result.exit_code == 0, result.stderr
+        figures: dict[str, object] = json.loads(result.stdout)["traces"][0]["arms"]["fold"]
+        return figures
+
+    defaults = fold_figures()
+    settings = isolated_settings / "pi-fold" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    band = {"maxTarget": 0.5, "minTarget": 0.1, "consolidateAfter": 10, "minFoldChars": 8000}
+    settings.write_text(json.dumps({"thresholds": band}), encoding="utf-8")
+    lower_band = fold_figures()
+    # Commits fire at half the budget instead of 80 %: the peak window is lower.
+    assert int(str(lower_band["peak_window"])) < int(str(defaults["peak_window"]))
