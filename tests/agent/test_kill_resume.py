@@ -161,3 +161,40 @@ def test_sigkill_during_a_commit_then_continue(tmp_path: Path) -> None:
     assert engine.commit_count >= max(committed, 1)
     assert engine.forest.folds
     engine.close()
+
+
+def test_ctrl_c_aborts_cleanly_with_exit_one(tmp_path: Path) -> None:
+    repository, home = tmp_path / "repo", tmp_path / "home"
+    repository.mkdir()
+    marker = tmp_path / "in-the-batch"
+    command = f"echo $$ > {marker}.tmp && mv {marker}.tmp {marker} && sleep 60"
+    call = {"id": "slow", "name": "bash", "arguments": {"command": command}}
+    script = write_script(
+        tmp_path,
+        "abort.jsonl",
+        [{"assistant": "Waiting.", "tool_calls": [call]}, {"assistant": "never reached"}],
+    )
+    process = start(repository, home, script)
+    deadline = time.monotonic() + 60
+    while not marker.exists():
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.01)
+    group = int(marker.read_text())
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+
+    assert process.returncode == 1 and out == b""
+    assert err.decode() == "aborted: the run was interrupted; the session keeps what happened\n"
+    try:  # the abort killed the bash call's whole process group
+        os.killpg(group, 0)
+        raise AssertionError("the bash call's process group outlived the abort")
+    except ProcessLookupError:
+        pass
+    session = latest_for(repository, home / "sessions")
+    assert session is not None
+    entries = session.messages()
+    assert [entry.kind for entry in entries] == ["user", "assistant", "tool_result"]
+    assert entries[-1].is_error
+    engine = Engine.open(session.state_directory, read_only=True)
+    assert [entry.id for entry in engine.transcript.entries] == [entry.id for entry in entries]
+    engine.close()
