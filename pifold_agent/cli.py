@@ -314,3 +314,7 @@ def _tokens(value: int | None) -> str:
 
 def main() -> None:
     app()
+
+
+if __name__ == "__main__":
+    main()

@@ -152,10 +152,12 @@ class ReplayDriver:
 
     def _pending(self, position: int) -> dict[str, HostNote]:
         """The notes already written for the step at ``position`` (a resumed step)."""
+        # Only the newest notes can belong to the step not finished yet: looking at a few
+        # keeps every step's work independent of the session's length.
         return {
             str(note.body[NOTE_KEY]): note
-            for note in replay_notes(self.engine)[-3:]
-            if note.body.get("position") == position
+            for note in self.engine.host_notes[-3:]
+            if isinstance(note.body.get(NOTE_KEY), str) and note.body.get("position") == position
         }
 
     def answer(self, position: int, entry: Entry, raw_estimate: int) -> None:
