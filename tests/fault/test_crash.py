@@ -54,6 +54,9 @@ CRASH_TRACES: dict[str, int] = {
 }
 """Real traces and budgets small enough for many commits (codex at 30,000 also overflows)."""
 
+SECOND_KILL_SHARE = 0.25
+"""Share of cases whose resume is killed too before the final resume."""
+
 TARGET_WEIGHTS: dict[str, float] = {"log": 0.35, "commit": 0.35, "store": 0.2, "evidence": 0.1}
 """Where kills land: commits and store writes are few but the riskiest, so weighted up."""
 
@@ -201,6 +204,15 @@ def reference(name: str) -> Reference:
 
 def crash_child(name: str, state: Path, point: KillPoint) -> str | None:
     """Replay in a forked child that dies at ``point``; returns what went wrong, if anything."""
+    outcome = child_replay(name, state, point)
+    if outcome == "killed":
+        return None
+    return f"the child was not killed ({outcome}): the kill point was never reached"
+
+
+def child_replay(name: str, state: Path, point: KillPoint) -> str:
+    """Replay (or resume) in a forked child set to die at ``point``: ``killed``, ``finished``
+    when the replay ended first, or what else happened to it."""
     path = trace_path(name)
     assert path is not None
     child = os.fork()
@@ -215,8 +227,10 @@ def crash_child(name: str, state: Path, point: KillPoint) -> str | None:
         os._exit(status)
     _, status = os.waitpid(child, 0)
     if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
-        return None
-    return f"the child was not killed (status {status}): the kill point was never reached"
+        return "killed"
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        return "finished"
+    return f"the replay failed (wait status {status})"
 
 
 def differences(name: str, state: Path) -> list[str]:
@@ -260,20 +274,34 @@ def available_traces() -> list[str]:
 
 
 def run(count: int, seed: int) -> FaultTally:
-    """``count`` kills at seeded random points over the shared traces, each resumed."""
+    """``count`` kills at seeded random points over the shared traces.
+
+    Each case kills a replay; a share of them then kills its resume too, at another point
+    (the second kill counts when it lands before the resume finishes). Then the replay is
+    resumed to the end and compared with the uninterrupted run.
+    """
     tally = FaultTally("crash (SIGKILL)")
     rng = random.Random(seed)
     names = available_traces()
     with tempfile.TemporaryDirectory(prefix="pifold-crash-") as folder:
-        for number in range(count):
+        number = 0
+        while tally.tried < count:
             name = rng.choice(names)
             point = choose_point(rng, name)
             state = Path(folder) / f"state-{number}"
+            number += 1
             tally.tried += 1
+            case = point.describe(name)
             problem = crash_child(name, state, point)
+            if problem is None and tally.tried < count and rng.random() < SECOND_KILL_SHARE:
+                again = choose_point(rng, name)
+                case += f", then its resume at {again.mode} {again.target} #{again.nth}"
+                outcome = child_replay(name, state, again)
+                tally.tried += outcome == "killed"
+                problem = None if outcome in ("killed", "finished") else outcome
             found = [problem] if problem else differences(name, state)
             for what in found:
-                tally.fail(point.describe(name), what)
+                tally.fail(case, what)
             shutil.rmtree(state, ignore_errors=True)
     return tally
 
