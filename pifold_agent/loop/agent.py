@@ -71,8 +71,6 @@ class AgentConfig:
     """No wait is longer, whatever the provider asks."""
     overflow_recoveries: int = 2
     """How many overflow recoveries one request may take before the run ends."""
-    max_turns: int | None = None
-    """Stop a run after this many turns (a safety net for scripted runs)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,8 +205,6 @@ class Agent:
                 await run_batch(calls, self._by_name, self.config.cwd, self.emit, self._finalise)
             self.recorder.sync()
             self.emit(TurnEnd(turn, len(calls)))
-            if self.config.max_turns is not None and turn >= self.config.max_turns:
-                return RunResult("stop", final_text)
             pending = self.queues.steering.take()
             if calls or pending:
                 continue

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from pifold_agent.loop import ToolOutcome
 from pifold_agent.loop.events import ToolExecutionEnd
 from pifold_agent.loop.tool_protocol import ToolContext
@@ -133,4 +135,30 @@ async def test_the_fold_tool_goes_through_the_same_path(tmp_path: Path) -> None:
     assert "window: " in status.text and "of 200,000 tokens" in status.text
     assert refused.is_error and "path" in refused.text
     assert [e.id for e in recorder.entries] == [e.id for e in engine.transcript.entries]
+    assert_session_consistent(engine, recorder)
+
+
+async def test_a_tool_crash_stops_the_run_loudly_with_every_call_answered(
+    tmp_path: Path,
+) -> None:
+    from pifold_agent.loop import ToolCrash
+
+    async def damaged(arguments: dict[str, JsonValue], context: ToolContext) -> ToolOutcome:
+        raise ToolCrash("the fold store is damaged: object 3f2a... does not match its hash")
+
+    async def waits(arguments: dict[str, JsonValue], context: ToolContext) -> ToolOutcome:
+        await asyncio.Event().wait()
+        return ToolOutcome("never")
+
+    engine = open_engine(tmp_path)
+    provider = ProgrammedProvider([reply("", ("c1", "damaged", {}), ("c2", "waits", {}))])
+    tools = [FunctionTool("damaged", damaged), FunctionTool("waits", waits)]
+    agent, recorder, events = make_agent(engine, provider, tools)
+    with pytest.raises(ToolCrash, match="fold store is damaged"):
+        await agent.run("peek it")
+
+    results = [entry for entry in engine.transcript.entries if entry.kind == "tool_result"]
+    assert [entry.call_id for entry in results] == ["c1", "c2"]
+    assert all(entry.is_error and "the run stopped" in entry.text for entry in results)
+    assert [event.type for event in events][-2:] == ["error", "run_end"]
     assert_session_consistent(engine, recorder)
