@@ -1,0 +1,266 @@
+"""``grep``: search file contents for a pattern, with ripgrep when installed.
+
+ripgrep runs in JSON mode with ``--hidden`` and ``--sort path`` (a stable order, so the
+same search always gives the same result); without it a pure-Python search walks the folder
+with the same ``.gitignore`` rules (:mod:`pifold_agent.tools.gitignore`), skips binary files
+(a NUL byte in the first 8 KiB, as ripgrep does) and uses Python's ``re``. Matches read
+``path:line: text`` and context lines ``path-line- text``, paths relative to the searched
+folder. At most ``limit`` matches (100 by default) are reported; each line is cut to 500
+characters; the whole output to 50 KB. Notices say which limit was reached and how to get
+more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from pifold_agent.loop.tool_protocol import ToolContext, ToolOutcome
+from pifold_agent.tools.arguments import (
+    ToolInputError,
+    failure,
+    optional_boolean,
+    optional_integer,
+    optional_string,
+    required_string,
+    resolve_path,
+)
+from pifold_agent.tools.gitignore import glob_to_regex, walk
+from pifold_agent.tools.truncation import (
+    GREP_MAX_LINE_CHARACTERS,
+    MAX_BYTES,
+    format_size,
+    truncate_head,
+    truncate_line,
+)
+from pifold_core.canonical import JsonValue
+
+DEFAULT_LIMIT = 100
+"""Matches reported unless the call asks for another limit."""
+
+BINARY_SNIFF_BYTES = 8 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """One grep call's parameters, checked."""
+
+    pattern: str
+    root: Path
+    glob: str | None
+    ignore_case: bool
+    literal: bool
+    context: int
+    limit: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A line to print: a match or a context line."""
+
+    path: str
+    line: int
+    text: str
+    is_match: bool
+
+
+def glob_matches(glob: str, relative: str) -> bool:
+    """ripgrep's ``--glob``: a glob without ``/`` matches the file name, else the path."""
+    target = relative if "/" in glob else relative.rsplit("/", 1)[-1]
+    return re.fullmatch(glob_to_regex(glob.lstrip("/")), target) is not None
+
+
+def python_search(search: Search) -> tuple[list[Hit], int]:
+    """The hits and the number of matches, without ripgrep."""
+    flags = re.IGNORECASE if search.ignore_case else 0
+    expression = re.compile(re.escape(search.pattern) if search.literal else search.pattern, flags)
+    if search.root.is_file():
+        files = [(search.root.name, search.root)]
+    else:
+        files = [
+            (relative, search.root / relative)
+            for relative, is_folder in walk(search.root)
+            if not is_folder and (search.glob is None or glob_matches(search.glob, relative))
+        ]
+    hits: list[Hit] = []
+    matches = 0
+    for relative, path in files:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if b"\0" in data[:BINARY_SNIFF_BYTES]:
+            continue
+        lines = data.decode("utf-8", "replace").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        printed: set[int] = set()
+        for number, line in enumerate(lines):
+            if matches >= search.limit:
+                return hits, matches
+            if not expression.search(line.removesuffix("\r")):
+                continue
+            matches += 1
+            low = max(0, number - search.context)
+            high = min(len(lines), number + search.context + 1)
+            for shown in range(low, high):
+                if shown in printed:
+                    continue
+                printed.add(shown)
+                text = lines[shown].removesuffix("\r")
+                hits.append(Hit(relative, shown + 1, text, shown == number))
+    return hits, matches
+
+
+async def ripgrep_search(executable: str, search: Search) -> tuple[list[Hit], int] | str:
+    """The hits and match count from ripgrep, or its error text."""
+    command = [executable, "--json", "--line-number", "--color=never", "--hidden"]
+    command += ["--sort", "path"]
+    if search.ignore_case:
+        command.append("--ignore-case")
+    if search.literal:
+        command.append("--fixed-strings")
+    if search.glob is not None:
+        command += ["--glob", search.glob]
+    if search.context:
+        command += ["--context", str(search.context)]
+    command += ["--", search.pattern, str(search.root)]
+    process = await asyncio.create_subprocess_exec(
+        *command,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        stdin=asyncio.subprocess.DEVNULL,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    hits: list[Hit] = []
+    matches = 0
+    base = search.root if search.root.is_dir() else search.root.parent
+    try:
+        while line := await process.stdout.readline():
+            event = json.loads(line)
+            kind = event.get("type")
+            if kind not in ("match", "context"):
+                continue
+            if kind == "match" and matches >= search.limit:
+                break
+            data = event["data"]
+            path = Path(data["path"].get("text", ""))
+            relative = path.relative_to(base).as_posix() if path.is_absolute() else path.as_posix()
+            text = data["lines"].get("text", "").removesuffix("\n").removesuffix("\r")
+            hits.append(Hit(relative, int(data["line_number"]), text, kind == "match"))
+            matches += kind == "match"
+    finally:
+        if process.returncode is None:
+            process.kill()
+        errors = await process.stderr.read()
+        code = await process.wait()
+    if code == 2 and not hits:
+        return errors.decode("utf-8", "replace").strip() or "ripgrep failed"
+    # Context after the last reported match may follow it; lines past the limit may not.
+    return hits, matches
+
+
+def render(hits: list[Hit], matches: int, limit: int) -> ToolOutcome:
+    """The result text with its notices."""
+    if not hits:
+        return ToolOutcome("No matches found", details={"matches": 0})
+    lines_cut = False
+    printed: list[str] = []
+    for hit in hits:
+        text, cut = truncate_line(hit.text)
+        lines_cut = lines_cut or cut
+        separator = ":" if hit.is_match else "-"
+        printed.append(f"{hit.path}{separator}{hit.line}{separator} {text}")
+    truncation = truncate_head("\n".join(printed), max_lines=len(printed) + 1)
+    notices: list[str] = []
+    if matches >= limit:
+        notices.append(
+            f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern"
+        )
+    if truncation.truncated:
+        notices.append(f"{format_size(MAX_BYTES)} limit reached")
+    if lines_cut:
+        notices.append(
+            f"Some lines truncated to {GREP_MAX_LINE_CHARACTERS} chars. "
+            "Use read tool to see full lines"
+        )
+    output = truncation.content
+    if notices:
+        output += "\n\n[" + ". ".join(notices) + "]"
+    details: dict[str, JsonValue] = {
+        "matches": matches,
+        "matchLimitReached": matches >= limit,
+        "linesTruncated": lines_cut,
+        "truncation": truncation.to_details(),
+    }
+    return ToolOutcome(output, details=details)
+
+
+PARAMETERS: dict[str, JsonValue] = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string", "description": "Regular expression (or text, with literal)."},
+        "path": {"type": "string", "description": "File or folder to search (default: .)."},
+        "glob": {"type": "string", "description": "Only files matching this glob, e.g. *.py."},
+        "ignoreCase": {"type": "boolean", "description": "Match regardless of case."},
+        "literal": {"type": "boolean", "description": "Treat the pattern as plain text."},
+        "context": {"type": "integer", "description": "Lines of context around each match."},
+        "limit": {"type": "integer", "description": "Most matches to report (default 100)."},
+    },
+    "required": ["pattern"],
+}
+"""The JSON schema of the arguments."""
+
+
+class GrepTool:
+    """Pi's ``grep``."""
+
+    name = "grep"
+    description = (
+        "Search file contents for a regular expression (ripgrep when installed). Respects "
+        ".gitignore and includes hidden files. Output: path:line: text, at most 100 matches "
+        "or 50KB unless limit says otherwise."
+    )
+
+    def __init__(self, ripgrep: str | None = None, use_ripgrep: bool = True) -> None:
+        self.ripgrep = ripgrep or (shutil.which("rg") if use_ripgrep else None)
+        """The ripgrep executable, or None for the pure-Python search."""
+
+    @property
+    def parameters(self) -> dict[str, JsonValue]:
+        return PARAMETERS
+
+    async def run(self, arguments: dict[str, JsonValue], context: ToolContext) -> ToolOutcome:
+        try:
+            pattern = required_string(arguments, "pattern")
+            shown = optional_string(arguments, "path") or "."
+            search = Search(
+                pattern=pattern,
+                root=resolve_path(shown, context.cwd),
+                glob=optional_string(arguments, "glob"),
+                ignore_case=optional_boolean(arguments, "ignoreCase"),
+                literal=optional_boolean(arguments, "literal"),
+                context=optional_integer(arguments, "context", 0) or 0,
+                limit=optional_integer(arguments, "limit", 1) or DEFAULT_LIMIT,
+            )
+        except ToolInputError as error:
+            return failure(f"grep: {error}")
+        if not search.root.exists():
+            return failure(f"Path not found: {shown}")
+        if self.ripgrep is not None:
+            found = await ripgrep_search(self.ripgrep, search)
+            if isinstance(found, str):
+                return failure(f"grep: {found}")
+            return render(*found, search.limit)
+        try:
+            hits, matches = await asyncio.to_thread(python_search, search)
+        except re.error as error:
+            return failure(f"grep: invalid pattern {pattern!r}: {error}")
+        return render(hits, matches, search.limit)
+
+
+__all__ = ["DEFAULT_LIMIT", "GrepTool", "Hit", "Search", "glob_matches", "python_search", "render"]

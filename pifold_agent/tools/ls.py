@@ -1,0 +1,96 @@
+"""``ls``: one folder's entries, alphabetical regardless of case, folders marked with ``/``.
+
+Dotfiles are listed; an empty folder says ``(empty directory)``. At most ``limit`` entries
+(500 by default) and 50 KB, with a notice when either limit is reached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from pifold_agent.loop.tool_protocol import ToolContext, ToolOutcome
+from pifold_agent.tools.arguments import (
+    ToolInputError,
+    failure,
+    optional_integer,
+    optional_string,
+    resolve_path,
+)
+from pifold_agent.tools.truncation import MAX_BYTES, format_size, truncate_head
+from pifold_core.canonical import JsonValue
+
+DEFAULT_LIMIT = 500
+"""Entries listed unless the call asks for another limit."""
+
+
+def listing(folder: Path, limit: int) -> ToolOutcome:
+    """The ls result for an existing folder."""
+    try:
+        children = list(os.scandir(folder))
+    except OSError as error:
+        return failure(f"Cannot list {folder}: {error.strerror}")
+    names = sorted(
+        (child.name + "/" if child.is_dir() else child.name for child in children),
+        key=lambda name: (name.lower(), name),
+    )
+    if not names:
+        return ToolOutcome("(empty directory)", details={"entries": 0})
+    shown = names[:limit]
+    truncation = truncate_head("\n".join(shown), max_lines=len(shown) + 1)
+    notices: list[str] = []
+    if len(names) > limit:
+        notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")
+    if truncation.truncated:
+        notices.append(f"{format_size(MAX_BYTES)} limit reached")
+    output = truncation.content
+    if notices:
+        output += "\n\n[" + ". ".join(notices) + "]"
+    details: dict[str, JsonValue] = {
+        "entries": len(shown),
+        "entryLimitReached": len(names) > limit,
+        "truncation": truncation.to_details(),
+    }
+    return ToolOutcome(output, details=details)
+
+
+PARAMETERS: dict[str, JsonValue] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "Folder to list (default: .)."},
+        "limit": {"type": "integer", "description": "Most entries to list (default 500)."},
+    },
+    "required": [],
+}
+"""The JSON schema of the arguments."""
+
+
+class LsTool:
+    """Pi's ``ls``."""
+
+    name = "ls"
+    description = (
+        "List a folder's entries alphabetically, dotfiles included, folders ending in /. "
+        "At most 500 entries unless limit says otherwise."
+    )
+
+    @property
+    def parameters(self) -> dict[str, JsonValue]:
+        return PARAMETERS
+
+    async def run(self, arguments: dict[str, JsonValue], context: ToolContext) -> ToolOutcome:
+        try:
+            shown = optional_string(arguments, "path") or "."
+            folder = resolve_path(shown, context.cwd)
+            limit = optional_integer(arguments, "limit", 1) or DEFAULT_LIMIT
+        except ToolInputError as error:
+            return failure(f"ls: {error}")
+        if not folder.exists():
+            return failure(f"Path not found: {shown}")
+        if not folder.is_dir():
+            return failure(f"Not a directory: {shown}")
+        return await asyncio.to_thread(listing, folder, limit)
+
+
+__all__ = ["DEFAULT_LIMIT", "LsTool", "listing"]
