@@ -243,10 +243,13 @@ def _tools(options: HeadlessOptions, provider: Provider, cwd: Path) -> list[Tool
         return tools
     from pifold_agent.tools.bash import BashTool
     from pifold_agent.tools.edit import EditTool
+    from pifold_agent.tools.find import FindTool
+    from pifold_agent.tools.grep import GrepTool
+    from pifold_agent.tools.ls import LsTool
     from pifold_agent.tools.read import ReadTool
     from pifold_agent.tools.write import WriteTool
 
-    return [ReadTool(), BashTool(), EditTool(), WriteTool()]
+    return [ReadTool(), BashTool(), EditTool(), WriteTool(), GrepTool(), FindTool(), LsTool()]
 
 
 def _printer(options: HeadlessOptions, out: TextIO) -> Callable[[AgentEvent], None]:
