@@ -26,7 +26,9 @@ from pifold_agent.compaction import CompactionSettings
 from pifold_agent.loop import Agent, AgentConfig, AgentEvent, RunResult, Tool, event_json
 from pifold_agent.loop.native_window import NativeWindow
 from pifold_agent.providers.base import Provider
+from pifold_agent.providers.scripted import ScriptedProvider
 from pifold_agent.sessions import SessionError, SessionFile, find, latest_for
+from pifold_agent.tools import builtin_tools
 from pifold_core.engine import Engine
 from pifold_core.options import EngineOptions
 from pifold_core.settings import SettingsError, SettingsFile
@@ -99,13 +101,12 @@ def _run(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: TextIO) -> i
             window: Engine | NativeWindow = _native(session, provider, options, model_budget)
         else:
             engine = window = _engine(session.state_directory, options, model_budget)
-        tools = _tools(options, provider, cwd)
+        tools = _tools(provider)
         config = AgentConfig(cwd, session_id=session.id)
         agent = Agent(window, provider, tools, session, config)
         agent.resume()
-        attach = getattr(provider, "attach", None)
-        if callable(attach):
-            attach(agent.queues)
+        if isinstance(provider, ScriptedProvider):
+            provider.attach(agent.queues)
         agent.subscribe(_printer(options, out))
         for text in messages[1:]:
             agent.steer(text)
@@ -196,7 +197,7 @@ def _provider(options: HeadlessOptions) -> tuple[Provider, int | None]:
 
 def _scripted(options: HeadlessOptions) -> Provider:
     from pifold_agent.importers import TraceFormatError
-    from pifold_agent.providers.scripted import ScriptedProvider, ScriptError, load_script
+    from pifold_agent.providers.scripted import ScriptError, load_script
     from pifold_core.tokens import TiktokenCounter
 
     if options.script is None:
@@ -235,21 +236,11 @@ def _with_budget(options: EngineOptions, budget: int | None) -> EngineOptions:
     return options if budget is None else replace(options, budget=budget)
 
 
-def _tools(options: HeadlessOptions, provider: Provider, cwd: Path) -> list[Tool]:
-    recorded = getattr(provider, "recorded_tools", None)
-    script = getattr(provider, "script", None)
-    if callable(recorded) and getattr(script, "tools", None) == "recorded":
-        tools: list[Tool] = list(recorded())
-        return tools
-    from pifold_agent.tools.bash import BashTool
-    from pifold_agent.tools.edit import EditTool
-    from pifold_agent.tools.find import FindTool
-    from pifold_agent.tools.grep import GrepTool
-    from pifold_agent.tools.ls import LsTool
-    from pifold_agent.tools.read import ReadTool
-    from pifold_agent.tools.write import WriteTool
-
-    return [ReadTool(), BashTool(), EditTool(), WriteTool(), GrepTool(), FindTool(), LsTool()]
+def _tools(provider: Provider) -> list[Tool]:
+    """The built-in tools, or a recorded script's answers to its own calls."""
+    if isinstance(provider, ScriptedProvider) and provider.script.tools == "recorded":
+        return list(provider.recorded_tools())
+    return builtin_tools()
 
 
 def _printer(options: HeadlessOptions, out: TextIO) -> Callable[[AgentEvent], None]:
