@@ -23,7 +23,15 @@ from pathlib import Path
 from typing import TextIO
 
 from pifold_agent.compaction import CompactionSettings
-from pifold_agent.loop import Agent, AgentConfig, AgentEvent, RunResult, Tool, event_json
+from pifold_agent.loop import (
+    Agent,
+    AgentConfig,
+    AgentEvent,
+    RunResult,
+    Tool,
+    ToolCrash,
+    event_json,
+)
 from pifold_agent.loop.native_window import NativeWindow
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.scripted import ScriptedProvider
@@ -32,6 +40,7 @@ from pifold_agent.tools import builtin_tools
 from pifold_core.engine import Engine
 from pifold_core.options import EngineOptions
 from pifold_core.settings import SettingsError, SettingsFile
+from pifold_core.store import StoreError
 
 NO_KEY_HELP = (
     "pifold -p needs a model to talk to. Set an API key in the environment, for example\n"
@@ -86,6 +95,13 @@ def run_headless(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: Text
     except CommandError as error:
         err.write(f"error: {error}\n")
         return error.code
+    except ToolCrash as crash:
+        err.write(f"error: the run stopped: {crash}\n")
+        return 1
+    except (SessionError, StoreError, OSError) as error:
+        # The session file or the fold store could not be written or read mid-run.
+        err.write(f"error: {error}\n")
+        return 1
 
 
 def _run(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: TextIO) -> int:
@@ -222,7 +238,8 @@ def _engine(state_dir: Path, options: HeadlessOptions, descriptor_budget: int | 
         engine = Engine.open(state_dir, fresh)
     except SettingsError as error:
         raise CommandError(str(error)) from None
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, StoreError) as error:
+        # A second writer (SessionLocked), a damaged log or store: say which, run nothing.
         raise CommandError(f"cannot open the session's engine state {state_dir}: {error}") from None
     try:
         engine.apply_options(_with_budget(SettingsFile(base=engine.options).load(), options.budget))

@@ -152,3 +152,19 @@ def test_no_fold_runs_on_the_session_alone(tmp_path: Path) -> None:
         "assistant",
     ]
     assert not (session.state_directory / "fold-log.jsonl").exists()
+
+
+def test_a_session_open_elsewhere_is_refused_without_a_traceback(tmp_path: Path) -> None:
+    assert run(options(tmp_path, prompt="one", script=looked(tmp_path)))[0] == 0
+    session = latest_for(tmp_path, tmp_path / "sessions")
+    assert session is not None
+    holder = Engine.open(session.state_directory)  # another writer holds the session
+    try:
+        code, out, err = run(
+            options(tmp_path, prompt="two", script=looked(tmp_path), continue_session=True)
+        )
+    finally:
+        holder.close()
+    assert (code, out) == (2, "")
+    assert err.startswith("error: cannot open the session's engine state")
+    assert "already open for writing" in err and "Traceback" not in err
