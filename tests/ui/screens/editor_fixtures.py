@@ -1,0 +1,37 @@
+"""A tiny host app for the editor and settings screens, and the checks every test repeats."""
+
+from __future__ import annotations
+
+from textual.app import App
+from textual.screen import Screen
+
+from pifold_core.engine import Engine
+from tests.core.engine_checks import assert_clean_audit, assert_lossless
+
+SCREEN_SIZE = (150, 40)
+"""Wide enough for the map's columns beside the source pane."""
+
+SOURCE_WAIT = 0.2
+"""Seconds to let the source pane's short rest timer fire."""
+
+
+class ScreenHost(App[None]):
+    """Pushes one screen over an empty default screen, as the inspect app will."""
+
+    def __init__(self, screen: Screen[None], theme: str = "textual-dark") -> None:
+        super().__init__()
+        self.subject = screen
+        self.theme = theme
+
+    def on_mount(self) -> None:
+        self.push_screen(self.subject)
+
+
+def assert_host_clean(engine: Engine, entries_before: int) -> None:
+    """The screens added no entry, and the next request the host sends is clean: every
+    rewrite the screens caused is attributed (DESIGN §4), and every fold still peeks back
+    exactly its entries."""
+    assert len(engine.transcript) == entries_before, "a screen added an entry"
+    engine.prepare_request()
+    assert_clean_audit(engine)
+    assert_lossless(engine)

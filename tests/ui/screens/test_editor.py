@@ -1,0 +1,412 @@
+"""Pilot tests of ``/fold-editor`` on a real replayed session: browse, peek, and every action
+with its refusal. Each drives the screen by keys, then checks that the screens added no
+entry and that the next request has no unattributed rewrite."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+from textual.widgets import Input, Static, TextArea
+
+from pifold_core.engine import Engine
+from pifold_tui.screens.editor import FoldEditorScreen
+from pifold_tui.screens.editor.actions import row_identifier
+from pifold_tui.screens.editor.dialogs import BriefEditor, ConfirmAction
+from pifold_tui.screens.status.frame import BarFooter
+from tests.core.engine_checks import unchanged
+from tests.ui.screens.editor_fixtures import (
+    SCREEN_SIZE,
+    SOURCE_WAIT,
+    ScreenHost,
+    assert_host_clean,
+)
+
+RAW_ENTRY = "e000247"
+"""A raw entry under no mark, near the end of the replayed session."""
+COLLAPSED_SPAN = "fold-6517cc918c28"
+"""A root span fold shown collapsed."""
+CONSOLIDATED = "fold-1b73a533ca45"
+"""A root consolidated fold of 72 entries, far over the pin cap."""
+NESTED = "fold-9aaaca175995"
+"""A span fold inside :data:`CONSOLIDATED`."""
+
+
+def editor(pilot: Pilot[None]) -> FoldEditorScreen:
+    screen = pilot.app.screen
+    assert isinstance(screen, FoldEditorScreen)
+    return screen
+
+
+def message(pilot: Pilot[None]) -> str:
+    return editor(pilot).message
+
+
+def position_of(pilot: Pilot[None], identifier: str) -> int:
+    screen = editor(pilot)
+    return next(
+        index
+        for index, row in enumerate(screen.window_map.rows)
+        if row_identifier(screen.engine, row) == identifier
+    )
+
+
+async def select(pilot: Pilot[None], identifier: str) -> None:
+    """Put the cursor on ``identifier``'s row (as a click would; the keys are tested apart,
+    and a key a row would make every test slow)."""
+    screen = editor(pilot)
+    screen.window_map.move_to(position_of(pilot, identifier))
+    await pilot.pause()
+    row = screen.window_map.selected
+    assert row is not None and row_identifier(screen.engine, row) == identifier
+
+
+async def test_keys_and_clicks_move_the_cursor(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    entries = len(engine.transcript)
+    with unchanged(engine):
+        async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
+            await pilot.pause()
+            window_map = editor(pilot).window_map
+            await pilot.press("down", "down", "up")
+            assert window_map.cursor == 1
+            await pilot.press("end")
+            assert window_map.cursor == len(window_map.rows) - 1
+            await pilot.press("home", "pagedown")
+            assert window_map.cursor == window_map.size.height - 1
+            await pilot.click(window_map, offset=(5, 3))
+            assert window_map.cursor == round(window_map.scroll_offset.y) + 3
+    assert_host_clean(engine, entries)
+
+
+async def confirm(pilot: Pilot[None], moves_bytes: bool) -> ConfirmAction:
+    """The confirmation dialog is up and says whether bytes move; Enter runs the action."""
+    dialog = pilot.app.screen
+    assert isinstance(dialog, ConfirmAction)
+    assert dialog.plan.moves_bytes is moves_bytes
+    verdict = str(dialog.query_one("#verdict", Static).render())
+    assert ("MOVES BYTES" in verdict) is moves_bytes
+    await pilot.press("enter")
+    await pilot.pause()
+    return dialog
+
+
+def host(engine: Engine, read_only: bool = False) -> ScreenHost:
+    return ScreenHost(FoldEditorScreen(engine, read_only))
+
+
+async def test_opens_on_the_window_in_order_and_peeks_verified_sources(
+    replayed_engine: Engine,
+) -> None:
+    engine = replayed_engine
+    entries = len(engine.transcript)
+    with unchanged(engine):
+        async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
+            await pilot.pause()
+            rows = editor(pilot).window_map.rows
+            roots = [row.handle for row in rows if row.handle is not None]
+            assert roots == [fold.handle for fold in engine.forest.roots()]
+            # Collapsed roots stand for their span; the raw entries after them are listed.
+            raw = [row.entry_index for row in rows if row.handle is None]
+            assert raw == list(range(engine.forest.roots()[-1].end, entries))
+            await select(pilot, RAW_ENTRY)
+            await pilot.pause(SOURCE_WAIT)
+            pane = editor(pilot).source_pane
+            assert pane.current is not None
+            index = engine.transcript.index_of[RAW_ENTRY]
+            record = engine.transcript.entries[index].record_bytes
+            assert pane.current.text.encode() == record
+            assert "verified" in pane.current.header
+            await select(pilot, CONSOLIDATED)
+            await pilot.pause(SOURCE_WAIT)
+            whole = engine.peek(CONSOLIDATED)
+            assert pane.current.total == whole.total_bytes > len(pane.current.text)
+            assert pane.current.text.encode() == whole.data[: pane.current.end]
+            await pilot.press("right_square_bracket")
+            assert pane.current.offset == pane.current.end - len(pane.current.text.encode())
+            assert pane.current.offset > 0
+            await pilot.press("v")
+            assert pane.current.readable and pane.current.offset == 0
+    assert_host_clean(engine, entries)
+
+
+async def test_tree_opens_a_fold_without_expanding_it(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    entries = len(engine.transcript)
+    with unchanged(engine):
+        async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
+            await pilot.pause()
+            screen = editor(pilot)
+            before = len(screen.window_map.rows)
+            await select(pilot, CONSOLIDATED)
+            await pilot.press("right")
+            children = engine.forest.folds[CONSOLIDATED].children
+            rows = screen.window_map.rows
+            opened = [row.handle for row in rows if row.depth == 1 and row.handle is not None]
+            assert opened == list(children)
+            assert len(rows) > before
+            await pilot.press("left")
+            assert len(screen.window_map.rows) == before
+    assert CONSOLIDATED not in engine.forest.expanded
+    assert_host_clean(engine, entries)
+
+
+async def test_pin_then_unpin_a_raw_entry(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    entries = len(engine.transcript)
+    async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
+        await pilot.pause()
+        await select(pilot, RAW_ENTRY)
+        await pilot.press("p")
+        dialog = await confirm(pilot, moves_bytes=False)
+        assert any("pinned mass after" in line for line in dialog.plan.lines)
+        index = engine.transcript.index_of[RAW_ENTRY]
+        assert engine.pinned == {index}
+        screen = editor(pilot)
+        row = screen.window_map.selected
+        assert row is not None and "pinned" in screen.window_map.view_of(row).state
+        bar = screen.query_one(BarFooter).bar
+        assert bar.composition == engine.composition()
+        assert bar.composition.counts.pins == 1
+        await pilot.press("p")
+        await confirm(pilot, moves_bytes=False)
+        assert engine.pinned == set()
+        assert "unpinned 1" in message(pilot)
+    assert_host_clean(engine, entries)
+
+
+async def test_pin_over_the_cap_shows_the_engines_refusal(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    entries = len(engine.transcript)
+    with unchanged(engine):
+        async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
+            await pilot.pause()
+            await select(pilot, CONSOLIDATED)
+            await pilot.press("p")
+            await confirm(pilot, moves_bytes=False)
+            assert message(pilot).startswith(f"refused: pin {CONSOLIDATED}:")
+            assert "cap" in message(pilot)
+    assert_host_clean(engine, entries)
+
+
+async def test_unmark_and_its_refusal(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    entries = len(engine.transcript)
+    async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
+        await pilot.pause()
+        with unchanged(engine):
+            await select(pilot, RAW_ENTRY)
+            await pilot.press("u")
+            assert message(pilot) == f"refused: {RAW_ENTRY} is under no pending mark"
+        await select(pilot, "e000230")
+        await pilot.press("u")
+        await confirm(pilot, moves_bytes=False)
+        assert "mark-48" not in engine.marks
+        assert message(pilot) == "withdrew mark-48"
+        assert editor(pilot).query_one(BarFooter).bar.composition == engine.composition()
+    assert_host_clean(engine, entries)
+
+
+async def test_recut_picks_the_new_first_and_last_unit(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    entries = len(engine.transcript)
+    async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
+        await pilot.pause()
+        await select(pilot, "e000238")
+        await pilot.press("r")
+        assert "FIRST" in message(pilot)
+        await pilot.press("enter")
+        assert "LAST" in message(pilot)
+        await select(pilot, "e000241")
+        await pilot.press("enter")
+        await confirm(pilot, moves_bytes=False)
+        mark = engine.marks["mark-49"]
+        index_of = engine.transcript.index_of
+        assert (mark.start, mark.end) == (index_of["e000238"], index_of["e000241"] + 1)
+        assert message(pilot) == "re-cut mark-49: 4 entries"
+    assert_host_clean(engine, entries)
+
+
+async def test_recut_through_a_tool_batch_is_refused(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    entries = len(engine.transcript)
+    with unchanged(engine):
+        async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
+            await pilot.pause()
+            await select(pilot, "e000240")
+            await pilot.press("r", "enter")
+            # e000238 calls a tool whose result is e000239: ending there splits the batch.
+            await select(pilot, "e000242")
+            await pilot.press("enter")
+            await confirm(pilot, moves_bytes=False)
+            assert message(pilot).startswith("refused: re-cut mark-49")
+            # Escape during a re-cut leaves it without a change.
+            await pilot.press("r")
+            await pilot.press("escape")
+            assert message(pilot) == "re-cut left, nothing changed"
+            assert isinstance(pilot.app.screen, FoldEditorScreen)
+    assert_host_clean(engine, entries)
+
+
+async def test_write_a_brief_and_an_empty_one_refused(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    entries = len(engine.transcript)
+    async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
+        await pilot.pause()
+        await select(pilot, "e000233")
+        with unchanged(engine):
+            await pilot.press("b")
+            dialog = pilot.app.screen
+            assert isinstance(dialog, BriefEditor) and dialog.mark_id == "mark-47"
+            dialog.query_one(TextArea).text = "   "
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert message(pilot).startswith("refused: brief mark-47: text must be a brief")
+        await pilot.press("b")
+        await pilot.pause()
+        area = pilot.app.screen.query_one(TextArea)
+        area.text = "Chunk reads of src/vault"
+        area.move_cursor(area.document.end)
+        await pilot.press(*".ts")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert engine.marks["mark-47"].brief == "Chunk reads of src/vault.ts"
+        assert message(pilot) == "brief written for mark-47"
+    assert_host_clean(engine, entries)
+
+
+async def test_expand_moves_bytes_then_refold_stages_it(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    entries = len(engine.transcript)
+    commits = engine.commit_count
+    async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
+        await pilot.pause()
+        with unchanged(engine):
+            await select(pilot, COLLAPSED_SPAN)
+            await pilot.press("f")
+            await confirm(pilot, moves_bytes=False)
+            refusal = f"fold {COLLAPSED_SPAN} is not expanded"
+            assert message(pilot) == f"refused: refold {COLLAPSED_SPAN}: {refusal}"
+        await select(pilot, COLLAPSED_SPAN)
+        await pilot.press("e")
+        dialog = await confirm(pilot, moves_bytes=True)
+        assert any("uncached tokens" in line for line in dialog.plan.lines)
+        assert COLLAPSED_SPAN in engine.forest.expanded
+        assert engine.commit_count == commits + 1
+        screen = editor(pilot)
+        row = screen.window_map.selected
+        assert row is not None and row.handle == COLLAPSED_SPAN
+        assert screen.window_map.view_of(row).state.startswith("expanded")
+        assert screen.query_one(BarFooter).bar.composition == engine.composition()
+        await pilot.press("f")
+        await confirm(pilot, moves_bytes=False)
+        assert engine.staged_refolds == {COLLAPSED_SPAN}
+        assert "refold staged" in screen.window_map.view_of(row).state
+    assert_host_clean(engine, entries)
+    assert engine.audit.counts.rewrites >= 1
+
+
+async def test_expand_inside_a_collapsed_fold_is_refused(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    entries = len(engine.transcript)
+    with unchanged(engine):
+        async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
+            await pilot.pause()
+            await select(pilot, CONSOLIDATED)
+            await pilot.press("right")
+            await select(pilot, NESTED)
+            await pilot.press("e")
+            await confirm(pilot, moves_bytes=True)
+            assert f"sits inside collapsed fold {CONSOLIDATED}" in message(pilot)
+            await select(pilot, RAW_ENTRY)
+            await pilot.press("e")
+            assert message(pilot) == f"refused: expand applies to a fold; {RAW_ENTRY} is an entry"
+    assert_host_clean(engine, entries)
+
+
+async def test_commit_now_with_its_preview_then_nothing_left(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    entries = len(engine.transcript)
+    preview = engine.preview_commit()
+    async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
+        await pilot.pause()
+        before = editor(pilot).query_one(BarFooter).bar.composition
+        await pilot.press("c")
+        dialog = await confirm(pilot, moves_bytes=True)
+        assert f"({preview.freed_tokens:,} freed)" in "\n".join(dialog.plan.lines)
+        assert f"uncached tokens the rewrite costs: {preview.uncached_tokens:,}" in "\n".join(
+            dialog.plan.lines
+        )
+        assert engine.projection.tokens == preview.tokens_after
+        bar = editor(pilot).query_one(BarFooter).bar
+        assert bar.composition == engine.composition() != before
+        again = engine.preview_commit()
+        if again.refusal is not None:
+            with unchanged(engine):
+                await pilot.press("c")
+                assert message(pilot) == f"refused: commit refused: {again.refusal}"
+                assert isinstance(pilot.app.screen, FoldEditorScreen)
+    assert_host_clean(engine, entries)
+
+
+async def test_filter_finds_entries_and_folds_by_text(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    entries = len(engine.transcript)
+    needle = "apply_patch"
+    with unchanged(engine):
+        async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("slash")
+            assert isinstance(pilot.app.focused, Input)
+            await pilot.press(*needle, "enter")
+            rows = editor(pilot).window_map.rows
+            assert rows
+            for row in rows:
+                if row.handle is None:
+                    record = engine.transcript.entries[row.entry_index].record_bytes
+                    assert needle.encode() in record.lower()
+                else:
+                    source = engine.peek(row.handle).data
+                    assert needle.encode() in source.lower()
+            matching = sum(
+                needle.encode() in entry.record_bytes.lower() for entry in engine.transcript
+            )
+            assert sum(row.handle is None for row in rows) == matching
+            assert f"{len(rows):,} rows match" in message(pilot)
+            await pilot.press("escape")
+            assert editor(pilot).window_map.filter_text == ""
+    assert_host_clean(engine, entries)
+
+
+async def test_read_only_refuses_every_action(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    entries = len(engine.transcript)
+    with unchanged(engine):
+        async with host(engine, read_only=True).run_test(size=SCREEN_SIZE) as pilot:
+            await pilot.pause()
+            await select(pilot, "e000233")
+            for key, verb in (
+                ("p", "pin"),
+                ("u", "unmark"),
+                ("r", "re-cut"),
+                ("b", "brief"),
+                ("e", "expand"),
+                ("f", "refold"),
+                ("c", "commit"),
+            ):
+                await pilot.press(key)
+                assert isinstance(pilot.app.screen, FoldEditorScreen), key
+                assert message(pilot) == (
+                    f"refused: {verb}: this session is open read-only; nothing was changed"
+                )
+            await pilot.pause(SOURCE_WAIT)
+            assert editor(pilot).source_pane.current is not None  # looking is still free
+    assert_host_clean(engine, entries)
+
+
+async def test_escape_leaves_the_screen(replayed_engine: Engine) -> None:
+    engine = replayed_engine
+    with unchanged(engine):
+        async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(pilot.app.screen, FoldEditorScreen)
