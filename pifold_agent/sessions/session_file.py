@@ -101,6 +101,7 @@ class SessionFile:
         """Lines skipped on reading, in file order."""
         self._lines: dict[str, dict[str, Any]] = {}
         self._line_numbers: dict[str, int] = {}
+        self._parsed: dict[str, Entry] = {}
         self._next_line = 2 if not path.exists() else 1
         self._leaf: str | None = None
         self._descriptor: int | None = None
@@ -321,12 +322,20 @@ class SessionFile:
         for line in self.branch():
             if line.get("type") != "message":
                 continue
+            cached = self._parsed.get(line["id"])
+            if cached is not None:
+                entries.append(cached)
+                continue
             try:
-                entries.append(entry_of(line["id"], line.get("message")))
+                entry = entry_of(line["id"], line.get("message"))
             except SessionFormatError as error:
                 problem = LineProblem(self._line_numbers[line["id"]], str(error))
                 if problem not in self.problems:
                     self.problems.append(problem)
+                continue
+            # Lines never change once written, so each is parsed once per process.
+            self._parsed[line["id"]] = entry
+            entries.append(entry)
         return entries
 
     def recorded(self) -> Sequence[Entry]:
