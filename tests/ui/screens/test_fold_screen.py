@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
+from rich.console import Console
 from textual.widgets import Static
 
 from pifold_core.engine import Engine
 from pifold_tui import FoldBar
 from pifold_tui.inspect import InspectApp
-from pifold_tui.screens.fold import FoldScreen
-from pifold_tui.screens.status import FoldStatusScreen
-from tests.core.engine_checks import assert_lossless
+from pifold_tui.screens.fold import FoldPreview, FoldScreen, preview_report
+from pifold_tui.screens.status import FoldStatusScreen, ReportStyles
+from tests.core.builders import small_options
+from tests.core.engine_checks import assert_lossless, pending_engine
 from tests.ui.screens.conftest import check_clean, looked_only, shown_text
 
 SIZE = (120, 50)
@@ -150,3 +155,32 @@ async def test_read_only_refuses_the_commit(read_only_engine: Engine) -> None:
         assert "Refused: this session is open read-only" in message_text(app)
         assert isinstance(app.screen, FoldScreen)
     check_clean(engine, before)
+
+
+def test_the_band_stop_is_drawn_between_the_marks_it_separates(tmp_path: Path) -> None:
+    """With a band target above what the marks leave, the band's own commit lands only the
+    stalest marks: the preview draws its stop right after the last of them."""
+    engine, _ = pending_engine(tmp_path, count=6)
+    tokens = engine.projection.tokens
+    engine.apply_options(
+        small_options(budget=int(tokens / 0.6), min_fold_chars=2_000, min_target=0.5)
+    )
+    preview = FoldPreview(
+        command=engine.preview_commit("command"),
+        band=engine.preview_commit("threshold"),
+        budget=engine.options.budget,
+        messages=len(engine.projection.items),
+    )
+    landed_by_band = {mark.id for mark in preview.band.landing}
+    assert 0 < len(landed_by_band) < len(preview.command.landing)
+    console = Console(width=200, file=io.StringIO(), record=True, color_system=None)
+    console.print(preview_report(preview, ReportStyles()))
+    lines = console.export_text().splitlines()
+    stop = next(index for index, line in enumerate(lines) if "the band stops here" in line)
+    # A mark's id is a whole word of its row ("mark-1" must not match "mark-10").
+    above = {word for line in lines[:stop] for word in line.split() if word.startswith("mark-")}
+    below = {word for line in lines[stop:] for word in line.split() if word.startswith("mark-")}
+    assert above == landed_by_band
+    assert below and not below & landed_by_band
+    assert f"aims for {preview.band.target:,} tokens" in lines[stop]
+    engine.close()
