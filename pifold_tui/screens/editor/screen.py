@@ -77,6 +77,9 @@ class FoldEditorScreen(Screen[None]):
         Binding("escape", "leave", "Back"),
     ]
 
+    AUTO_FOCUS = "WindowMap"
+    """Keys go to the map from the first frame (and the footer is built once, not twice)."""
+
     DEFAULT_CSS = """
     FoldEditorScreen #editor-body { height: 1fr; }
     FoldEditorScreen #editor-left { width: 3fr; }
@@ -118,7 +121,6 @@ class FoldEditorScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.window_map.reload()
-        self.window_map.focus()
         if self.read_only:
             self.say("read-only session: browse and peek freely; actions are refused", False)
 
