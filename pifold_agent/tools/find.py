@@ -1,10 +1,12 @@
 """``find``: file paths matching a glob, with fd when installed.
 
-fd runs with ``--glob --hidden`` and the result limit; without it a pure-Python walk with
+fd runs with ``--glob --hidden`` (its results sorted here, so they do not depend on the
+order of its parallel walk); without it a pure-Python walk with
 the same ``.gitignore`` rules does the matching. A pattern without ``/`` matches file names
 (``*.py``), one with ``/`` matches the path from the searched folder (``src/**/*.py``).
-Paths come back relative to that folder, sorted, folders with a trailing ``/``; at most
-``limit`` of them (1,000 by default) and 50 KB, with a notice when either limit is reached.
+Paths come back relative to that folder, depth first and by name, folders with a trailing
+``/``; at most ``limit`` of them (1,000 by default) and 50 KB, with a notice when either
+limit is reached.
 """
 
 from __future__ import annotations
@@ -51,7 +53,9 @@ async def fd_find(executable: str, root: Path, pattern: str, limit: int) -> list
     if "/" in pattern:
         command.append("--full-path")
         pattern = f"{root.as_posix().rstrip('/')}/{pattern.lstrip('/')}"
-    command += ["--max-results", str(limit + 1), "--", pattern, str(root)]
+    # No --max-results: fd walks in parallel, so which results it stops at would vary from
+    # run to run. Everything is sorted and cut here, the same call giving the same answer.
+    command += ["--", pattern, str(root)]
     process = await asyncio.create_subprocess_exec(
         *command,
         stdout=asyncio.subprocess.PIPE,
@@ -72,7 +76,9 @@ async def fd_find(executable: str, root: Path, pattern: str, limit: int) -> list
         if folder or (root / relative).is_dir():
             relative += "/"
         found.append(relative)
-    return sorted(found)
+    # The walk's order: depth first, each folder's entries by name.
+    found.sort(key=lambda relative: relative.rstrip("/").split("/"))
+    return found[: limit + 1]
 
 
 def render(found: list[str], limit: int) -> ToolOutcome:

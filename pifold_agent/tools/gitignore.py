@@ -6,14 +6,15 @@ matching rule winning. Supported: comments, blank lines, ``!`` negation, a trail
 for folders only, anchoring by a ``/`` inside the pattern, ``*``, ``?``, ``[...]`` and
 ``**``. As in git, nothing inside an ignored folder can be re-included. Hidden files are
 searched (as Pi's ``--hidden``), the ``.git`` folder never is, and symbolic links to folders
-are not followed.
+are not followed. A file an explicit glob selects is searched even when ignored, as with
+ripgrep's ``--glob``, which Pi's grep passes through.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,9 +117,17 @@ def is_ignored(rules: list[IgnoreRule], relative: str, is_folder: bool) -> bool:
     return ignored
 
 
-def walk(root: Path, respect_gitignore: bool = True) -> Iterator[tuple[str, bool]]:
+def walk(
+    root: Path,
+    respect_gitignore: bool = True,
+    include_file: Callable[[str], bool] | None = None,
+) -> Iterator[tuple[str, bool]]:
     """Every path under ``root`` as ``(relative path, is folder)``, in sorted order, hidden
-    ones included, ignored ones (and everything under an ignored folder) left out."""
+    ones included, ignored ones (and everything under an ignored folder) left out.
+
+    ``include_file`` overrides the rules for files, as ripgrep's ``--glob`` does: a file it
+    accepts is yielded even when ignored (if its folder is walked at all).
+    """
 
     def visit(folder: Path, relative: str, rules: list[IgnoreRule]) -> Iterator[tuple[str, bool]]:
         if respect_gitignore:
@@ -141,7 +150,12 @@ def walk(root: Path, respect_gitignore: bool = True) -> Iterator[tuple[str, bool
                 continue
             if is_folder and child.name in ALWAYS_SKIPPED:
                 continue
-            if respect_gitignore and is_ignored(rules, child_relative, is_folder):
+            overridden = not is_folder and include_file is not None and include_file(child_relative)
+            if (
+                respect_gitignore
+                and not overridden
+                and is_ignored(rules, child_relative, is_folder)
+            ):
                 continue
             yield child_relative, is_folder
             if is_folder:

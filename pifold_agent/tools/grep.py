@@ -81,10 +81,12 @@ def python_search(search: Search) -> tuple[list[Hit], int]:
     if search.root.is_file():
         files = [(search.root.name, search.root)]
     else:
+        glob = search.glob
+        selected = (lambda relative: glob_matches(glob, relative)) if glob is not None else None
         files = [
             (relative, search.root / relative)
-            for relative, is_folder in walk(search.root)
-            if not is_folder and (search.glob is None or glob_matches(search.glob, relative))
+            for relative, is_folder in walk(search.root, include_file=selected)
+            if not is_folder and (selected is None or selected(relative))
         ]
     hits: list[Hit] = []
     matches = 0
@@ -119,7 +121,9 @@ def python_search(search: Search) -> tuple[list[Hit], int]:
 async def ripgrep_search(executable: str, search: Search) -> tuple[list[Hit], int] | str:
     """The hits and match count from ripgrep, or its error text."""
     command = [executable, "--json", "--line-number", "--color=never", "--hidden"]
-    command += ["--sort", "path"]
+    # The same files as the pure-Python walk: .gitignore honoured outside a repository too,
+    # hidden files searched, the .git folder never.
+    command += ["--sort", "path", "--no-require-git", "--glob", "!.git"]
     if search.ignore_case:
         command.append("--ignore-case")
     if search.literal:

@@ -15,6 +15,7 @@ from tests.agent.tools.helpers import run
 
 def project(root: Path) -> Path:
     (root / "src" / "pkg").mkdir(parents=True)
+    (root / "src.txt").write_text("sorted after src/ in the walk\n")
     (root / "build").mkdir()
     (root / ".git").mkdir()
     (root / ".gitignore").write_text("build/\n*.log\n!keep.log\n/top.txt\n")
@@ -58,6 +59,7 @@ def test_walk_honours_every_gitignore_and_skips_git(tmp_path: Path) -> None:
         "src/.gitignore",
         "src/main.py",
         "src/pkg/util.py",
+        "src.txt",
     ]
 
 
@@ -74,7 +76,9 @@ async def test_grep_options_context_case_literal_glob_and_a_file(tmp_path: Path)
     context = await run(python_grep(), root, pattern="def main", path="src", context=1)
     assert context.text == "main.py-2- \nmain.py:3: def main():\nmain.py-4-     return TODO_value"
     folded = await run(python_grep(), root, pattern="todo", ignoreCase=True, glob="*.py")
+    # An explicit glob selects ignored files too (ripgrep's --glob, which Pi passes through).
     assert folded.text.split("\n") == [
+        "src/generated_x.py:1: TODO generated",
         "src/main.py:4:     return TODO_value",
         "src/pkg/util.py:1: # todo: tidy",
         "src/pkg/util.py:2: TODO = 1",
@@ -127,17 +131,30 @@ needs_fd = pytest.mark.skipif(
 @needs_ripgrep
 async def test_ripgrep_and_the_python_search_agree(tmp_path: Path) -> None:
     root = project(tmp_path)
-    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")  # rg honours .gitignore in repos
-    for arguments in ({"pattern": "TODO"}, {"pattern": "def main", "context": 1, "path": "src"}):
+    for arguments in (
+        {"pattern": "TODO"},
+        {"pattern": "def main", "context": 1, "path": "src"},
+        {"pattern": "todo", "ignoreCase": True, "glob": "*.py"},
+        {"pattern": "TODO", "limit": 2},
+        {"pattern": "tidy", "path": "src/pkg/util.py"},
+        {"pattern": "nothing here"},
+    ):
         fast = await run(GrepTool(), root, **arguments)
         slow = await run(python_grep(), root, **arguments)
-        assert fast.text == slow.text
+        assert fast.text == slow.text, arguments
 
 
 @needs_fd
 async def test_fd_and_the_python_walk_agree(tmp_path: Path) -> None:
     root = project(tmp_path)
-    for pattern in ("*.py", "pkg"):
-        fast = await run(FindTool(), root, pattern=pattern)
-        slow = await run(FindTool(use_fd=False), root, pattern=pattern)
-        assert fast.text == slow.text
+    for arguments in (
+        {"pattern": "*.py"},
+        {"pattern": "pkg"},
+        {"pattern": "src/**/*.py"},
+        {"pattern": "*", "limit": 3},
+        {"pattern": "*.log", "path": "."},
+        {"pattern": "src*"},
+    ):
+        fast = await run(FindTool(), root, **arguments)
+        slow = await run(FindTool(use_fd=False), root, **arguments)
+        assert fast.text == slow.text, arguments
