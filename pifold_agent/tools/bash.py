@@ -67,12 +67,21 @@ class OutputCollector:
     """The newest :data:`KEPT_BYTES` (or more) of output."""
     total_bytes: int = 0
     """Every byte the command wrote."""
+    newlines: int = 0
+    """Every newline the command wrote (so lines are counted even where the head was
+    dropped from memory)."""
+    ends_with_newline: bool = False
+    """Whether the last byte written was a newline."""
     log_path: str | None = None
     """The temporary log holding the whole output, once it passed the limit."""
     _log: BinaryIO | None = None
 
     def add(self, chunk: bytes) -> None:
+        if not chunk:
+            return
         self.total_bytes += len(chunk)
+        self.newlines += chunk.count(b"\n")
+        self.ends_with_newline = chunk.endswith(b"\n")
         if self._log is None and self.total_bytes > MAX_BYTES:
             descriptor, self.log_path = tempfile.mkstemp(prefix="pifold-bash-", suffix=".log")
             self._log = os.fdopen(descriptor, "wb")
@@ -94,6 +103,11 @@ class OutputCollector:
             data = data[start:]
         return decoder.decode(data, final=True)
 
+    @property
+    def total_lines(self) -> int:
+        """Lines of the whole output, a final newline ending the last line."""
+        return self.newlines + (0 if self.ends_with_newline else 1)
+
     def close(self) -> None:
         if self._log is not None:
             self._log.close()
@@ -111,9 +125,8 @@ def render_output(collector: OutputCollector) -> tuple[str, dict[str, JsonValue]
     if collector.log_path is not None:
         details["fullOutputPath"] = collector.log_path
     if truncation.truncated:
-        # Lines are counted over what is in memory when the head was dropped; the log file
-        # holds all of it.
-        total = truncation.total_lines
+        # Counted over the whole output, not only the part still in memory.
+        total = collector.total_lines
         start = total - truncation.output_lines + 1
         where = f"Full output: {collector.log_path}" if collector.log_path else ""
         if truncation.last_line_partial:

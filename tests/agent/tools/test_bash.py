@@ -50,6 +50,16 @@ async def test_long_output_keeps_the_tail_and_names_the_full_log(tmp_path: Path)
     Path(log).unlink()
 
 
+async def test_lines_are_counted_over_output_larger_than_memory_keeps(tmp_path: Path) -> None:
+    outcome = await run(BashTool(), tmp_path, command="seq 1 100000")  # 588,895 bytes
+    body, notice = outcome.text.rsplit("\n\n", 1)
+    assert body.split("\n")[0] == "98001" and body.endswith("100000")
+    log = outcome.details["fullOutputPath"]
+    assert notice == f"[Showing lines 98001-100000 of 100000. Full output: {log}]"
+    assert isinstance(log, str) and Path(log).stat().st_size == 588_895
+    Path(log).unlink()
+
+
 async def test_the_byte_limit_is_named_when_lines_are_wide(tmp_path: Path) -> None:
     # 1,000 lines of 99 characters: 100 bytes each with the newline.
     outcome = await run(
