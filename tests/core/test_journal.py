@@ -7,6 +7,8 @@ import stat
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pifold_core.journal import Journal, JournalCorrupt, JournalReadOnly
 
@@ -191,3 +193,32 @@ def test_corruption_message_names_the_line_and_why(tmp_path: Path) -> None:
     path.write_bytes(b"\n".join(lines))
     with pytest.raises(JournalCorrupt, match=r"line 3 is damaged .*cannot be trusted"):
         list(Journal(path).read_all())
+
+
+@settings(max_examples=80, deadline=None)
+@given(cut=st.integers(min_value=0, max_value=10_000), flip=st.booleans())
+def test_any_cut_reads_as_a_prefix_and_a_reader_changes_nothing(
+    tmp_path_factory: pytest.TempPathFactory, cut: int, flip: bool
+) -> None:
+    folder = tmp_path_factory.mktemp("cut")
+    path = folder / "log.jsonl"
+    bodies = _write(path, 8)
+    whole = path.read_bytes()
+    data = whole[: cut % (len(whole) + 1)]
+    if flip and data:
+        data = data[:-1] + bytes([data[-1] ^ 0x04])
+    path.write_bytes(data)
+    reader = Journal(path, read_only=True)
+    try:
+        read_only = [record.body for record in reader.read_all()]
+    except JournalCorrupt:
+        # A flipped byte turned into a newline splits a line: damage before the last line.
+        assert flip
+        return
+    assert path.read_bytes() == data  # a reader never cuts, whatever it finds
+    assert read_only == bodies[: len(read_only)]
+    writer = Journal(path)
+    written = [record.body for record in writer.read_all()]
+    assert written == read_only
+    assert path.read_bytes() == whole[: path.stat().st_size]  # cut back to whole lines
+    assert path.read_bytes().endswith(b"\n") or not path.read_bytes()

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+import pifold_core.lock as lock_module
 from pifold_core.engine import Engine, ReadOnlySession, SessionLocked
 from pifold_core.entries import Usage
 from pifold_core.lock import LockHeld, SessionLock, current_holder
@@ -204,3 +208,22 @@ def test_read_only_does_not_cut_a_torn_tail_a_writer_then_reports(tmp_path: Path
 def _take(values: Iterator[int], count: int) -> Iterator[int]:
     for _ in range(count):
         yield next(values)
+
+
+def test_a_look_at_the_lock_never_turns_a_writer_away(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    SessionLock.acquire(tmp_path).release()
+    with open(tmp_path / "lock", "rb") as probe:
+        fcntl.flock(probe.fileno(), fcntl.LOCK_SH)  # what current_holder holds for an instant
+        pauses: list[float] = []
+
+        def look_ends(seconds: float) -> None:
+            pauses.append(seconds)
+            fcntl.flock(probe.fileno(), fcntl.LOCK_UN)
+
+        clock = SimpleNamespace(sleep=look_ends, strftime=time.strftime, gmtime=time.gmtime)
+        monkeypatch.setattr(lock_module, "time", clock)
+        lock = SessionLock.acquire(tmp_path)
+    assert lock.held and len(pauses) == 1
+    lock.release()
