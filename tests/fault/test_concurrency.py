@@ -112,6 +112,10 @@ def _while_held(state: Path, pid: int, reported: int, tally: FaultTally, label: 
         viewer.close()
 
 
+QUICK_COUNT = 5
+"""Cases ``benchmarks/fault_harness.py --quick`` runs (the CI test runs about as many)."""
+
+
 def run(count: int, seed: int) -> FaultTally:
     """``count`` holders, each refused to others, read beside, then killed."""
     tally = FaultTally("concurrency")

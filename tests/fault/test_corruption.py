@@ -280,6 +280,10 @@ Failer = Callable[[str], None]
 _HANDLERS = {"store": _store_case, "evidence": _evidence_case, "log": _log_case}
 
 
+QUICK_COUNT = 12
+"""Cases ``benchmarks/fault_harness.py --quick`` runs (the CI test runs about as many)."""
+
+
 def run(count: int, seed: int) -> FaultTally:
     """Damage ``count`` copies of the session, cycling through :data:`FAULTS`."""
     tally = FaultTally("corruption")

@@ -180,6 +180,10 @@ def _modes_and_secrets(rng: random.Random, tally: FaultTally) -> None:
         reopened.close()
 
 
+QUICK_COUNT = 100
+"""Cases ``benchmarks/fault_harness.py --quick`` runs (the CI test runs about as many)."""
+
+
 def run(count: int, seed: int) -> FaultTally:
     """``count`` path-like ids through every id-taking action, then modes and secrets."""
     tally = FaultTally("security")
