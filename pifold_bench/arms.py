@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from pifold_core.canonical import JsonValue, canonical_bytes, sha256_hex
+from pifold_core.canonical import JsonValue, wire_digest_of
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry
 from pifold_core.marks import Mark
@@ -100,8 +100,8 @@ class Arm(Protocol):
 
 
 def message_digest(message: dict[str, JsonValue]) -> str:
-    """The digest the wire audit uses: SHA-256 of the message's canonical bytes."""
-    return sha256_hex(canonical_bytes(message))
+    """The digest the wire audit uses: SHA-256 of the message's wire bytes (what is sent)."""
+    return wire_digest_of(message)
 
 
 class EngineArm:
