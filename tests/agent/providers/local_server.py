@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -75,10 +75,14 @@ def json_reply(status: int, body: Any, headers: dict[str, str] | None = None) ->
     )
 
 
+Script = Reply | Callable[[RecordedRequest], Reply]
+"""A fixed reply, or one made from the request (a server that plays a scripted model)."""
+
+
 class LocalServer:
     """The server and what it saw; use :func:`serve` to run one."""
 
-    def __init__(self, replies: Sequence[Reply]) -> None:
+    def __init__(self, replies: Sequence[Script]) -> None:
         self.replies = list(replies)
         self.requests: list[RecordedRequest] = []
         self.lock = threading.Lock()
@@ -90,7 +94,7 @@ class LocalServer:
         host, port = self.http.server_address[:2]
         return f"http://{host!s}:{port}"
 
-    def add(self, *replies: Reply) -> None:
+    def add(self, *replies: Script) -> None:
         """Queue more replies (a test that scripts turns as it goes)."""
         with self.lock:
             self.replies.extend(replies)
@@ -100,7 +104,8 @@ class LocalServer:
             self.requests.append(request)
             if not self.replies:
                 return json_reply(500, {"error": {"message": "the test scripted no more replies"}})
-            return self.replies.pop(0)
+            script = self.replies.pop(0)
+        return script(request) if callable(script) else script
 
 
 async def collect(provider: Provider, request: ProviderRequest) -> list[StreamEvent]:
@@ -116,7 +121,7 @@ def done_of(events: list[StreamEvent]) -> StreamDone:
 
 
 @contextmanager
-def serve(replies: Sequence[Reply] = ()) -> Iterator[LocalServer]:
+def serve(replies: Sequence[Script] = ()) -> Iterator[LocalServer]:
     """Run a :class:`LocalServer` in a thread for the duration of the block."""
     server = LocalServer(replies)
     thread = threading.Thread(target=server.http.serve_forever, daemon=True)
