@@ -143,7 +143,7 @@ def examine(state_dir: Path) -> DoctorReport:
                     repairable=False,
                 )
             )
-    report = _examine_session(folder, findings) if records else (0, 0, 0)
+    verified = _examine_session(folder, findings) if records else (0, 0, 0)
     for path in state_temporaries(folder):
         findings.append(
             Finding("temporary", str(path), "left by a write that was killed", repairable=True)
@@ -152,7 +152,7 @@ def examine(state_dir: Path) -> DoctorReport:
         findings.append(
             Finding("mode", str(path), f"mode {mode:04o}, should be {wanted:04o}", True)
         )
-    entries, folds, evidence = report
+    entries, folds, evidence = verified
     return DoctorReport(folder, tuple(findings), holder, entries, folds, evidence)
 
 

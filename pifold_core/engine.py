@@ -54,14 +54,12 @@ from pifold_core.preview import CommitPreview, build_preview, check_cause, stopp
 from pifold_core.projection import Projection
 from pifold_core.reporting import build_status, fold_rows
 from pifold_core.restore import check_restored, replay_record, settle_commit
-from pifold_core.state_folder import prepare_state, refuse_lost_log
+from pifold_core.state_folder import LOG_NAME, prepare_state, refuse_lost_log
 from pifold_core.status import CommitView, EngineStatus, FoldRow
 from pifold_core.store import FoldStore, StoreObjectCorrupt, make_private_folder
 from pifold_core.tokens import TiktokenCounter, TokenCounter
 from pifold_core.transcript import Transcript, TranscriptError
 from pifold_core.window import compose
-
-LOG_NAME = "fold-log.jsonl"
 
 _EVIDENCE_ID = re.compile(r"evidence-[0-9a-f]{64}")
 
@@ -972,6 +970,7 @@ def _check_token_count(name: str, value: object) -> None:
 
 
 __all__ = [
+    "LOG_NAME",
     "Engine",
     "EngineError",
     "ForestError",
