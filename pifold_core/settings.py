@@ -241,6 +241,10 @@ def _write_atomically(path: Path, data: bytes) -> os.stat_result:
     """Replace ``path`` by ``data`` all at once; the written file's status."""
     directory = path.parent
     directory.mkdir(parents=True, exist_ok=True)
+    # A save killed halfway left its temporary file; this save is the writer now, so it goes.
+    for leftover in directory.glob(f".{path.name}.*.tmp"):
+        if leftover.is_file() and not leftover.is_symlink():
+            leftover.unlink(missing_ok=True)
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(descriptor, "wb") as stream:

@@ -137,6 +137,17 @@ def test_save_keeps_the_file_mode(tmp_path: Path) -> None:
     assert path.stat().st_mode & 0o777 == 0o640
 
 
+def test_a_save_removes_the_temporary_file_a_killed_save_left(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    _write(path, GOOD)
+    leftover = tmp_path / ".settings.json.k1ll3d.tmp"
+    leftover.write_text('{"half": ')
+    other = tmp_path / ".other.json.x.tmp"  # not ours: left alone
+    other.write_text("{}")
+    SettingsFile(path).save(EngineOptions())
+    assert sorted(os.listdir(tmp_path)) == [".other.json.x.tmp", "settings.json"]
+
+
 def test_a_crash_before_the_rename_leaves_the_old_settings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
