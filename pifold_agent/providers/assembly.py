@@ -128,6 +128,10 @@ class BlockAssembler:
         if text is not None and not block.parts:
             block.parts.append(text)
 
+    def resign(self, key: Hashable, signature: str) -> None:
+        """Replace the signature of the thinking block under ``key``."""
+        self._blocks[self._by_key[key]].signature = signature
+
     def open_tool_call(self, key: Hashable, call_id: str, name: str) -> None:
         """Open a tool call block; later pieces may fill in an id or name sent late."""
         index = self._open(key, _Pending("tool_call", call_id=call_id, name=name))

@@ -35,6 +35,10 @@ from pifold_core.entries import Usage
 REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4", "codex")
 """Model ids that reason: they take the system prompt as ``developer`` and return reasoning."""
 
+NEXT_MESSAGE_KEY = "pifold_next_message_id"
+"""Kept in a reasoning item's stored JSON (and taken out before it is sent): the id of the
+output message that followed it, so the pair is replayed as the model produced it."""
+
 CALL_ID_SEPARATOR = "|"
 """A Responses tool call is kept as ``call_id|item_id`` (Pi's convention): the call id
 answers it, the item id lets the call be replayed beside its reasoning."""
@@ -149,6 +153,8 @@ class OpenAIResponses:
         usage: Usage | None = None
         model = self._model
         outcome: tuple[StopReason, Any] | None = None
+        # The last reasoning item, until the item that follows it is known.
+        reasoning: tuple[str, dict[str, Any]] | None = None
         try:
             events = await self.client.responses.create(**body, stream=True)
             try:
@@ -163,6 +169,7 @@ class OpenAIResponses:
                         elif item.type == "function_call":
                             call_id = f"{item.call_id}{CALL_ID_SEPARATOR}{item.id or ''}"
                             assembler.open_tool_call(item.id or item.call_id, call_id, item.name)
+                            reasoning = None
                     elif kind in (
                         "response.reasoning_summary_text.delta",
                         "response.reasoning_text.delta",
@@ -185,6 +192,12 @@ class OpenAIResponses:
                             summary = "\n\n".join(part.text for part in item.summary)
                             text = assembler.thinking_text(item.id) or summary
                             assembler.sign(item.id, canonical_bytes(record).decode(), text)
+                            reasoning = (item.id, record)
+                        elif item.type == "message" and reasoning is not None:
+                            key, record = reasoning
+                            paired = {**record, NEXT_MESSAGE_KEY: item.id}
+                            assembler.resign(key, canonical_bytes(paired).decode())
+                            reasoning = None
                     elif kind in ("response.completed", "response.incomplete"):
                         if event.response.usage is not None:
                             usage = map_usage(event.response.usage)
@@ -235,19 +248,24 @@ def _call_id(stored: str) -> str:
 
 def _assistant_items(records: list[dict[str, JsonValue]]) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
+    message_id: str | None = None
     for record in records:
         kind = record.get("type")
         if kind == "thinking":
             reasoning = _reasoning_item(record.get("signature"))
             if reasoning is not None:
+                following = reasoning.pop(NEXT_MESSAGE_KEY, None)
+                message_id = following if isinstance(following, str) else None
                 items.append(reasoning)
             # Reasoning without its item (another provider's, or an aborted stream) cannot be
             # replayed as reasoning, and is not the assistant's answer: it is left out.
         elif kind == "text":
             text = record.get("text")
             if isinstance(text, str) and text:
-                items.append({"role": "assistant", "content": text})
+                items.append(_assistant_text(text, message_id))
+                message_id = None
         elif kind == "tool_call":
+            message_id = None
             call_id, item_id = split_call_id(str(record.get("id")))
             item: dict[str, Any] = {
                 "type": "function_call",
@@ -259,6 +277,19 @@ def _assistant_items(records: list[dict[str, JsonValue]]) -> list[dict[str, Any]
                 item["id"] = item_id
             items.append(item)
     return items
+
+
+def _assistant_text(text: str, message_id: str | None) -> dict[str, Any]:
+    if message_id is None:
+        return {"role": "assistant", "content": text}
+    # The message that followed a reasoning item goes back as the output item it was.
+    return {
+        "type": "message",
+        "role": "assistant",
+        "id": message_id,
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
 
 
 def _reasoning_item(signature: JsonValue) -> dict[str, Any] | None:

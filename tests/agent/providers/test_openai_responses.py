@@ -117,7 +117,9 @@ async def test_stream_parsed_and_reasoning_replayed_verbatim() -> None:
         "**Checking the failing test**\n\nRun pytest on it.", thinking.signature
     )
     assert isinstance(thinking, ThinkingBlock) and thinking.signature is not None
-    assert json.loads(thinking.signature) == {
+    stored = json.loads(thinking.signature)
+    assert stored == {
+        "pifold_next_message_id": "msg_68a1m",
         "id": "rs_68a1r",
         "type": "reasoning",
         "encrypted_content": "gAAAAABo-ENCRYPTED-REASONING==",
@@ -136,7 +138,8 @@ async def test_stream_parsed_and_reasoning_replayed_verbatim() -> None:
         input_tokens=1760, output_tokens=420, cache_read_tokens=10240, cache_write_tokens=0
     )
 
-    # Sent back, the assistant message replays the reasoning item and the call by their ids.
+    # Sent back, the assistant message replays the reasoning item, the message that followed
+    # it and the call, each by its id (the pairing key is kept out of what is sent).
     replay = convert_input(
         [
             {"role": "assistant", "content": [block.to_record() for block in done.content]},
@@ -149,9 +152,16 @@ async def test_stream_parsed_and_reasoning_replayed_verbatim() -> None:
             },
         ]
     )
+    del stored["pifold_next_message_id"]
     assert replay == [
-        json.loads(thinking.signature),
-        {"role": "assistant", "content": "Running the test."},
+        stored,
+        {
+            "type": "message",
+            "role": "assistant",
+            "id": "msg_68a1m",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "Running the test.", "annotations": []}],
+        },
         {
             "type": "function_call",
             "call_id": "call_Qy7sA1",
