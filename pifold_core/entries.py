@@ -23,9 +23,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, TypeAlias, cast
+from typing import Any, Literal, cast
 
 from pifold_core.admission import AdmissionError, admit, admit_text
+from pifold_core.blocks import (
+    Block,
+    EntryError,
+    ImageBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+    block_from_record,
+)
 from pifold_core.canonical import (
     CANONICAL_FORMAT_VERSION,
     JsonValue,
@@ -41,68 +50,6 @@ ENTRY_KINDS: tuple[EntryKind, ...] = ("user", "assistant", "tool_result", "note"
 
 RECORD_VERSION = 1
 """Version of the entry record layout, stored in every record."""
-
-
-class EntryError(ValueError):
-    """An entry or block record is malformed; the message names the field."""
-
-
-@dataclass(frozen=True, slots=True)
-class TextBlock:
-    """Plain text."""
-
-    text: str
-    """The text itself."""
-
-    def to_record(self) -> dict[str, JsonValue]:
-        return {"type": "text", "text": self.text}
-
-
-@dataclass(frozen=True, slots=True)
-class ThinkingBlock:
-    """Model reasoning, kept because providers bill it when it is sent back."""
-
-    text: str
-    """Readable reasoning, possibly empty when the provider only returned an opaque form."""
-    signature: str | None = None
-    """Opaque provider data (a signature or encrypted reasoning) that must be resent as is."""
-
-    def to_record(self) -> dict[str, JsonValue]:
-        record: dict[str, JsonValue] = {"type": "thinking", "text": self.text}
-        if self.signature is not None:
-            record["signature"] = self.signature
-        return record
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallBlock:
-    """One tool call made by the assistant."""
-
-    id: str
-    """The call id that the matching tool result carries."""
-    name: str
-    """The tool's name."""
-    arguments: JsonValue
-    """The arguments: normally an object; a string when the provider sent unparseable text."""
-
-    def to_record(self) -> dict[str, JsonValue]:
-        return {"type": "tool_call", "id": self.id, "name": self.name, "arguments": self.arguments}
-
-
-@dataclass(frozen=True, slots=True)
-class ImageBlock:
-    """An inline image, base64 encoded."""
-
-    media_type: str
-    """MIME type, for example ``image/png``."""
-    data: str
-    """Base64 payload."""
-
-    def to_record(self) -> dict[str, JsonValue]:
-        return {"type": "image", "media_type": self.media_type, "data": self.data}
-
-
-Block: TypeAlias = TextBlock | ThinkingBlock | ToolCallBlock | ImageBlock
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,29 +229,6 @@ class Entry:
         )
 
 
-def block_from_record(record: Any) -> Block:
-    """Rebuild one content block from its record, naming what is wrong when it is malformed."""
-    if not isinstance(record, Mapping):
-        raise EntryError("content block must be a JSON object")
-    kind = record.get("type")
-    if kind == "text":
-        return TextBlock(_str_field(record, "text"))
-    if kind == "thinking":
-        signature = record.get("signature")
-        if signature is not None and not isinstance(signature, str):
-            raise EntryError("thinking block field 'signature' must be a string")
-        return ThinkingBlock(_str_field(record, "text"), signature)
-    if kind == "tool_call":
-        if "arguments" not in record:
-            raise EntryError("tool_call block is missing 'arguments'")
-        return ToolCallBlock(
-            _str_field(record, "id"), _str_field(record, "name"), record["arguments"]
-        )
-    if kind == "image":
-        return ImageBlock(_str_field(record, "media_type"), _str_field(record, "data"))
-    raise EntryError(f"unknown content block type {kind!r}")
-
-
 def text_entry(
     entry_id: str, kind: EntryKind, text: str, timestamp_ms: int = 0, **fields: Any
 ) -> Entry:
@@ -330,7 +254,8 @@ def looks_like_path(identifier: str) -> bool:
 
 
 def _admit_fields(entry: Entry) -> None:
-    """Check every string and value of the entry at the door (see :mod:`pifold_core.admission`).
+    """Check the entry's own strings and ``extra`` at the door (see
+    :mod:`pifold_core.admission`; its blocks checked theirs when they were made).
 
     Split surrogate pairs are combined in place (the entry is being built, so this is its
     first and only value); anything that cannot round-trip through UTF-8 JSON is refused
@@ -347,51 +272,8 @@ def _admit_fields(entry: Entry) -> None:
         if isinstance(entry.extra, Mapping):
             extra = admit(dict(entry.extra), "field 'extra'")
             object.__setattr__(entry, "extra", extra)
-        if isinstance(entry.content, tuple):
-            content = tuple(
-                _admitted_block(block, f"content[{position}]")
-                for position, block in enumerate(entry.content)
-            )
-            object.__setattr__(entry, "content", content)
     except AdmissionError as error:
         raise EntryError(f"entry {name}: {error}") from None
-
-
-def _admitted_block(block: object, where: str) -> object:
-    """``block`` with its strings checked (and split surrogate pairs combined)."""
-    if isinstance(block, TextBlock):
-        text = admit_text(_block_str(block.text, f"{where}.text"), f"{where}.text")
-        return block if text is block.text else TextBlock(text)
-    if isinstance(block, ThinkingBlock):
-        text = admit_text(_block_str(block.text, f"{where}.text"), f"{where}.text")
-        signature = block.signature
-        if signature is not None:
-            signature = admit_text(
-                _block_str(signature, f"{where}.signature"), f"{where}.signature"
-            )
-        if text is block.text and signature is block.signature:
-            return block
-        return ThinkingBlock(text, signature)
-    if isinstance(block, ToolCallBlock):
-        call_id = admit_text(_block_str(block.id, f"{where}.id"), f"{where}.id")
-        tool = admit_text(_block_str(block.name, f"{where}.name"), f"{where}.name")
-        arguments = admit(block.arguments, f"{where}.arguments")
-        if call_id is block.id and tool is block.name and arguments is block.arguments:
-            return block
-        return ToolCallBlock(call_id, tool, arguments)
-    if isinstance(block, ImageBlock):
-        media = admit_text(_block_str(block.media_type, f"{where}.media_type"), where)
-        data = admit_text(_block_str(block.data, f"{where}.data"), f"{where}.data")
-        if media is block.media_type and data is block.data:
-            return block
-        return ImageBlock(media, data)
-    return block  # not a block at all: _validate names it
-
-
-def _block_str(value: object, where: str) -> str:
-    if not isinstance(value, str):
-        raise AdmissionError(f"{where} must be a string, got {type(value).__name__}")
-    return value
 
 
 def _validate(entry: Entry) -> None:
@@ -423,13 +305,6 @@ def _validate(entry: Entry) -> None:
             raise EntryError(f"assistant {entry.id}: duplicate tool call ids")
     elif entry.usage is not None:
         raise EntryError(f"entry {entry.id}: only assistant entries carry usage")
-
-
-def _str_field(record: Mapping[str, Any], name: str) -> str:
-    value = record.get(name)
-    if not isinstance(value, str):
-        raise EntryError(f"field {name!r} must be a string, got {type(value).__name__}")
-    return value
 
 
 def _int_field(record: Mapping[str, Any], name: str) -> int:
