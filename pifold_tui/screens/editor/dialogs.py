@@ -54,6 +54,12 @@ class ConfirmAction(ModalScreen[bool]):
                 yield Button("Cancel", id="cancel")
         yield Footer()
 
+    def on_mount(self) -> None:
+        # Buttons are for the mouse: a focused button would take Enter for itself (so Enter
+        # on Cancel would cancel) and hide the dialog's own Enter from the footer.
+        for button in self.query(Button):
+            button.can_focus = False
+
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
 

@@ -47,7 +47,7 @@ from pifold_tui.screens.editor.window_map import (
 )
 from pifold_tui.screens.status.frame import BarFooter
 
-SOURCE_DELAY = 0.04
+SOURCE_DELAY = 0.12
 """Seconds the cursor rests before the pane peeks: holding a key down never waits on a
 large fold's verification."""
 

@@ -141,11 +141,8 @@ ALL_KEYS: tuple[str, ...] = (*(form_field.key for form_field in FIELDS), *PALETT
 def blamed_fields(error: str) -> tuple[str, ...]:
     """The fields an error message names: ``thresholds.maxTarget``, or a bare key such as
     ``minTarget`` inside a rule that ties several together."""
-    named = [key for key in ALL_KEYS if key in error]
-    if named:
-        return tuple(named)
     words = set(error.replace(",", " ").replace("(", " ").replace(")", " ").split())
-    return tuple(key for key in ALL_KEYS if key.rpartition(".")[2] in words)
+    return tuple(key for key in ALL_KEYS if key in error or key.rpartition(".")[2] in words)
 
 
 def judge(mapping: Mapping[str, JsonValue], base: EngineOptions) -> Verdict:

@@ -52,12 +52,13 @@ class FoldSettingsScreen(Screen[None]):
     FoldSettingsScreen #settings-form { height: 1fr; padding: 0 1; }
     FoldSettingsScreen #settings-file { color: $text-muted; }
     FoldSettingsScreen #settings-file.-refused { color: $error; text-style: bold; }
-    FoldSettingsScreen .field-row { height: 3; }
-    FoldSettingsScreen .field-row > Label { width: 24; padding: 1 1 0 0; }
+    FoldSettingsScreen .field-row { height: 1; margin-top: 1; }
+    FoldSettingsScreen .field-row > Label { width: 24; }
     FoldSettingsScreen .field-row > Input { width: 30; }
-    FoldSettingsScreen .field-row > Switch { width: 30; }
-    FoldSettingsScreen .field-help { width: 1fr; padding: 1 0 0 2; color: $text-muted; }
-    FoldSettingsScreen .field-row Input.-invalid { border: tall $error; }
+    FoldSettingsScreen .field-row > Switch { width: 30; height: 1; border: none; padding: 0; }
+    FoldSettingsScreen .field-help { width: 1fr; padding: 0 0 0 2; color: $text-muted; }
+    FoldSettingsScreen .field-row > Input.-invalid { background: $error 35%; }
+    FoldSettingsScreen .field-row.-invalid > Label { color: $error; text-style: bold; }
     FoldSettingsScreen .palette-row { height: 1; margin-top: 1; }
     FoldSettingsScreen .palette-row > Label { width: 24; }
     FoldSettingsScreen .palette-row.-invalid > Label { color: $error; }
@@ -95,12 +96,14 @@ class FoldSettingsScreen(Screen[None]):
         with VerticalScroll(id="settings-form"):
             yield Static(self._file_line(), id="settings-file")
             for form_field in FIELDS:
-                with Horizontal(classes="field-row"):
+                with Horizontal(classes="field-row", id=f"row-{_input_id(form_field.key)}"):
                     yield Label(form_field.label)
                     if form_field.kind == "switch":
                         yield Switch(texts[form_field.key] == "true", id=_input_id(form_field.key))
                     else:
-                        yield Input(texts[form_field.key], id=_input_id(form_field.key))
+                        yield Input(
+                            texts[form_field.key], id=_input_id(form_field.key), compact=True
+                        )
                     yield Static(form_field.help, classes="field-help")
             with Horizontal(classes="palette-row", id="row-palette-map"):
                 yield Label("palette.map")
@@ -159,8 +162,9 @@ class FoldSettingsScreen(Screen[None]):
         self.verdict = judge(settings_mapping(self._texts(), self._palette()), self.settings.base)
         for form_field in FIELDS:
             if form_field.kind != "switch":
-                widget = self.query_one(f"#{_input_id(form_field.key)}", Input)
-                widget.set_class(form_field.key in self.verdict.fields, "-invalid")
+                blamed = form_field.key in self.verdict.fields
+                self.query_one(f"#{_input_id(form_field.key)}", Input).set_class(blamed, "-invalid")
+                self.query_one(f"#row-{_input_id(form_field.key)}").set_class(blamed, "-invalid")
         for key in ("map", "start", "end"):
             row = self.query_one(f"#row-palette-{key}")
             row.set_class(f"palette.{key}" in self.verdict.fields, "-invalid")

@@ -1,0 +1,35 @@
+"""SVG snapshots of ``/fold-editor`` on the replayed session, dark and light (``snapshots/``)."""
+
+from __future__ import annotations
+
+import pytest
+from syrupy.assertion import SnapshotAssertion
+
+from pifold_core.engine import Engine
+from pifold_tui.screens.editor import FoldEditorScreen
+from tests.ui.harness import THEMES
+from tests.ui.screens.editor_fixtures import SCREEN_SIZE, SOURCE_WAIT, ScreenHost
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+class TestFoldEditorScreen:
+    async def test_map_and_source(
+        self, theme: str, replayed_engine: Engine, svg_snapshot: SnapshotAssertion
+    ) -> None:
+        app = ScreenHost(FoldEditorScreen(replayed_engine), THEMES[theme])
+        async with app.run_test(size=SCREEN_SIZE) as pilot:
+            await pilot.pause()
+            # The newest consolidated fold opened in the tree, a raw entry selected.
+            await pilot.press("down", "down", "right", "end", "up", "up")
+            await pilot.pause(SOURCE_WAIT)
+            assert app.export_screenshot(title="fold-editor") == svg_snapshot
+
+    async def test_commit_plan(
+        self, theme: str, replayed_engine: Engine, svg_snapshot: SnapshotAssertion
+    ) -> None:
+        app = ScreenHost(FoldEditorScreen(replayed_engine), THEMES[theme])
+        async with app.run_test(size=SCREEN_SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("c")
+            await pilot.pause(SOURCE_WAIT)
+            assert app.export_screenshot(title="fold-editor") == svg_snapshot
