@@ -110,8 +110,14 @@ def test_sigkill_during_a_tool_batch_then_continue(tmp_path: Path) -> None:
         ],
     )
     process = start(repository, home, script)
+
+    def inside_the_batch() -> bool:
+        # The slow call is running and the fast one's result, finalised first, is on disk.
+        files = list(home.glob("sessions/*/*.jsonl"))
+        return marker.exists() and any('"toolCallId":"fast"' in path.read_text() for path in files)
+
     try:
-        kill_when(process, marker.exists)
+        kill_when(process, inside_the_batch)
     finally:
         if marker.exists():  # the bash call's own group outlives its killed parent
             os.killpg(int(marker.read_text()), signal.SIGKILL)
