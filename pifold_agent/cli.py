@@ -140,8 +140,8 @@ def demo(
     if headless:
         raise typer.Exit(headless_demo(budget, console))
     console.print(
-        "[bold]pifold demo[/]: no agent is bundled yet, so this replays a real Pi coding "
-        "session (pi-mono, MIT) through the folding engine."
+        "[bold]pifold demo[/]: replays a real Pi coding session (pi-mono, MIT) through the "
+        "folding engine; --headless plays it through the agent loop instead."
     )
     with resources.as_file(resources.files("pifold_agent") / "data" / DEMO_TRACE) as path:
         try:
