@@ -233,12 +233,17 @@ def child_replay(name: str, state: Path, point: KillPoint) -> str:
     return f"the replay failed (wait status {status})"
 
 
+def window_of(state: Path) -> Path:
+    """Where the resumed replay of ``state`` writes its final window."""
+    return state.parent / f"{state.name}-window.json"
+
+
 def differences(name: str, state: Path) -> list[str]:
     """Resume the replay on ``state`` and name every way it differs from the reference."""
     path = trace_path(name)
     assert path is not None
     expected = reference(name)
-    window = state.parent / f"{state.name}-window.json"
+    window = window_of(state)
     try:
         report = replay_trace(path, CRASH_TRACES[name], state, window)
     except Exception as error:  # the resume itself failing is the difference to report
@@ -303,6 +308,7 @@ def run(count: int, seed: int) -> FaultTally:
             for what in found:
                 tally.fail(case, what)
             shutil.rmtree(state, ignore_errors=True)
+            window_of(state).unlink(missing_ok=True)
     return tally
 
 
