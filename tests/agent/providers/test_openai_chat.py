@@ -3,6 +3,7 @@ standing in for a compatible server (Ollama, vLLM, llama.cpp, LM Studio, OpenRou
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -10,7 +11,9 @@ import pytest
 
 from pifold_agent.providers.base import (
     ErrorClass,
+    Provider,
     ProviderRequest,
+    StreamDone,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -18,6 +21,7 @@ from pifold_agent.providers.base import (
 )
 from pifold_agent.providers.errors import STREAM_CUT_MESSAGE
 from pifold_agent.providers.openai_chat import OpenAIChat, build_body, convert_messages
+from pifold_agent.providers.openai_responses import OpenAIResponses
 from pifold_core.entries import TextBlock, ThinkingBlock, ToolCallBlock, Usage
 from tests.agent.providers.local_server import (
     Reply,
@@ -226,3 +230,33 @@ async def test_stream_without_a_finish_reason_is_transient() -> None:
         done = done_of(await collect(provider(server.base_url), EMPTY))
     assert done.error is not None
     assert (done.error.kind, done.error.message) == (ErrorClass.TRANSIENT, STREAM_CUT_MESSAGE)
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+async def test_cancellation_propagates(api: str) -> None:
+    name = "chat_text.sse" if api == "chat" else "responses_incomplete.sse"
+    body = recording(name)
+    marker = b'"content":"Fixed in "' if api == "chat" else b"response.incomplete"
+    reply = Reply(body=body, hold_after=body.index(marker) - 60)
+    seen: list[object] = []
+    first = asyncio.Event()
+
+    async def consume(chosen: Provider) -> None:
+        async for event in chosen.stream(EMPTY):
+            seen.append(event)
+            first.set()
+
+    with serve([reply]) as server:
+        chosen: Provider = (
+            provider(server.base_url)
+            if api == "chat"
+            else OpenAIResponses("gpt-4.1", "key", f"{server.base_url}/v1")
+        )
+        task = asyncio.create_task(consume(chosen))
+        await first.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        reply.release.set()
+    # Whatever streamed before the cancel arrived; no final event was made up.
+    assert seen and not any(isinstance(event, StreamDone) for event in seen)
