@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pifold_agent.loop.approval import ApprovalGate, Approver
 from pifold_agent.loop.batch import run_batch
 from pifold_agent.loop.events import (
     AgentEvent,
@@ -38,7 +39,7 @@ from pifold_agent.loop.events import (
     TurnEnd,
     TurnStart,
 )
-from pifold_agent.loop.messages import EntryFactory, now_ms
+from pifold_agent.loop.messages import EXCLUDED_STOP_REASONS, EntryFactory, now_ms
 from pifold_agent.loop.queues import Queues
 from pifold_agent.loop.recorder import SessionRecorder, answer_orphans
 from pifold_agent.loop.streaming import StreamCollector, consume
@@ -71,6 +72,9 @@ class AgentConfig:
     """No wait is longer, whatever the provider asks."""
     overflow_recoveries: int = 2
     """How many overflow recoveries one request may take before the run ends."""
+    approver: Approver | None = None
+    """Asked before every write, edit and bash call (``None``: nothing is asked, as with
+    ``--yes``); see :mod:`pifold_agent.loop.approval`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +121,9 @@ class Agent:
         self.factory = EntryFactory(_SessionIds(self.window, recorder), clock)
         self.running = False
         """Whether a run is in progress."""
+        self.approval = ApprovalGate(config.approver) if config.approver is not None else None
+        """The permission asked before guarded tools run; it remembers "allow for this
+        session" answers for the agent's life."""
         self._by_name = {tool.name: tool for tool in self.tools}
         self._listeners: list[Callable[[AgentEvent], None]] = []
 
@@ -194,15 +201,18 @@ class Agent:
             self.emit(TurnStart(turn))
             done = await self._request()
             entry = self._record_assistant(done)
-            if done.stop_reason == "error":
-                message = done.error.message if done.error else "the provider failed"
+            if done.stop_reason in EXCLUDED_STOP_REASONS:
+                fallback = f"the provider ended the reply as {done.stop_reason}"
+                message = done.error.message if done.error else fallback
                 self.emit(ErrorEvent(message))
                 self.emit(TurnEnd(turn, 0))
                 return RunResult("error", final_text, message)
             final_text = entry.text if entry.content else final_text
             calls = entry.tool_calls
             if calls:
-                await run_batch(calls, self._by_name, self.config.cwd, self.emit, self._finalise)
+                await run_batch(
+                    calls, self._by_name, self.config.cwd, self.emit, self._finalise, self.approval
+                )
             self.recorder.sync()
             self.emit(TurnEnd(turn, len(calls)))
             pending = self.queues.steering.take()
@@ -276,7 +286,7 @@ class Agent:
         entry = self.factory.assistant(
             done, self.provider.name, self.provider.model, self.window.used_call_ids()
         )
-        if done.stop_reason == "error":
+        if done.stop_reason in EXCLUDED_STOP_REASONS:
             self.recorder.record(entry)  # for the record only: never sent again
         else:
             self._record(entry)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import cast
 
+from pifold_agent.loop.approval import ApprovalGate, ApprovalRequest
 from pifold_agent.loop.events import AgentEvent, ToolExecutionStart, ToolExecutionUpdate
 from pifold_agent.loop.tool_protocol import Tool, ToolContext, ToolCrash, ToolOutcome
 from pifold_core.canonical import JsonValue
@@ -35,12 +36,17 @@ async def run_batch(
     cwd: Path,
     emit: Callable[[AgentEvent], None],
     finalise: Callable[[ToolCallBlock, ToolOutcome], None],
+    gate: ApprovalGate | None = None,
 ) -> None:
-    """Run ``calls`` concurrently; ``finalise`` each result in the assistant's order."""
+    """Run ``calls`` concurrently; ``finalise`` each result in the assistant's order.
+
+    With a ``gate``, a guarded call (write, edit, bash) waits for the user's permission
+    before it starts, and a denied call is answered with the declined result.
+    """
     pending: list[asyncio.Task[ToolOutcome] | ToolOutcome] = []
     for call in calls:
         emit(ToolExecutionStart(call.id, call.name, call.arguments))
-        pending.append(_start(call, tools, cwd, emit))
+        pending.append(_start(call, tools, cwd, emit, gate))
     done = 0
     try:
         for call, work in zip(calls, pending, strict=True):
@@ -62,7 +68,11 @@ async def run_batch(
 
 
 def _start(
-    call: ToolCallBlock, tools: Mapping[str, Tool], cwd: Path, emit: Callable[[AgentEvent], None]
+    call: ToolCallBlock,
+    tools: Mapping[str, Tool],
+    cwd: Path,
+    emit: Callable[[AgentEvent], None],
+    gate: ApprovalGate | None = None,
 ) -> asyncio.Task[ToolOutcome] | ToolOutcome:
     tool = tools.get(call.name)
     if tool is None:
@@ -79,7 +89,20 @@ def _start(
         emit(ToolExecutionUpdate(call.id, text))
 
     context = ToolContext(call.id, cwd, update)
+    if gate is not None and gate.needs_question(tool.name):
+        request = ApprovalRequest(call.id, tool.name, arguments)
+        return asyncio.create_task(_asked(gate, request, tool, context), name=f"tool {call.id}")
     return asyncio.create_task(_guarded(tool, arguments, context), name=f"tool {call.id}")
+
+
+async def _asked(
+    gate: ApprovalGate, request: ApprovalRequest, tool: Tool, context: ToolContext
+) -> ToolOutcome:
+    """Run the call once the user allows it; the declined result when they do not."""
+    declined = await gate.check(request)
+    if declined is not None:
+        return declined
+    return await _guarded(tool, request.arguments, context)
 
 
 async def _guarded(
