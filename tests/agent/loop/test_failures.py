@@ -139,3 +139,20 @@ async def test_a_fatal_error_ends_the_run_with_the_message(tmp_path: Path) -> No
     assert len(provider.requests) == 1
     assert kinds(engine.transcript.entries) == ["user"]
     assert_session_consistent(engine, recorder)
+
+
+async def test_a_reply_the_provider_ended_as_aborted_is_never_replayed(tmp_path: Path) -> None:
+    from pifold_agent.providers.base import StreamDone
+    from pifold_core.entries import TextBlock
+    from tests.agent.loop.helpers import ProgrammedProvider
+
+    cut = StreamDone((TextBlock("half an answ"),), "aborted")
+    provider = ProgrammedProvider([cut])
+    engine = open_engine(tmp_path)
+    agent, recorder, _ = make_agent(engine, provider)
+    result = await agent.run("hello")
+
+    assert (result.outcome, result.error) == ("error", "the provider ended the reply as aborted")
+    assert kinds(engine.transcript.entries) == ["user"]
+    assert recorder.entries[-1].extra["stop_reason"] == "aborted"
+    assert_session_consistent(engine, recorder)
