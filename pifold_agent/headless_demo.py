@@ -23,7 +23,7 @@ from rich.table import Table
 
 from pifold_agent.importers import load_trace
 from pifold_agent.loop import Agent, AgentConfig, AgentEvent, MemoryRecorder, RunResult
-from pifold_agent.loop.events import CommitDone, MessageEnd, OverflowRecovered
+from pifold_agent.loop.events import CommitDone, MessageEnd, MessageStart, OverflowRecovered
 from pifold_agent.loop.system_prompt import system_prompt
 from pifold_agent.providers.scripted import ScriptedProvider, script_from_entries
 from pifold_agent.replay import verify_folds
@@ -88,7 +88,8 @@ async def play(entries: list[Entry], options: EngineOptions, state_dir: Path) ->
                 figures.overflows.append(event)
             elif isinstance(event, MessageEnd) and event.entry.kind == "user":
                 figures.user_messages += 1
-            if event.type == "turn_start":
+            if isinstance(event, MessageStart) and event.role == "assistant":
+                # Emitted as the request goes out: the projection is exactly what was sent.
                 figures.peak_tokens = max(figures.peak_tokens, engine.projection.tokens)
 
         agent.subscribe(observe)
