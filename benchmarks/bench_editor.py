@@ -151,7 +151,7 @@ def main() -> None:
     parser.add_argument("--presses", type=int, default=300)
     parser.add_argument("--scenario", choices=[*SCENARIOS, "both"], default="both")
     arguments = parser.parse_args()
-    console = Console()
+    console = Console(width=150)
     names = list(SCENARIOS) if arguments.scenario == "both" else [arguments.scenario]
     table = Table(title=f"/fold-editor on {arguments.entries:,} entries (ms)")
     for column in (
