@@ -32,6 +32,7 @@ from pifold_agent.loop import (
     ToolCrash,
     event_json,
 )
+from pifold_agent.loop.events import CommitDone, CompactionDone, RetryWait
 from pifold_agent.loop.native_window import NativeWindow
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.scripted import ScriptedProvider
@@ -123,7 +124,7 @@ def _run(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: TextIO) -> i
         agent.resume()
         if isinstance(provider, ScriptedProvider):
             provider.attach(agent.queues)
-        agent.subscribe(_printer(options, out))
+        agent.subscribe(_printer(options, out, err))
         for text in messages[1:]:
             agent.steer(text)
         result = _run_until_done(agent, messages[0])
@@ -260,11 +261,28 @@ def _tools(provider: Provider) -> list[Tool]:
     return builtin_tools()
 
 
-def _printer(options: HeadlessOptions, out: TextIO) -> Callable[[AgentEvent], None]:
+def _printer(options: HeadlessOptions, out: TextIO, err: TextIO) -> Callable[[AgentEvent], None]:
+    """Every event as JSON on stdout with ``--json``; otherwise stdout keeps only the final
+    answer and stderr says why the run is waiting (a retry) or what the context did."""
+
     def show(event: AgentEvent) -> None:
         if options.as_json:
             out.write(json.dumps(event_json(event), ensure_ascii=False) + "\n")
             out.flush()
+        elif isinstance(event, RetryWait):
+            err.write(
+                f"retrying in {event.delay_s:.1f} s (attempt {event.attempt}): {event.error}\n"
+            )
+        elif isinstance(event, CommitDone):
+            err.write(
+                f"folded: commit {event.number} ({event.cause}), {event.tokens_before:,} → "
+                f"{event.tokens_after:,} tokens\n"
+            )
+        elif isinstance(event, CompactionDone):
+            err.write(
+                f"compacted ({event.reason}): {event.tokens_before:,} → "
+                f"{event.tokens_after:,} tokens\n"
+            )
 
     return show
 

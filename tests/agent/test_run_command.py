@@ -168,3 +168,14 @@ def test_a_session_open_elsewhere_is_refused_without_a_traceback(tmp_path: Path)
     assert (code, out) == (2, "")
     assert err.startswith("error: cannot open the session's engine state")
     assert "already open for writing" in err and "Traceback" not in err
+
+
+def test_retries_say_on_stderr_why_the_run_waits(tmp_path: Path) -> None:
+    path = script(
+        tmp_path,
+        {"error": "transient", "message": "overloaded", "retry_after_s": 0.01},
+        {"assistant": "Back."},
+    )
+    code, out, err = run(options(tmp_path, prompt="hello", script=path))
+    assert (code, out) == (0, "Back.\n")
+    assert err == "retrying in 0.0 s (attempt 1): overloaded\n"
