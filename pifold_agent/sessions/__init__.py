@@ -3,8 +3,8 @@
 Layout (``PIFOLD_HOME`` replaces ``~/.pifold``; every call takes ``sessions_dir`` to use
 another folder)::
 
-    ~/.pifold/sessions/--home-u-proj--/2026-12-01T20-00-00-000Z_<uuid>.jsonl   (0600)
-    ~/.pifold/sessions/--home-u-proj--/2026-12-01T20-00-00-000Z_<uuid>.pi-fold/ (0700,
+    ~/.pifold/sessions/--srv-work-proj--/2026-12-01T20-00-00-000Z_<uuid>.jsonl   (0600)
+    ~/.pifold/sessions/--srv-work-proj--/2026-12-01T20-00-00-000Z_<uuid>.pi-fold/ (0700,
                                                                the engine's state folder)
 
 API:

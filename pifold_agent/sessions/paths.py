@@ -3,8 +3,8 @@
 ``PIFOLD_HOME`` replaces ``~/.pifold`` (tests use it), and every function takes an explicit
 sessions directory for a ``--sessions-dir`` style option. A project directory is named after
 the working directory the way Pi names it: the leading separator dropped, every ``/``, ``\\``
-and ``:`` turned into ``-``, the whole wrapped in ``--``, so ``/home/u/proj`` becomes
-``--home-u-proj--``. The engine's state folder sits beside its session file, named after the
+and ``:`` turned into ``-``, the whole wrapped in ``--``, so ``/srv/work/proj`` becomes
+``--srv-work-proj--``. The engine's state folder sits beside its session file, named after the
 file's stem with ``.pi-fold`` appended. Folders are created 0700 and files 0600: a session
 holds everything the user and the model said.
 """
