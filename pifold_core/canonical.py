@@ -70,6 +70,8 @@ def canonical_text(value: JsonValue) -> str:
     """
     try:
         return _ENCODER.encode(value)
+    except RecursionError:
+        raise CanonicalError("value nests too deeply to write as JSON") from None
     except ValueError as error:
         raise CanonicalError(_describe_problem(value) or str(error)) from error
     except TypeError as error:
@@ -104,6 +106,8 @@ def wire_bytes(value: JsonValue) -> bytes:
     """
     try:
         text = _WIRE_ENCODER.encode(value)
+    except RecursionError:
+        raise CanonicalError("value nests too deeply to write as JSON") from None
     except ValueError as error:
         raise CanonicalError(_describe_problem(value) or str(error)) from error
     except TypeError as error:

@@ -15,6 +15,7 @@ from pifold_core.canonical import (
     digest_of,
     parse_json,
     sha256_hex,
+    wire_bytes,
 )
 
 
@@ -108,3 +109,12 @@ def test_canonical_bytes_round_trip_and_are_stable(value: object) -> None:
         value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
     )
     assert data == reference.encode("utf-8", "backslashreplace")
+
+
+def test_a_value_nested_past_the_recursion_limit_is_a_canonical_error() -> None:
+    deep: list[object] = []
+    for _ in range(100_000):
+        deep = [deep]
+    for write in (canonical_bytes, wire_bytes):
+        with pytest.raises(CanonicalError, match="nests too deeply"):
+            write(deep)
