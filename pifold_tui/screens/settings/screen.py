@@ -11,6 +11,7 @@ deliberate Save.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import ClassVar
 
 from rich.text import Text
@@ -83,7 +84,14 @@ class FoldSettingsScreen(Screen[None]):
             settings.load()
         except SettingsError as error:
             self.disk_error = error
-        self.start = settings.options
+        self.budget_from_session = "providerInputBudget" not in settings.names
+        """The file does not set the budget: the form shows the session's own (from the
+        model or ``--budget``), and saving neither pins it in the file nor replaces it by the
+        file's base."""
+        start = settings.options
+        if self.budget_from_session:
+            start = dataclasses.replace(start, budget=engine.options.budget)
+        self.start = start
         """The options the form opened with."""
         self.verdict = Verdict(self.start, None)
         """The validator's last word on the form."""
@@ -226,12 +234,18 @@ class FoldSettingsScreen(Screen[None]):
                 False,
             )
             return
+        written = options
+        # A host whose file base carries another budget than the session (inspecting a
+        # replay, say) would otherwise have the palette's Save change the session's budget.
+        if self.budget_from_session and options.budget == self.engine.options.budget:
+            written = dataclasses.replace(options, budget=self.settings.base.budget)
         try:
-            self.settings.save(options)
+            self.settings.save(written)
         except SettingsError as error:
             self._say(f"refused, not saved: {error.reason}", False)
             return
         self.disk_error = None
+        self.budget_from_session = "providerInputBudget" not in self.settings.names
         self.engine.apply_options(options)  # a no-op when the host's listener already did
         file_line = self.query_one("#settings-file", Static)
         file_line.update(self._file_line())

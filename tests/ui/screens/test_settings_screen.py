@@ -244,3 +244,26 @@ async def test_save_honours_xdg_config_home(
         await pilot.press("ctrl+s")
     assert json.loads(settings.path.read_text())["thresholds"]["consolidateAfter"] == 6
     assert engine.options.thresholds.consolidate_after == 6
+
+
+async def test_save_keeps_the_session_budget_when_the_file_does_not_set_one(
+    replayed_engine: Engine, tmp_path: Path
+) -> None:
+    engine = replayed_engine
+    # The file's base is the default budget, not the 60,000 the session runs at.
+    settings = SettingsFile(tmp_path / "config" / "pi-fold" / "settings.json")
+    assert settings.base.budget != BUDGET
+    async with ScreenHost(FoldSettingsScreen(engine, settings)).run_test(size=SCREEN_SIZE) as pilot:
+        await pilot.pause()
+        budget = form(pilot).query_one("#field-providerInputBudget", Input)
+        assert budget.value == str(BUDGET)
+        form(pilot).query_one(MapChooser).focus()
+        await pilot.press("left", "ctrl+s")
+        assert verdict_text(pilot).startswith("saved to ")
+        assert engine.options.budget == BUDGET  # the palette's Save left the budget alone
+        assert "providerInputBudget" not in json.loads(settings.path.read_text())
+        await type_into(pilot, "providerInputBudget", "70000")
+        await pilot.press("ctrl+s")
+    assert engine.options.palette.map_name == "cividis"
+    assert engine.options.budget == 70_000
+    assert json.loads(settings.path.read_text())["providerInputBudget"] == 70_000
