@@ -164,8 +164,23 @@ async def ripgrep_search(executable: str, search: Search) -> tuple[list[Hit], in
         code = await process.wait()
     if code == 2 and not hits:
         return errors.decode("utf-8", "replace").strip() or "ripgrep failed"
-    # Context after the last reported match may follow it; lines past the limit may not.
-    return hits, matches
+    return _without_context_past_the_limit(hits, search.context), matches
+
+
+def _without_context_past_the_limit(hits: list[Hit], context: int) -> list[Hit]:
+    """Drop the context ripgrep printed before the match that stopped the search: only the
+    last reported match's own context may follow it."""
+    last = max((index for index, hit in enumerate(hits) if hit.is_match), default=-1)
+    if last < 0:
+        return []
+    end = last + 1
+    while (
+        end < len(hits)
+        and hits[end].path == hits[last].path
+        and hits[end].line <= hits[last].line + context
+    ):
+        end += 1
+    return hits[:end]
 
 
 def render(hits: list[Hit], matches: int, limit: int) -> ToolOutcome:

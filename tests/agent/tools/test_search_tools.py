@@ -136,6 +136,7 @@ async def test_ripgrep_and_the_python_search_agree(tmp_path: Path) -> None:
         {"pattern": "def main", "context": 1, "path": "src"},
         {"pattern": "todo", "ignoreCase": True, "glob": "*.py"},
         {"pattern": "TODO", "limit": 2},
+        {"pattern": "TODO", "limit": 3, "context": 2},
         {"pattern": "tidy", "path": "src/pkg/util.py"},
         {"pattern": "nothing here"},
     ):
