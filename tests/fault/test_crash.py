@@ -25,8 +25,6 @@ import sys
 import tempfile
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -35,14 +33,12 @@ from typing import Any
 import pytest
 
 from pifold_agent.replay import ReplayReport, replay_trace
-from pifold_core import evidence as evidence_module
-from pifold_core import store as store_module
 from pifold_core.engine import Engine
-from pifold_core.journal import Journal
 from pifold_core.state_folder import object_roots
 from pifold_core.store import find_temporaries
 from tests.conftest import shared_trace_files
 from tests.core.engine_checks import durable_state
+from tests.fault.kill_points import MODES, TARGET_WEIGHTS, KillPoint, wrapped
 from tests.fault.tally import FaultTally
 
 CRASH_TRACES: dict[str, int] = {
@@ -56,107 +52,6 @@ CRASH_TRACES: dict[str, int] = {
 
 SECOND_KILL_SHARE = 0.25
 """Share of cases whose resume is killed too before the final resume."""
-
-TARGET_WEIGHTS: dict[str, float] = {"log": 0.35, "commit": 0.35, "store": 0.2, "evidence": 0.1}
-"""Where kills land: commits and store writes are few but the riskiest, so weighted up."""
-
-MODES: dict[str, tuple[str, ...]] = {
-    "log": ("before", "torn", "after"),
-    "commit": ("before", "torn", "after"),
-    "store": ("before", "temporary", "after"),
-    "evidence": ("before", "temporary", "after"),
-}
-
-
-@dataclass(frozen=True)
-class KillPoint:
-    """Where the child kills itself."""
-
-    target: str
-    """``log`` (any log append), ``commit`` (a commit record), ``store`` or ``evidence``."""
-    nth: int
-    """1-based count of calls to the target at which the kill comes."""
-    mode: str
-    """``before`` the call, ``after`` it, ``torn`` (half a log line) or ``temporary``
-    (half a temporary file, never renamed)."""
-    cause: str | None = None
-    """For ``commit``: count only commits of this cause (``overflow``)."""
-
-    def describe(self, trace: str) -> str:
-        cause = f" ({self.cause})" if self.cause else ""
-        return f"{trace}: kill {self.mode} {self.target}{cause} #{self.nth}"
-
-
-def _kill() -> None:
-    os.kill(os.getpid(), signal.SIGKILL)
-
-
-@contextmanager
-def _wrapped(point: KillPoint | None, counts: Counter[str]) -> Iterator[None]:
-    """Count calls per target into ``counts``; with a ``point``, kill there."""
-    original_append = Journal.append
-    original_store_write = store_module.write_file_atomically
-    # The evidence module holds its own reference to the store's writer.
-    evidence_names = vars(evidence_module)
-    original_evidence_write = evidence_names["write_file_atomically"]
-
-    def due(target: str, mode: str) -> bool:
-        """Whether the kill comes now: this call of ``target``, at this moment of it."""
-        return point is not None and (point.target, point.mode, point.nth) == (
-            target,
-            mode,
-            counts[target],
-        )
-
-    def arrive(target: str, when: str) -> None:
-        if due(target, when):
-            _kill()
-
-    def append(journal: Journal, kind: str, body: dict[str, Any], *args: Any, **kw: Any) -> int:
-        counted = ["log"]
-        if kind == "commit" and (point is None or point.cause in (None, body.get("cause"))):
-            counted.append("commit")
-        for target in counted:
-            counts[target] += 1
-            arrive(target, "before")
-        sequence = original_append(journal, kind, body, *args, **kw)
-        for target in counted:
-            if due(target, "torn"):
-                _tear_last_line(journal.path)
-                _kill()
-            arrive(target, "after")
-        return sequence
-
-    def writer(target: str, original: Callable[..., None]) -> Callable[..., None]:
-        def write(path: Path, data: bytes, *args: Any, **kw: Any) -> None:
-            counts[target] += 1
-            arrive(target, "before")
-            if due(target, "temporary"):
-                path.parent.mkdir(parents=True, exist_ok=True)
-                (path.parent / f".{path.name}.crashed").write_bytes(data[: len(data) // 2])
-                _kill()
-            original(path, data, *args, **kw)
-            arrive(target, "after")
-
-        return write
-
-    Journal.append = append  # type: ignore[method-assign,assignment]
-    store_module.write_file_atomically = writer("store", original_store_write)
-    evidence_names["write_file_atomically"] = writer("evidence", original_evidence_write)
-    try:
-        yield
-    finally:
-        Journal.append = original_append  # type: ignore[method-assign]
-        store_module.write_file_atomically = original_store_write
-        evidence_names["write_file_atomically"] = original_evidence_write
-
-
-def _tear_last_line(log: Path) -> None:
-    """Cut the record just written in half, as a kill in the middle of the write would."""
-    data = log.read_bytes()
-    start = data.rstrip(b"\n").rfind(b"\n") + 1
-    with open(log, "r+b") as handle:
-        handle.truncate(start + (len(data) - start) // 2)
 
 
 @dataclass(frozen=True)
@@ -197,7 +92,7 @@ def reference(name: str) -> Reference:
     counts: Counter[str] = Counter()
     with tempfile.TemporaryDirectory(prefix="pifold-crash-reference-") as folder:
         state, window = Path(folder) / "state", Path(folder) / "window.json"
-        with _wrapped(None, counts):
+        with wrapped(None, counts):
             report = replay_trace(path, CRASH_TRACES[name], state, window)
         return Reference(comparable(report), window.read_bytes(), reopened_state(state), counts)
 
@@ -219,7 +114,7 @@ def child_replay(name: str, state: Path, point: KillPoint) -> str:
     if child == 0:  # the child: never returns into the caller
         status = 0
         try:
-            with _wrapped(point, Counter()):
+            with wrapped(point, Counter()):
                 replay_trace(path, CRASH_TRACES[name], state)
         except BaseException:
             traceback.print_exc()
