@@ -107,7 +107,7 @@ def run_headless(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: Text
 
 def _run(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: TextIO) -> int:
     messages = _messages(options, stdin)
-    provider, model_budget = _provider(options)
+    provider, model_budget = make_provider(options)
     cwd = options.cwd.resolve()
     session = open_session(cwd, options)
     for problem in session.problems:
@@ -115,10 +115,10 @@ def _run(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: TextIO) -> i
     engine: Engine | None = None
     try:
         if options.no_fold:
-            window: Engine | NativeWindow = _native(session, provider, options, model_budget)
+            window: Engine | NativeWindow = native_window(session, provider, options, model_budget)
         else:
-            engine = window = _engine(session.state_directory, options, model_budget)
-        tools = _tools(provider)
+            engine = window = open_engine(session.state_directory, options, model_budget)
+        tools = agent_tools(provider)
         config = AgentConfig(cwd, session_id=session.id)
         agent = Agent(window, provider, tools, session, config)
         agent.resume()
@@ -135,7 +135,7 @@ def _run(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: TextIO) -> i
     return _report(result, options, out, err)
 
 
-def _native(
+def native_window(
     session: SessionFile, provider: Provider, options: HeadlessOptions, model_budget: int | None
 ) -> NativeWindow:
     """Pi's compaction over the session: it keeps the context under the serving budget (the
@@ -186,7 +186,7 @@ def _messages(options: HeadlessOptions, stdin: TextIO) -> list[str]:
     return messages
 
 
-def _provider(options: HeadlessOptions) -> tuple[Provider, int | None]:
+def make_provider(options: HeadlessOptions) -> tuple[Provider, int | None]:
     """The provider, and the serving budget its model descriptor states (when known)."""
     if options.provider == "scripted" or options.script is not None:
         return _scripted(options), None
@@ -228,7 +228,7 @@ def _scripted(options: HeadlessOptions) -> Provider:
     return ScriptedProvider(script, TiktokenCounter())
 
 
-def _engine(state_dir: Path, options: HeadlessOptions, descriptor_budget: int | None) -> Engine:
+def open_engine(state_dir: Path, options: HeadlessOptions, descriptor_budget: int | None) -> Engine:
     """The session's engine. A new session starts from the model's budget under the settings
     file; a reopened one keeps its logged options under the settings file. ``--budget`` wins."""
     if options.budget is not None and options.budget < 1:
@@ -254,7 +254,7 @@ def _with_budget(options: EngineOptions, budget: int | None) -> EngineOptions:
     return options if budget is None else replace(options, budget=budget)
 
 
-def _tools(provider: Provider) -> list[Tool]:
+def agent_tools(provider: Provider) -> list[Tool]:
     """The built-in tools, or a recorded script's answers to its own calls."""
     if isinstance(provider, ScriptedProvider) and provider.script.tools == "recorded":
         return list(provider.recorded_tools())
@@ -323,4 +323,15 @@ def main_stdio(options: HeadlessOptions) -> int:
     return run_headless(options, sys.stdin, sys.stdout, sys.stderr)
 
 
-__all__ = ["NO_KEY_HELP", "CommandError", "HeadlessOptions", "main_stdio", "run_headless"]
+__all__ = [
+    "NO_KEY_HELP",
+    "CommandError",
+    "HeadlessOptions",
+    "agent_tools",
+    "main_stdio",
+    "make_provider",
+    "native_window",
+    "open_engine",
+    "open_session",
+    "run_headless",
+]

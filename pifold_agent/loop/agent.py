@@ -147,6 +147,17 @@ class Agent:
         """Queue a message that lands when the agent would otherwise stop."""
         self.queues.add_follow_up(text)
 
+    def note(self, text: str) -> Entry:
+        """Record a user message now, between runs (the app's ``!command`` output): the model
+        reads it with the next prompt. During a run, :meth:`steer` it instead.
+
+        Raises:
+            RuntimeError: a run is in progress.
+        """
+        if self.running:
+            raise RuntimeError("a run is in progress; steer the note instead")
+        return self._add_user(text)
+
     # -- resuming -----------------------------------------------------------------------------
 
     def resume(self) -> list[Entry]:

@@ -165,7 +165,8 @@ class CompactionDone:
 
     type: ClassVar[str] = "compaction"
     reason: str
-    """``threshold`` (Pi's trigger) or ``overflow`` (the provider refused the request)."""
+    """``threshold`` (Pi's trigger), ``overflow`` (the provider refused the request) or
+    ``manual`` (the app's ``/compact``)."""
     tokens_before: int
     """The context's estimated tokens before."""
     tokens_after: int

@@ -101,6 +101,13 @@ class NativeWindow:
         limit = self.settings.threshold(self.context_window)
         return Recovery(after <= limit and after < tokens, after, limit)
 
+    async def compact_now(self, emit: Callable[[AgentEvent], None]) -> bool:
+        """Compact at once, whatever the threshold says (the app's ``/compact``); whether a
+        compaction entry was written (there may be nothing old enough to summarise)."""
+        before = self.compactions
+        await self._compact("manual", self.context_tokens(), emit)
+        return self.compactions > before
+
     async def _compact(self, reason: str, tokens: int, emit: Callable[[AgentEvent], None]) -> None:
         messages = list(self.entries())
         latest = self.session.latest_compaction()

@@ -1,0 +1,416 @@
+"""``PifoldApp``: the terminal agent app (issue 13, DESIGN §10–§11).
+
+The screen is the conversation, the prompt under it, then the fold bar docked directly above
+the footer (model, session tokens and cost, working directory). The first frame has the
+prompt and the footer only; the session (its provider, SDK, tokenizer, engine) is opened by
+a worker right after it, so nothing heavy is imported before the app can be seen.
+
+The loop reaches the UI through its events only: the bridge hands each one to
+:meth:`PifoldApp.deliver`, which updates the footer and the bar and posts an
+``AgentEventPosted`` message to the conversation and the prompt (the app has no handler of
+its own for that message, so the copies that bubble back up end there). The widgets ask for
+things with the messages of :mod:`pifold_tui.app.messages`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Static
+
+from pifold_tui.app.approval_screen import ModalApprover
+from pifold_tui.app.commands import CommandError, CommandRegistry
+from pifold_tui.app.footer import SessionFooter
+from pifold_tui.app.messages import (
+    AbortRequested,
+    AgentEventPosted,
+    FoldEditorRequested,
+    PromptSubmitted,
+    ShellRequested,
+)
+from pifold_tui.app.slash import SlashCommandProvider, build_registry
+
+if TYPE_CHECKING:
+    from pifold_agent.loop import AgentEvent
+    from pifold_agent.loop.approval import Approver
+    from pifold_tui.app.bridge import AgentBridge
+    from pifold_tui.app.demo import PauseGate
+    from pifold_tui.app.session_setup import AppSession
+    from pifold_tui.fold_bar import FoldBar
+    from pifold_tui.screens.editor import FoldEditorScreen
+
+HINTS = "esc abort · ctrl+p commands · /help"
+"""The keys the footer names in a live session."""
+
+DEMO_HINTS = "f2 pause · ctrl+p commands · /fold-editor"
+"""The keys the footer names in the demo."""
+
+FIRST_FRAME_MARKER = "ctrl+p commands"
+"""Text the first interactive frame always shows (the startup benchmark waits for it)."""
+
+
+@dataclass
+class Launch:
+    """What the app opens: a session, the demo's pause gate, and a prompt to run at once."""
+
+    session: AppSession
+    gate: PauseGate | None = None
+    """The demo's pause gate (``None`` in a live session)."""
+    opening: str | None = None
+    """A prompt to run as soon as the session is shown (the demo's first message)."""
+
+
+Loader = Callable[["Approver"], Launch]
+"""Opens the session, given the approver the app would ask through (a loader started with
+``--yes`` or playing the demo gives the agent none)."""
+
+WidgetFactory = Callable[["PifoldApp"], Widget]
+"""Makes the conversation or the prompt for the app (tests give simple ones of their own)."""
+
+
+class PifoldApp(App[int]):
+    """The conversation, the prompt, the fold bar and the footer over one agent session."""
+
+    TITLE = "pifold"
+    CSS = """
+    #conversation-area { height: 1fr; }
+    #loading { height: 1fr; padding: 1 2; color: $text-muted; }
+    #bottom { dock: bottom; height: auto; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f2", "pause", "Pause", priority=True),
+        Binding("escape", "abort", "Abort", show=False),
+    ]
+    COMMANDS = App.COMMANDS | {SlashCommandProvider}
+
+    def __init__(
+        self,
+        loader: Loader,
+        conversation: WidgetFactory,
+        prompt: WidgetFactory,
+        cwd: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.loader = loader
+        self.conversation_factory = conversation
+        self.prompt_factory = prompt
+        self.cwd = (cwd or Path.cwd()).resolve()
+        """Where the app was started (the footer shows it until the session says)."""
+        self.registry: CommandRegistry[PifoldApp] = build_registry()
+        """Every slash command: completion, the palette and ``/help`` read it."""
+        self.approver = ModalApprover(self.push_screen)
+        """Asks the user before write, edit and bash (unless ``--yes``)."""
+        self.session: AppSession | None = None
+        """The open session; ``None`` until the worker has opened it."""
+        self.bridge: AgentBridge | None = None
+        self.gate: PauseGate | None = None
+        """The demo's pause gate."""
+        self.loaded = asyncio.Event()
+        """Set once the session is shown (or failed to open)."""
+        self.failure: str | None = None
+        """Why the session could not be opened (the app then shows it and offers to quit)."""
+        self.notes: list[str] = []
+        """Everything the app told the user in a notification, in order."""
+        self.conversation_widget: Widget | None = None
+        """The conversation, once the session is shown."""
+        self.prompt_widget: Widget | None = None
+        """The prompt."""
+
+    # -- layout -------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="conversation-area"):
+            yield Static("pifold · opening the session…", id="loading", markup=False)
+        self.prompt_widget = self.prompt_factory(self)
+        yield self.prompt_widget
+        with Vertical(id="bottom"):
+            yield SessionFooter("…", self.cwd, None, HINTS)
+
+    @property
+    def footer(self) -> SessionFooter:
+        return self.query_one(SessionFooter)
+
+    @property
+    def bar(self) -> FoldBar | None:
+        """The fold bar, once the session is shown (none after ``/compact``)."""
+        from pifold_tui.fold_bar import FoldBar
+
+        bars = self.query(FoldBar)
+        return bars.first() if bars else None
+
+    def on_mount(self) -> None:
+        self.run_worker(self._open(), name="open session", exit_on_error=False)
+
+    async def _open(self) -> None:
+        try:
+            launch = await asyncio.to_thread(self.loader, self.approver)
+        except Exception as error:  # any failure is shown to the user; the app stays usable
+            self.failure = str(error) or type(error).__name__
+            self.query_one("#loading", Static).update(
+                f"The session could not be opened: {self.failure}\nctrl+q quits."
+            )
+            self.loaded.set()
+            return
+        await self.show_session(launch)
+        if launch.opening is not None and self.bridge is not None:
+            self.bridge.start(launch.opening)
+
+    async def show_session(self, launch: Launch) -> None:
+        """Show ``launch``'s session: its conversation, the bar and the footer's figures."""
+        from pifold_tui.app.bridge import AgentBridge
+        from pifold_tui.app.demo import CONNECT_HINT
+
+        self.session, self.gate = launch.session, launch.gate
+        if self.bridge is None:
+            self.bridge = AgentBridge(self, launch.session.agent, self.deliver)
+        else:
+            self.bridge.replace_agent(launch.session.agent)
+        area = self.query_one("#conversation-area", Vertical)
+        await area.remove_children()
+        self.conversation_widget = self.conversation_factory(self)
+        await area.mount(self.conversation_widget)
+        await self._mount_bar()
+        footer = self.footer
+        footer.model = launch.session.model
+        footer.cwd = launch.session.cwd
+        footer.prices = launch.session.prices
+        footer.hints = DEMO_HINTS if launch.session.demo else HINTS
+        footer.totals = type(footer.totals)()
+        for entry in launch.session.recorder.recorded():
+            if entry.usage is not None:
+                footer.totals.add(entry.usage, footer.prices)
+        footer.show()
+        if launch.session.demo:
+            self.say(CONNECT_HINT, timeout=12)
+        self.loaded.set()
+
+    async def _mount_bar(self) -> None:
+        from pifold_tui.fold_bar import FoldBar
+        from pifold_tui.screens.status.frame import palette_of
+
+        existing = self.bar
+        if existing is not None:
+            await existing.remove()
+        session = self.session
+        if session is None or session.engine is None:
+            return
+        bar = FoldBar(session.engine.composition(), palette_setting=palette_of(session.engine))
+        await self.query_one("#bottom", Vertical).mount(bar, before=self.footer)
+
+    def refresh_bar(self, _result: object = None) -> None:
+        """Repaint the bar from the engine (after a request, a commit, any fold screen)."""
+        bar = self.bar
+        session = self.session
+        if bar is None or session is None or session.engine is None:
+            return
+        from pifold_tui.screens.status.frame import palette_of
+
+        bar.palette_setting = palette_of(session.engine)
+        bar.composition = session.engine.composition()
+
+    # -- the loop's events --------------------------------------------------------------------
+
+    def deliver(self, event: AgentEvent) -> None:
+        """One event of the loop: the footer and bar first, then the widgets that show it."""
+        from pifold_agent.loop.events import (
+            CommitDone,
+            CompactionDone,
+            MessageEnd,
+            RunEnd,
+            RunStart,
+        )
+
+        if isinstance(event, MessageEnd):
+            usage = event.entry.usage
+            if event.entry.kind == "assistant" and usage is not None:
+                self.footer.count(usage)
+            self.refresh_bar()
+        elif isinstance(event, CommitDone | CompactionDone | RunEnd):
+            self.refresh_bar()
+        if isinstance(event, RunStart | RunEnd):
+            self.set_running(isinstance(event, RunStart))
+        for widget in self.listeners():
+            widget.post_message(AgentEventPosted(event))
+
+    def listeners(self) -> list[Widget]:
+        """The widgets that show the loop's events: the conversation and the prompt."""
+        return [
+            widget
+            for widget in (self.conversation_widget, self.prompt_widget)
+            if widget is not None and widget.is_attached
+        ]
+
+    def set_running(self, running: bool) -> None:
+        """Tell the prompt whether a run is going (its hints and Esc depend on it)."""
+        if self.prompt_widget is not None and hasattr(self.prompt_widget, "running"):
+            self.prompt_widget.running = running
+
+    @property
+    def running(self) -> bool:
+        return self.bridge is not None and self.bridge.running
+
+    # -- what the widgets ask for -------------------------------------------------------------
+
+    async def on_prompt_submitted(self, message: PromptSubmitted) -> None:
+        message.stop()
+        text = message.text
+        if text.startswith("/"):
+            await self.run_slash(text)
+            return
+        if not text.strip():
+            return
+        if self.bridge is None or self.session is None:
+            self.say("The session is not open yet.", severity="warning")
+            return
+        if self.session.demo:
+            from pifold_tui.app.demo import CONNECT_HINT
+
+            self.say(CONNECT_HINT, severity="warning")
+            return
+        taken = self.bridge.submit(text, message.mode)
+        if taken == "steer":
+            self.say("Queued: it lands after the current tool batch.")
+        elif taken == "follow_up":
+            self.say("Queued as a follow-up: it lands when the run would stop.")
+
+    async def run_slash(self, line: str) -> None:
+        """Run one ``/command`` line, or say why not."""
+        try:
+            command, arguments = self.registry.parse(line.strip())
+        except CommandError as error:
+            self.say(str(error), severity="error")
+            return
+        if self.running and not command.available_during_run:
+            self.say(
+                f"{command.slash} is not available while the agent works; press Esc to "
+                "abort, or wait for the run to end.",
+                severity="warning",
+            )
+            return
+        outcome = command.run(self, arguments)
+        if outcome is not None:
+            await outcome
+
+    def on_abort_requested(self, message: AbortRequested) -> None:
+        message.stop()
+        self.action_abort()
+
+    def action_abort(self) -> None:
+        """Esc: stop the running turn (the session is left consistent)."""
+        if self.bridge is not None and self.bridge.abort():
+            self.say("Aborted: the session keeps what happened.")
+
+    async def on_shell_requested(self, message: ShellRequested) -> None:
+        message.stop()
+        if self.bridge is None or self.session is None:
+            self.say("The session is not open yet.", severity="warning")
+            return
+        if self.session.demo:
+            self.say("The demo plays a recorded session: !commands need a model.", "warning")
+            return
+        self.run_worker(self.bridge.run_shell(message.command, self.session.cwd), group="shell")
+
+    def on_fold_editor_requested(self, message: FoldEditorRequested) -> None:
+        message.stop()
+        self.open_fold_editor(message.handle)
+
+    def action_pause(self) -> None:
+        """The demo's pause key: hold or resume the stream."""
+        if self.gate is None:
+            return
+        paused = self.gate.toggle()
+        self.say("Paused: f2 resumes." if paused else "Playing.")
+        self.footer.hints = (
+            DEMO_HINTS.replace("pause", "resume") if self.gate.paused else DEMO_HINTS
+        )
+        self.footer.show()
+
+    # -- screens ------------------------------------------------------------------------------
+
+    def open_screen(self, screen: Screen[Any]) -> None:
+        """Push a fold screen; the bar repaints when it closes."""
+        self.push_screen(screen, callback=self.refresh_bar)
+
+    def open_fold_editor(self, handle: str | None = None) -> None:
+        """The fold editor on the live engine, on ``handle``'s fold when it names one."""
+        session = self.session
+        if session is None or session.engine is None:
+            self.say("/fold-editor needs the folding engine (this session has none).", "warning")
+            return
+        from pifold_tui.screens.editor import FoldEditorScreen
+
+        # During a run the window must not change under a request in flight: browse and
+        # peek only (the screen refuses the rest, saying so).
+        screen = FoldEditorScreen(session.engine, read_only=self.running)
+        self.open_screen(screen)
+        if handle is not None:
+            screen.call_after_refresh(self._select_fold, screen, handle)
+
+    def _select_fold(self, screen: FoldEditorScreen, handle: str) -> None:
+        window_map = screen.window_map
+        for position, row in enumerate(window_map.rows):
+            if row.handle == handle:
+                window_map.move_to(position)
+                screen.show_source()
+                return
+        self.say(f"{handle} is not a fold of this window.", "warning")
+
+    async def reopen(self, resume: str | None) -> None:
+        """``/new`` (``resume`` is ``None``) or ``/resume ID``: show that session instead."""
+        current = self.session
+        if current is None:
+            return
+        from pifold_agent.run_command import CommandError as OpenRefused
+        from pifold_tui.app.session_setup import reopen
+
+        try:
+            fresh = await asyncio.to_thread(reopen, current, resume)
+        except (OpenRefused, OSError) as error:
+            self.say(str(error), "error")
+            return
+        await self.show_session(Launch(fresh))
+        named = fresh.session_file.id if fresh.session_file is not None else "?"
+        self.say(("Resumed " if resume else "New session ") + named)
+
+    async def session_changed(self) -> None:
+        """The session's agent or window changed (``/compact``): follow it."""
+        session = self.session
+        if session is None or self.bridge is None:
+            return
+        self.bridge.replace_agent(session.agent)
+        await self._mount_bar()
+
+    def say(self, text: str, severity: str = "information", timeout: float = 6) -> None:
+        """Tell the user ``text`` in a notification (and keep it in :attr:`notes`)."""
+        self.notes.append(text)
+        self.notify(text, severity=severity, timeout=timeout, markup=False)  # type: ignore[arg-type]
+
+    async def action_quit(self) -> None:
+        if self.bridge is not None and self.bridge.abort():
+            await self.bridge.wait()
+        if self.session is not None:
+            from pifold_tui.app.session_setup import close_quietly
+
+            close_quietly(self.session)
+            self.session = None
+        self.exit(0 if self.failure is None else 1)
+
+
+__all__ = [
+    "DEMO_HINTS",
+    "FIRST_FRAME_MARKER",
+    "HINTS",
+    "Launch",
+    "Loader",
+    "PifoldApp",
+    "WidgetFactory",
+]

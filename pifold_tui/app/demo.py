@@ -1,0 +1,169 @@
+"""The no-key demo: the bundled real Pi session played live through the whole loop.
+
+The scripted provider streams each recorded reply to the engine's real projection, at a
+pace a person can read; the recorded tool calls are answered with their recorded results;
+the engine measures, marks and commits as it would behind a live model. The budget is small
+(:data:`DEMO_BUDGET`) so the first commit lands within the first minute and the window drops
+to the band where it can be seen. A :class:`PauseGate` holds the stream between two chunks
+while the user reads, and the fold screens work on the live engine meanwhile.
+
+The demo's messages live in memory and its engine state in a temporary folder removed when
+the app closes: nothing is written under ``~/.pifold``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import shutil
+import tempfile
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from importlib import resources
+from pathlib import Path
+
+from pifold_agent.importers import load_trace
+from pifold_agent.loop import Agent, AgentConfig, MemoryRecorder
+from pifold_agent.loop.system_prompt import system_prompt
+from pifold_agent.providers.base import ProviderRequest, StreamEvent
+from pifold_agent.providers.scripted import ScriptedProvider, script_from_entries
+from pifold_agent.run_command import HeadlessOptions
+from pifold_core.engine import Engine
+from pifold_core.options import EngineOptions
+from pifold_core.settings import SettingsFile
+from pifold_core.tokens import TiktokenCounter
+from pifold_tui.app.session_setup import AppSession
+
+DEMO_TRACE = "pi-mono-large-session.jsonl"
+"""The real Pi session shipped with the package (MIT, see ``pifold_agent/data/NOTICE``)."""
+
+DEMO_BUDGET = 24_000
+"""Tokens a demo request may carry. The session's early turns pass the commit threshold
+(``maxTarget`` of this) within about the first minute at the demo's pace, so the first
+commit is seen soon after the app opens."""
+
+DEMO_CHUNK_CHARS = 6
+"""Characters per streamed chunk: a few words at a time."""
+
+DEMO_CHUNK_DELAY_S = 0.012
+"""Pause between chunks: about 500 characters a second, quick but readable."""
+
+CONNECT_HINT = (
+    "Demo: a recorded session is playing. To talk to a model, quit and set "
+    "ANTHROPIC_API_KEY (or OPENAI_API_KEY, or --base-url for a local server), then run pifold."
+)
+"""What the prompt says in the demo."""
+
+
+class PauseGate:
+    """Holds the demo's stream while paused (between two chunks, never inside one)."""
+
+    def __init__(self) -> None:
+        self._open = asyncio.Event()
+        self._open.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self._open.is_set()
+
+    def toggle(self) -> bool:
+        """Pause or resume; returns whether it is paused now."""
+        if self.paused:
+            self._open.set()
+        else:
+            self._open.clear()
+        return self.paused
+
+    async def wait_open(self) -> None:
+        """Return at once when playing; otherwise when resumed."""
+        await self._open.wait()
+
+
+class PausableProvider:
+    """The scripted provider's stream, held at the gate between events."""
+
+    def __init__(self, inner: ScriptedProvider, gate: PauseGate) -> None:
+        self.inner = inner
+        """The scripted provider that plays the session."""
+        self.gate = gate
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
+        async for event in self.inner.stream(request):
+            await self.gate.wait_open()
+            yield event
+
+
+def demo_options(budget: int = DEMO_BUDGET) -> EngineOptions:
+    """The user's settings at the demo's budget (the budget is the demo's own)."""
+    return replace(SettingsFile(base=EngineOptions(budget=budget)).load(), budget=budget)
+
+
+def open_demo(
+    cwd: Path,
+    budget: int = DEMO_BUDGET,
+    chunk_chars: int = DEMO_CHUNK_CHARS,
+    chunk_delay_s: float = DEMO_CHUNK_DELAY_S,
+    trace: Path | None = None,
+) -> tuple[AppSession, PauseGate, str | None]:
+    """The demo session, its pause gate and the opening prompt to run.
+
+    Raises:
+        pifold_core.settings.SettingsError: the user's settings file is invalid.
+    """
+    if trace is None:
+        with resources.as_file(resources.files("pifold_agent") / "data" / DEMO_TRACE) as path:
+            entries = load_trace(path).entries
+    else:
+        entries = load_trace(trace).entries
+    script = replace(
+        script_from_entries(entries), chunk_chars=chunk_chars, chunk_delay_s=chunk_delay_s
+    )
+    scripted = ScriptedProvider(script, TiktokenCounter())
+    gate = PauseGate()
+    provider = PausableProvider(scripted, gate)
+    folder = Path(tempfile.mkdtemp(prefix="pifold-demo-"))
+    engine = Engine.open(folder / "state", demo_options(budget))
+    tools = scripted.recorded_tools()
+    # The date of the session's first message, so the demo's system prompt never changes.
+    first_day = _first_day(entries[0].timestamp_ms)
+    prompt_text = system_prompt(tools, cwd, first_day)
+    recorder = MemoryRecorder()
+    agent = Agent(engine, provider, tools, recorder, AgentConfig(cwd, prompt_text))
+    scripted.attach(agent.queues)
+    session = AppSession(
+        agent=agent,
+        engine=engine,
+        recorder=recorder,
+        provider=provider,
+        prices=None,
+        cwd=cwd,
+        settings=SettingsFile(),
+        options=HeadlessOptions(prompt=None, cwd=cwd),
+        demo=True,
+        cleanup=lambda: shutil.rmtree(folder, ignore_errors=True),
+    )
+    return session, gate, scripted.opening_prompt()
+
+
+def _first_day(timestamp_ms: int) -> datetime.date:
+    return datetime.datetime.fromtimestamp(timestamp_ms / 1000, datetime.UTC).date()
+
+
+__all__ = [
+    "CONNECT_HINT",
+    "DEMO_BUDGET",
+    "DEMO_CHUNK_CHARS",
+    "DEMO_CHUNK_DELAY_S",
+    "DEMO_TRACE",
+    "PausableProvider",
+    "PauseGate",
+    "open_demo",
+]

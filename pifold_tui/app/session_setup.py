@@ -1,0 +1,183 @@
+"""What the app runs on: an agent over a session, its engine, its provider and its prices.
+
+A live session is assembled with the same functions as ``pifold -p``
+(:mod:`pifold_agent.run_command`), so the two never drift: the provider and its model's
+budget, the session (new, ``--continue`` or ``--resume``), the engine under the settings
+file, and the tools. The heavy modules (the SDKs, tiktoken) are imported here, which the app
+loads only after its first frame.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from pifold_agent.loop import Agent, AgentConfig, SessionRecorder
+from pifold_agent.loop.approval import Approver
+from pifold_agent.providers.base import Provider
+from pifold_agent.providers.models import ModelDescriptor, load_models
+from pifold_agent.providers.scripted import ScriptedProvider
+from pifold_agent.run_command import (
+    CommandError,
+    HeadlessOptions,
+    agent_tools,
+    make_provider,
+    open_engine,
+    open_session,
+)
+from pifold_agent.sessions import SessionFile
+from pifold_core.engine import Engine
+from pifold_core.settings import SettingsFile
+from pifold_tui.app.footer import Prices
+
+
+def prices_of(descriptor: ModelDescriptor | None) -> Prices | None:
+    """The descriptor's prices; ``None`` for a model without any (a local server)."""
+    if descriptor is None:
+        return None
+    figures = (
+        descriptor.input_per_million,
+        descriptor.output_per_million,
+        descriptor.cache_read_per_million,
+        descriptor.cache_write_per_million,
+    )
+    return None if not any(figures) else Prices(*figures)
+
+
+@dataclass
+class AppSession:
+    """One session the app shows and talks to."""
+
+    agent: Agent
+    """The loop (its window is the engine, or native compaction after ``/compact``)."""
+    engine: Engine | None
+    """The folding engine; ``None`` once ``/compact`` has handed the context to native
+    compaction."""
+    recorder: SessionRecorder
+    """Where every message is written first: the session file, or memory in the demo."""
+    provider: Provider
+    prices: Prices | None
+    """The model's prices, for the footer's cost."""
+    cwd: Path
+    settings: SettingsFile
+    """The user's settings file (``/fold-settings`` edits it)."""
+    options: HeadlessOptions
+    """How it was opened (``/new`` and ``/resume`` reopen with the same provider options)."""
+    session_file: SessionFile | None = None
+    """The session file, for ``/session``, ``/resume`` and ``/compact``; ``None`` in the
+    demo, which keeps its messages in memory."""
+    demo: bool = False
+    """Whether this is the no-key demo (a recorded session played back)."""
+    cleanup: Callable[[], None] | None = None
+    """Run once when the session closes (the demo removes its temporary state)."""
+
+    @property
+    def model(self) -> str:
+        return self.agent.provider.model
+
+    def close(self) -> None:
+        """Close the engine and the session file (their locks go with them)."""
+        if self.engine is not None:
+            self.engine.close()
+        if self.session_file is not None:
+            self.session_file.close()
+        if self.cleanup is not None:
+            self.cleanup()
+            self.cleanup = None
+
+
+def open_live(options: HeadlessOptions, approver: Approver | None) -> AppSession:
+    """A live session: the provider the options name, in ``options.cwd``.
+
+    Raises:
+        pifold_agent.run_command.CommandError: no key, a bad option, an unknown session, or
+            state that cannot be opened; the message says which.
+    """
+    provider, model_budget = make_provider(options)
+    cwd = options.cwd.resolve()
+    session = open_session(cwd, options)
+    try:
+        engine = open_engine(session.state_directory, options, model_budget)
+    except BaseException:
+        session.close()
+        raise
+    config = AgentConfig(cwd, session_id=session.id, approver=approver)
+    agent = Agent(engine, provider, agent_tools(provider), session, config)
+    agent.resume()
+    if isinstance(provider, ScriptedProvider):
+        provider.attach(agent.queues)  # the script's own user messages, as for pifold -p
+    return AppSession(
+        agent=agent,
+        engine=engine,
+        recorder=session,
+        provider=provider,
+        prices=prices_of(load_models().get(provider.model)),
+        cwd=cwd,
+        settings=SettingsFile(),
+        options=options,
+        session_file=session,
+    )
+
+
+def reopen(current: AppSession, resume: str | None) -> AppSession:
+    """A new session (``resume`` is ``None``) or the one ``resume`` names, with the same
+    provider options and approver. The other is opened first, so a refusal (an unknown id)
+    leaves the current session open and unchanged; then the current one is closed.
+
+    Raises:
+        pifold_agent.run_command.CommandError: the session cannot be opened (why is said).
+    """
+    open_now = current.session_file
+    if resume is not None and open_now is not None and open_now.id.startswith(resume.strip()):
+        raise CommandError(f"session {open_now.id} is the one open now")
+    options = replace(current.options, continue_session=False, resume=resume, yes=True)
+    fresh = open_live(options, current.agent.config.approver)
+    current.close()
+    return fresh
+
+
+def models_for(provider: Provider) -> list[ModelDescriptor]:
+    """The table's models for the provider running now (``/model`` lists them)."""
+    table = load_models()
+    return [descriptor for descriptor in table.values() if descriptor.provider == provider.name]
+
+
+def switch_model(current: AppSession, model: str) -> AppSession:
+    """The same session talking to ``model`` of the same provider from the next request.
+
+    Raises:
+        ValueError: the table has no such model for this provider.
+        pifold_agent.run_command.CommandError: its key is missing.
+    """
+    known = {descriptor.id: descriptor for descriptor in models_for(current.provider)}
+    if model not in known:
+        names = ", ".join(known) or "none"
+        raise ValueError(f"no model {model!r} for {current.provider.name}; models: {names}")
+    provider, _ = make_provider(replace(current.options, model=model))
+    # The provider is public state of the agent: the next request goes to the new model;
+    # the system prompt and the tools stay byte for byte the same.
+    current.agent.provider = provider
+    current.provider = provider
+    current.options = replace(current.options, model=model)
+    current.prices = prices_of(known[model])
+    return current
+
+
+def close_quietly(session: AppSession | None) -> None:
+    """Close ``session`` at exit; a failure to close is not worth a traceback then."""
+    if session is not None:
+        with contextlib.suppress(OSError):
+            session.close()
+
+
+__all__ = [
+    "AppSession",
+    "close_quietly",
+    "models_for",
+    "open_live",
+    "prices_of",
+    "reopen",
+    "switch_model",
+]

@@ -1,0 +1,280 @@
+"""The app's slash commands, registered once; the palette's provider reads the same table.
+
+Each command says whether it may run while the agent works. The fold screens take the live
+engine (DESIGN §11): during a run ``/fold-editor`` opens read-only (browse and peek; no
+action that would change the window under a request in flight), ``/fold-status`` shows the
+figures, and the commands that change the session wait for the run to end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, cast
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from pifold_tui.app.commands import Command, CommandRegistry
+
+if TYPE_CHECKING:
+    from pifold_tui.app.app import PifoldApp
+    from pifold_tui.app.session_setup import AppSession
+
+
+def _session(app: PifoldApp, command: str) -> AppSession | None:
+    if app.session is None:
+        app.say(f"{command}: the session is not open yet.", "warning")
+    return app.session
+
+
+def _live(app: PifoldApp, command: str) -> AppSession | None:
+    """The session, unless it is the demo (which has no model to switch or sessions)."""
+    session = _session(app, command)
+    if session is not None and session.demo:
+        app.say(f"{command} needs a model: the demo plays a recorded session.", "warning")
+        return None
+    return session
+
+
+def fold_status(app: PifoldApp, arguments: str) -> None:
+    session = _session(app, "/fold-status")
+    if session is None:
+        return
+    if session.engine is None:
+        app.say("/fold-status: folding is off in this session (/compact).", "warning")
+        return
+    from pifold_tui.screens.status import FoldStatusScreen
+
+    app.open_screen(FoldStatusScreen(session.engine, label=str(session.cwd)))
+
+
+def fold(app: PifoldApp, arguments: str) -> None:
+    session = _session(app, "/fold")
+    if session is None:
+        return
+    if session.engine is None:
+        app.say("/fold: folding is off in this session (/compact).", "warning")
+        return
+    from pifold_tui.screens.fold import FoldScreen
+
+    app.open_screen(FoldScreen(session.engine))
+
+
+def fold_editor(app: PifoldApp, arguments: str) -> None:
+    app.open_fold_editor(arguments or None)
+
+
+def fold_settings(app: PifoldApp, arguments: str) -> None:
+    session = _session(app, "/fold-settings")
+    if session is None:
+        return
+    if session.engine is None:
+        app.say("/fold-settings: folding is off in this session (/compact).", "warning")
+        return
+    from pifold_tui.screens.settings import FoldSettingsScreen
+
+    app.open_screen(FoldSettingsScreen(session.engine, session.settings))
+
+
+async def compact(app: PifoldApp, arguments: str) -> None:
+    session = _session(app, "/compact")
+    if session is None:
+        return
+    from pifold_tui.app.compact import CompactRefused
+    from pifold_tui.app.compact import compact as run_compaction
+
+    app.say("/compact: summarising the history with the model…")
+    try:
+        written = await run_compaction(session, app.deliver)
+    except CompactRefused as error:
+        app.say(str(error), "warning")
+        return
+    await app.session_changed()
+    app.say(
+        "Compacted: the history is summarised (Pi's compaction entry); folding is off now."
+        if written
+        else "Nothing old enough to summarise yet; the session runs on native compaction now."
+    )
+
+
+def model(app: PifoldApp, arguments: str) -> None:
+    session = _live(app, "/model")
+    if session is None:
+        return
+    from pifold_tui.app.session_setup import models_for, switch_model
+
+    if not arguments:
+        from pifold_tui.app.info_screens import InfoScreen
+
+        lines = [
+            f"{'→' if descriptor.id == session.model else ' '} {descriptor.id:<22} "
+            f"{descriptor.context_window:>9,} tokens · ${descriptor.input_per_million:g} in "
+            f"/ ${descriptor.output_per_million:g} out per million"
+            for descriptor in models_for(session.provider)
+        ]
+        lines.append("")
+        lines.append("/model NAME switches from the next request.")
+        app.push_screen(InfoScreen(f"/model · {session.provider.name}", lines))
+        return
+    from pifold_agent.run_command import CommandError as RunCommandError
+
+    try:
+        switch_model(session, arguments)
+    except (ValueError, RunCommandError) as error:
+        app.say(str(error), "error")
+        return
+    app.footer.model = session.model
+    app.footer.prices = session.prices
+    app.footer.show()
+    app.say(f"/model: {session.model} from the next request.")
+
+
+async def new(app: PifoldApp, arguments: str) -> None:
+    session = _live(app, "/new")
+    if session is not None:
+        await app.reopen(None)
+
+
+async def resume(app: PifoldApp, arguments: str) -> None:
+    session = _live(app, "/resume")
+    if session is None:
+        return
+    if arguments:
+        await app.reopen(arguments)
+        return
+    from pifold_agent.sessions.catalogue import list_sessions
+    from pifold_tui.app.info_screens import ChoiceScreen
+
+    sessions = list_sessions(session.cwd, session.options.sessions_dir)
+    choices = [
+        (
+            summary.id,
+            f"{summary.created[:16]}  {summary.messages:>5} messages  "
+            f"{summary.first_message or '(no message)'}",
+        )
+        for summary in sessions
+        if session.session_file is None or summary.id != session.session_file.id
+    ]
+    if not choices:
+        app.say(f"/resume: no other session of {session.cwd}.", "warning")
+        return
+
+    async def chosen(identifier: str | None) -> None:
+        if identifier is not None:
+            await app.reopen(identifier)
+
+    app.push_screen(ChoiceScreen(f"/resume · sessions of {session.cwd}", choices), chosen)
+
+
+def session_facts(app: PifoldApp, arguments: str) -> None:
+    session = _session(app, "/session")
+    if session is None:
+        return
+    from pifold_tui.app.info_screens import InfoScreen
+
+    entries = len(session.recorder.recorded())
+    if session.session_file is None:
+        lines = ["the demo: messages in memory, engine state in a temporary folder"]
+    else:
+        lines = [
+            f"path          {session.session_file.path}",
+            f"id            {session.session_file.id}",
+            f"state folder  {session.session_file.state_directory}",
+        ]
+    lines += [
+        f"entries       {entries:,}",
+        f"model         {session.provider.name} · {session.model}",
+        f"context       {'folding engine' if session.engine is not None else 'native compaction'}",
+        f"cwd           {session.cwd}",
+    ]
+    app.push_screen(InfoScreen("/session", lines))
+
+
+def help_command(app: PifoldApp, arguments: str) -> None:
+    from pifold_tui.app.info_screens import InfoScreen
+
+    lines = [
+        f"{command.slash:<15} {command.description}"
+        + ("" if command.available_during_run else "  (not during a run)")
+        for command in app.registry
+    ]
+    lines += [
+        "",
+        "Enter sends · Shift+Enter or Ctrl+J a new line · Alt+Enter a follow-up",
+        "Esc aborts the run · !cmd runs a shell command · ctrl+p the command palette",
+    ]
+    app.push_screen(InfoScreen("/help", lines))
+
+
+async def quit_command(app: PifoldApp, arguments: str) -> None:
+    await app.action_quit()
+
+
+COMMANDS: tuple[Command[PifoldApp], ...] = (
+    Command(
+        "fold-status", "Every figure behind the bar: budget, band, folds, audit", True, fold_status
+    ),
+    Command("fold", "Commit every pending mark now (preview, then confirm)", False, fold),
+    Command(
+        "fold-editor",
+        "The map of the window: peek, pin, unmark, re-cut, expand (read-only during a run)",
+        True,
+        fold_editor,
+    ),
+    Command(
+        "fold-settings", "The seven folding options and the bar's palette", False, fold_settings
+    ),
+    Command("compact", "Native compaction: summarise the history and stop folding", False, compact),
+    Command("model", "Show the models of this provider; /model NAME switches", False, model),
+    Command("new", "Start a new session in this directory", False, new),
+    Command(
+        "resume", "Reopen a session of this directory (/resume ID, or pick one)", False, resume
+    ),
+    Command("session", "The session's file, id, entries and state folder", True, session_facts),
+    Command("help", "Every command and key", True, help_command),
+    Command("quit", "Leave (a running turn is aborted first)", True, quit_command),
+)
+"""Every slash command, in the order ``/help`` and completion list them."""
+
+
+def build_registry() -> CommandRegistry[PifoldApp]:
+    """A registry holding :data:`COMMANDS`."""
+    registry: CommandRegistry[PifoldApp] = CommandRegistry()
+    for command in COMMANDS:
+        registry.register(command)
+    return registry
+
+
+class SlashCommandProvider(Provider):
+    """The command palette's slash commands: the app's registry, searched by name."""
+
+    def _commands(self) -> list[Command[PifoldApp]]:
+        app = cast("PifoldApp", self.app)
+        return list(getattr(app, "registry", ()))
+
+    async def discover(self) -> Hits:
+        app = cast("PifoldApp", self.app)
+        for command in self._commands():
+            yield DiscoveryHit(command.slash, _runner(app, command), help=command.description)
+
+    async def search(self, query: str) -> Hits:
+        app = cast("PifoldApp", self.app)
+        matcher = self.matcher(query)
+        for command in self._commands():
+            score = matcher.match(command.slash)
+            if score > 0:
+                yield Hit(
+                    score,
+                    matcher.highlight(command.slash),
+                    _runner(app, command),
+                    help=command.description,
+                )
+
+
+def _runner(app: PifoldApp, command: Command[PifoldApp]) -> Callable[[], Awaitable[None]]:
+    async def run() -> None:
+        await app.run_slash(command.slash)
+
+    return run
+
+
+__all__ = ["COMMANDS", "SlashCommandProvider", "build_registry"]
