@@ -15,9 +15,12 @@ from pifold_agent.loop import AgentEvent
 from pifold_agent.loop.approval import Approver
 from pifold_agent.run_command import HeadlessOptions
 from pifold_core.canonical import JsonValue
+from pifold_core.engine import Engine
+from pifold_core.tokens import TiktokenCounter
 from pifold_tui.app.app import Launch, PifoldApp
 from pifold_tui.app.messages import AgentEventPosted, PromptMode, PromptSubmitted
 from pifold_tui.app.session_setup import open_live
+from tests.core.engine_checks import assert_clean_audit, assert_lossless, durable_state
 
 
 class EventLog(Static):
@@ -94,3 +97,22 @@ def prompt_of(app: PifoldApp) -> StubPrompt:
 
 def widget_types(widgets: Sequence[Widget]) -> list[str]:
     return [type(widget).__name__ for widget in widgets]
+
+
+def assert_session_consistent(engine: Engine) -> None:
+    """The cache invariant held (zero unattributed rewrites), every fold peeks back exactly
+    what it covers, and a read-only reopen beside the live engine rebuilds the same state
+    (with the app's own tokenizer, so the token figures compare)."""
+    assert_clean_audit(engine)
+    assert_lossless(engine)
+    engine.journal.sync()
+    reopened = Engine.open(
+        engine.state_dir, None, TiktokenCounter(), engine.meter.host_measures, read_only=True
+    )
+    try:
+        assert reopened.torn_tail is None
+        live, rebuilt = durable_state(engine), durable_state(reopened)
+        for key, value in live.items():
+            assert rebuilt[key] == value, f"{key} differs after reopen"
+    finally:
+        reopened.close()
