@@ -1,0 +1,187 @@
+"""An assistant message: streamed Markdown text, collapsed thinking, and its tool calls.
+
+Live, the message is built from the loop's deltas as they arrive: each text block is a
+``Markdown`` widget fed through Textual's ``MarkdownStream`` (which batches fragments that
+come faster than it can render), each thinking block a collapsed ``Collapsible``, each tool
+call a :class:`ToolCallView`. When the message is recorded, the streamed blocks are checked
+against the entry: when they agree the widgets stay; otherwise (a provider that numbered its
+blocks differently) the message is rebuilt from the entry, which is what was recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from textual.containers import Vertical
+from textual.widget import Widget
+from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+from pifold_core.blocks import TextBlock, ThinkingBlock, ToolCallBlock
+from pifold_core.entries import Entry
+from pifold_tui.app.conversation.tool_call import ToolCallView
+
+THINKING_TITLE = "thinking"
+"""The title of a collapsed thinking block."""
+
+ABORTED = "aborted: kept in the session, never sent again"
+"""Under the partial text of a reply the user aborted."""
+
+
+class ThinkingView(Collapsible):
+    """A thinking block, collapsed by default."""
+
+    DEFAULT_CSS = """
+    ThinkingView { border: none; padding: 0; margin: 0; background: transparent; }
+    ThinkingView > CollapsibleTitle { color: $text-muted; text-style: italic; }
+    ThinkingView > Contents { padding: 0 0 0 2; color: $text-muted; height: auto; }
+    """
+
+    def __init__(self, text: str = "") -> None:
+        self.text = text
+        """The thinking so far."""
+        self.body = Static(text, markup=False)
+        super().__init__(self.body, title=THINKING_TITLE, collapsed=True)
+
+    def add(self, delta: str) -> None:
+        self.text += delta
+        self.body.update(self.text)
+
+
+class AssistantMessage(Vertical):
+    """One assistant message, streaming or recorded."""
+
+    DEFAULT_CSS = """
+    AssistantMessage { height: auto; padding: 0 1; margin: 0 0 1 0; }
+    AssistantMessage > Markdown { margin: 0; padding: 0; }
+    AssistantMessage > .aborted { color: $warning; }
+    """
+
+    def __init__(self, *children: Widget) -> None:
+        super().__init__(*children, classes="row assistant")
+        self.entry_id: str | None = None
+        """The recorded entry's id (``None`` while it streams)."""
+        self.parts: dict[int, Widget] = {}
+        """The streamed blocks' widgets by the block index the deltas name."""
+        self.texts: dict[int, str] = {}
+        """The streamed text and thinking by block index."""
+        self.streams: dict[int, MarkdownStream] = {}
+        """The open Markdown streams by block index."""
+        self.tool_calls: list[ToolCallView] = []
+        """Its tool calls in the message's order."""
+
+    async def add_delta(self, kind: str, index: int, delta: str) -> ToolCallView | None:
+        """One streamed piece; returns the tool call's view when a tool call began."""
+        self.texts[index] = self.texts.get(index, "") + delta
+        part = self.parts.get(index)
+        created: ToolCallView | None = None
+        if part is None:
+            part = self.part_for(kind)
+            self.parts[index] = part
+            await self.mount(part)
+            if isinstance(part, ToolCallView):
+                self.tool_calls.append(part)
+                created = part
+        if isinstance(part, Markdown):
+            stream = self.streams.get(index)
+            if stream is None:
+                stream = self.streams[index] = Markdown.get_stream(part)
+            await stream.write(delta)
+        elif isinstance(part, ThinkingView):
+            part.add(delta)
+        elif isinstance(part, ToolCallView):
+            part.stream_arguments(delta)
+        return created
+
+    @staticmethod
+    def part_for(kind: str) -> Widget:
+        if kind == "thinking":
+            return ThinkingView()
+        if kind == "tool_call":
+            return ToolCallView()
+        return Markdown()
+
+    async def finish(
+        self, entry: Entry, stop_reason: str | None, results: Mapping[str, Entry] | None = None
+    ) -> list[ToolCallView]:
+        """The message as recorded; returns its tool calls' views (settled with their ids)."""
+        for index, stream in self.streams.items():
+            await stream.stop()
+            # Textual's incremental append can drop a space at a fragment boundary after
+            # inline markup; rendering the whole text once more shows what was recorded.
+            part = self.parts[index]
+            if isinstance(part, Markdown):
+                await part.update(self.texts[index])
+        self.streams.clear()
+        self.entry_id = entry.id
+        streamed = [
+            (self.texts[index], type(part))
+            for index, part in sorted(self.parts.items())
+            if not isinstance(part, ToolCallView)
+        ]
+        readable = [
+            (block.text, Markdown if isinstance(block, TextBlock) else ThinkingView)
+            for block in entry.content
+            if isinstance(block, TextBlock | ThinkingBlock)
+        ]
+        if streamed != readable or len(self.tool_calls) > len(entry.tool_calls):
+            await self.remove_children()
+            self.parts.clear()
+            widgets, self.tool_calls = widgets_for(entry)
+            await self.mount_all(widgets)
+        else:
+            missing = entry.tool_calls[len(self.tool_calls) :]
+            added = [ToolCallView(call.name, call.id) for call in missing]
+            self.tool_calls.extend(added)
+            await self.mount_all(added)
+        for view, call in zip(self.tool_calls, entry.tool_calls, strict=True):
+            view.settle(call.id, call.name, call.arguments)
+            if results is not None and call.id in results:
+                view.show_result(results[call.id])
+        if stop_reason == "aborted":
+            await self.mount(aborted_note())
+        return list(self.tool_calls)
+
+    @property
+    def empty(self) -> bool:
+        """Whether it shows nothing (a failed request records a message with no blocks)."""
+        return not self.children
+
+
+def aborted_note() -> Static:
+    """What an aborted reply says under its partial text."""
+    return Static(ABORTED, markup=False, classes="aborted")
+
+
+def widgets_for(entry: Entry) -> tuple[list[Widget], list[ToolCallView]]:
+    """Widgets for a recorded message's blocks in order, and its tool calls' views."""
+    widgets: list[Widget] = []
+    calls: list[ToolCallView] = []
+    for block in entry.content:
+        if isinstance(block, TextBlock) and block.text:
+            widgets.append(Markdown(block.text))
+        elif isinstance(block, ThinkingBlock) and block.text:
+            widgets.append(ThinkingView(block.text))
+        elif isinstance(block, ToolCallBlock):
+            view = ToolCallView(block.name, block.id)
+            calls.append(view)
+            widgets.append(view)
+    return widgets, calls
+
+
+def recorded_message(entry: Entry, results: Mapping[str, Entry]) -> AssistantMessage:
+    """A recorded assistant message with its calls' results, ready to mount."""
+    widgets, calls = widgets_for(entry)
+    if entry.extra.get("stop_reason") == "aborted":
+        widgets.append(aborted_note())
+    message = AssistantMessage(*widgets)
+    message.entry_id = entry.id
+    message.tool_calls = calls
+    for view, call in zip(calls, entry.tool_calls, strict=True):
+        view.settle(call.id, call.name, call.arguments)
+        if call.id in results:
+            view.show_result(results[call.id])
+    return message
+
+
+__all__ = ["ABORTED", "THINKING_TITLE", "AssistantMessage", "ThinkingView", "recorded_message"]
