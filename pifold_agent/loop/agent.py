@@ -175,11 +175,18 @@ class Agent:
         """One run: ``prompt`` (or the queued messages when ``None``) until the model stops.
 
         Raises:
-            RuntimeError: a run is already in progress on this agent.
+            RuntimeError: a run is already in progress on this agent, or there is nothing
+                to continue from without a prompt.
             asyncio.CancelledError: the caller aborted; the session is consistent.
         """
         if self.running:
             raise RuntimeError("a run is already in progress; steer or queue a follow-up")
+        queued = len(self.queues.steering) + len(self.queues.follow_up)
+        if prompt is None and not queued and not self._awaits_reply():
+            raise RuntimeError(
+                "nothing to continue: no message is queued and the model has already "
+                "answered the last one; give a prompt"
+            )
         self.running = True
         self.emit(RunStart(prompt))
         try:
@@ -232,6 +239,12 @@ class Agent:
             pending = self.queues.follow_up.take()
             if not pending:
                 return RunResult("stop", final_text)
+
+    def _awaits_reply(self) -> bool:
+        """Whether the context ends with something the model has not answered yet (a user
+        message, or tool results): what a run without a prompt continues from."""
+        entries = self.window.entries()
+        return bool(entries) and entries[-1].kind != "assistant"
 
     async def _request(self) -> StreamDone:
         """Send the engine's projection until a reply that is not a recoverable failure."""

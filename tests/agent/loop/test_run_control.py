@@ -163,3 +163,22 @@ async def test_a_second_run_while_one_is_going_is_refused(tmp_path: Path) -> Non
         await task
     assert kinds(engine.transcript.entries) == ["user"]
     assert_session_consistent(engine, recorder)
+
+
+async def test_a_run_without_a_prompt_continues_only_from_an_unanswered_message(
+    tmp_path: Path,
+) -> None:
+    engine = open_engine(tmp_path)
+    provider = ProgrammedProvider([reply("first answer"), reply("continued")])
+    agent, recorder, _ = make_agent(engine, provider)
+    with pytest.raises(RuntimeError, match="nothing to continue"):
+        await agent.run()
+    await agent.run("question")
+    with pytest.raises(RuntimeError, match="nothing to continue"):
+        await agent.run()
+    assert not agent.running and len(provider.requests) == 1
+    agent.follow_up("one more thing")
+    result = await agent.run()
+    assert result.final_text == "continued"
+    assert kinds(engine.transcript.entries) == ["user", "assistant", "user", "assistant"]
+    assert_session_consistent(engine, recorder)
