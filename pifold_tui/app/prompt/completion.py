@@ -1,0 +1,175 @@
+"""What the prompt completes, and with what: ``/`` commands and ``@`` file paths.
+
+Pure functions, no widgets: :func:`query_at` finds what the cursor is completing in the
+text, :func:`command_candidates` lists the registry's commands for it, and
+:class:`PathIndex` lists the working directory's paths (``.gitignore`` respected, through the
+find tool's own walk) for :func:`path_candidates` to rank. The walk is bounded and runs once
+per ``@`` completion, off the UI thread (the prompt calls it in a worker).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pifold_agent.tools.gitignore import walk
+from pifold_tui.app.commands import CommandRegistry
+
+QueryKind = Literal["command", "path"]
+
+PATH_SCAN_LIMIT = 20_000
+"""Paths walked at most per ``@`` completion (a huge tree is cut there, never waited on)."""
+
+PATH_CANDIDATE_LIMIT = 50
+"""Paths offered at most."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionQuery:
+    """What the text at the cursor asks to complete."""
+
+    kind: QueryKind
+    """``command`` after a leading ``/``, ``path`` after an ``@``."""
+    fragment: str
+    """What was typed after the ``/`` or ``@``, up to the cursor."""
+    row: int
+    """The line of the cursor."""
+    start: int
+    """The column of the ``/`` or ``@`` (the replacement starts there)."""
+    end: int
+    """The column where the typed word ends (the replacement ends there)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One thing the popup offers."""
+
+    label: str
+    """What it shows first (``/fold``, ``src/app.py``)."""
+    replacement: str
+    """What replaces the query's span when accepted."""
+    detail: str = ""
+    """A dim second column: the command's description."""
+    reopens: bool = False
+    """Whether accepting leaves more to complete (a folder: its contents are listed next)."""
+
+
+def _word_end(line: str, column: int) -> int:
+    end = column
+    while end < len(line) and not line[end].isspace():
+        end += 1
+    return end
+
+
+def query_at(text: str, row: int, column: int) -> CompletionQuery | None:
+    """The completion the cursor at ``(row, column)`` of ``text`` is in, if any.
+
+    A command is the first word of the whole message when it starts with ``/`` (so a path
+    such as ``/etc/hosts`` typed later in a line is never taken for one); a path is any word
+    starting with ``@`` that the cursor is at the end of or inside.
+    """
+    lines = text.split("\n")
+    if row >= len(lines):
+        return None
+    line = lines[row]
+    column = min(column, len(line))
+    before = line[:column]
+    if row == 0 and before.startswith("/") and not any(c.isspace() for c in before):
+        return CompletionQuery("command", before[1:], 0, 0, _word_end(line, column))
+    word_start = column
+    while word_start > 0 and not line[word_start - 1].isspace():
+        word_start -= 1
+    word = before[word_start:]
+    if word.startswith("@") and "@" not in word[1:]:
+        return CompletionQuery("path", word[1:], row, word_start, _word_end(line, column))
+    return None
+
+
+def command_candidates(registry: CommandRegistry[Any], fragment: str) -> list[Candidate]:
+    """The registry's commands that start with ``fragment``, in registration order; each
+    says when it cannot run during a run."""
+    return [
+        Candidate(
+            command.slash,
+            command.slash + " ",
+            command.description
+            if command.available_during_run
+            else f"{command.description} (not during a run)",
+        )
+        for command in registry.matching(fragment)
+    ]
+
+
+class PathIndex:
+    """The paths under one folder, walked once (bounded) and then filtered in memory."""
+
+    def __init__(self, root: Path, scan_limit: int = PATH_SCAN_LIMIT) -> None:
+        self.root = root
+        """The working directory whose paths are offered."""
+        self.scan_limit = scan_limit
+        """Paths walked at most."""
+        self._paths: list[str] | None = None
+        self.truncated = False
+        """Whether the walk stopped at :attr:`scan_limit` (some paths are not offered)."""
+
+    def paths(self) -> list[str]:
+        """Every path walked, folders ending in ``/`` (walks on the first call: call it
+        off the UI thread)."""
+        if self._paths is None:
+            walked = itertools.islice(walk(self.root), self.scan_limit + 1)
+            found = [relative + "/" if is_folder else relative for relative, is_folder in walked]
+            self.truncated = len(found) > self.scan_limit
+            self._paths = found[: self.scan_limit]
+        return self._paths
+
+
+def _rank(path: str, fragment: str) -> int | None:
+    """0: the path starts with the fragment; 1: its last part does; 2: it contains it;
+    ``None``: no match (case-insensitive)."""
+    lowered, wanted = path.lower(), fragment.lower()
+    if lowered.startswith(wanted):
+        return 0
+    name = lowered.rstrip("/").rsplit("/", 1)[-1]
+    if name.startswith(wanted):
+        return 1
+    if wanted in lowered:
+        return 2
+    return None
+
+
+def path_candidates(
+    index: PathIndex, fragment: str, limit: int = PATH_CANDIDATE_LIMIT
+) -> list[Candidate]:
+    """The best ``limit`` paths for ``fragment``: prefix matches first, then name matches,
+    then the rest, shallower paths before deeper ones. Right after a folder's ``/`` only
+    that folder's own entries are offered."""
+    ranked: list[tuple[int, int, str]] = []
+    listing_folder = fragment.endswith("/")
+    for path in index.paths():
+        if listing_folder:
+            rest = path[len(fragment) :]
+            if not path.startswith(fragment) or not rest or "/" in rest.rstrip("/"):
+                continue
+        rank = _rank(path, fragment)
+        if rank is not None:
+            ranked.append((rank, path.count("/", 0, len(path) - 1), path))
+    ranked.sort()
+    return [
+        Candidate(path, "@" + path + ("" if path.endswith("/") else " "), "", path.endswith("/"))
+        for _, _, path in ranked[:limit]
+    ]
+
+
+__all__ = [
+    "PATH_CANDIDATE_LIMIT",
+    "PATH_SCAN_LIMIT",
+    "Candidate",
+    "CompletionQuery",
+    "PathIndex",
+    "QueryKind",
+    "command_candidates",
+    "path_candidates",
+    "query_at",
+]

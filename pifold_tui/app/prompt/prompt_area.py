@@ -1,0 +1,307 @@
+"""``PromptArea``: the multi-line input under the conversation, and what sits around it.
+
+From the top: the steering strip (messages sent during a run, until they land), the
+completion popup, the input, and one hint line. The keys:
+
+* Enter sends (``PromptSubmitted(text, "send")``; the shell starts a run, or queues it as
+  steering when one is going); Alt+Enter sends it as a follow-up.
+* Shift+Enter or Ctrl+J inserts a newline. Ctrl+J always works: it is a plain control
+  character. Shift+Enter reaches the app only from a terminal that reports modifiers on
+  Enter (the kitty keyboard protocol, which Textual turns on; in tmux, ``extended-keys``):
+  Textual then reports ``shift+enter`` (``CSI 13;2u``) or, in xterm's
+  ``modifyOtherKeys`` form, ``shift+\\r``. Without that the terminal sends a bare carriage
+  return, so Shift+Enter sends; the hint names Ctrl+J for that reason.
+* Up on the first line and Down on the last walk the project's history.
+* Esc closes the completion popup; otherwise, during a run, it asks to abort
+  (``AbortRequested``).
+* ``!command`` posts ``ShellRequested`` instead of a prompt.
+
+The shell sets :attr:`PromptArea.running` (hints, placeholder, Esc and the strip depend on
+it) and calls :meth:`PromptArea.open_project` once the session is open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual import events, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.widgets import Static, TextArea
+
+from pifold_tui.app.commands import CommandRegistry
+from pifold_tui.app.messages import (
+    AbortRequested,
+    AgentEventPosted,
+    PromptMode,
+    PromptSubmitted,
+    ShellRequested,
+)
+from pifold_tui.app.prompt.completion import (
+    CompletionQuery,
+    PathIndex,
+    command_candidates,
+    path_candidates,
+    query_at,
+)
+from pifold_tui.app.prompt.history import PromptHistory
+from pifold_tui.app.prompt.popup import CompletionPopup
+from pifold_tui.app.prompt.steering_strip import SteeringStrip
+
+NEWLINE_KEYS = frozenset({"shift+enter", "shift+\r", "ctrl+j"})
+"""Keys that insert a newline (see the module's note on Shift+Enter)."""
+
+FOLLOW_UP_KEYS = frozenset({"alt+enter"})
+"""Keys that send the message as a follow-up."""
+
+IDLE_HINT = "enter send · ctrl+j newline · ↑↓ history · / commands · @ files · !shell"
+RUNNING_HINT = "enter steer · alt+enter follow-up · esc abort · ctrl+j newline"
+IDLE_PLACEHOLDER = "Ask, or type / for commands, @ for files, !cmd for the shell"
+RUNNING_PLACEHOLDER = "steer the running turn… (alt+enter: follow-up after it)"
+
+
+class PromptInput(TextArea):
+    """The text area; every key goes to the prompt's handler first."""
+
+    DEFAULT_CSS = """
+    PromptInput { height: auto; max-height: 10; min-height: 3; }
+    """
+
+    def __init__(self, on_key_pressed: Callable[[str], bool]) -> None:
+        super().__init__(id="prompt-input", soft_wrap=True, show_line_numbers=False)
+        self.on_key_pressed = on_key_pressed
+        """Takes a key name; ``True`` when it handled the key (the text area then does not)."""
+
+    async def on_key(self, event: events.Key) -> None:
+        if self.on_key_pressed(event.key):
+            event.stop()
+            event.prevent_default()
+
+
+class PromptArea(Vertical):
+    """The prompt: input, history, completion, the steering strip and the hint line."""
+
+    DEFAULT_CSS = """
+    PromptArea { height: auto; }
+    PromptArea #prompt-hint { height: 1; padding: 0 2; color: $text-muted; }
+    """
+
+    running: reactive[bool] = reactive(False)
+    """Whether the agent is working (set by the shell)."""
+    hint: reactive[str] = reactive(IDLE_HINT)
+    """The line under the input."""
+
+    def __init__(
+        self,
+        registry: CommandRegistry[Any],
+        cwd: Path | None = None,
+        history: PromptHistory | None = None,
+    ) -> None:
+        super().__init__(id="prompt")
+        self.registry = registry
+        """The slash commands ``/`` completes from."""
+        self.cwd = (cwd or Path.cwd()).resolve()
+        """Where ``@`` completes paths (the session's working directory once open)."""
+        self.history = history if history is not None else PromptHistory(None)
+        """What was sent in this project."""
+        self.connect_hint: str | None = None
+        """In the no-key demo: how to connect a model (shown instead of the key hints)."""
+        self.input = PromptInput(self.take_key)
+        self.popup = CompletionPopup()
+        self.strip = SteeringStrip()
+        self._path_index: PathIndex | None = None
+        self._loaded_text: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield self.strip
+        yield self.popup
+        yield self.input
+        yield Static(self.hint, id="prompt-hint", markup=False)
+
+    def on_mount(self) -> None:
+        self.watch_running(self.running)
+        self.input.focus()
+
+    def open_project(
+        self, cwd: Path, history: PromptHistory, connect_hint: str | None = None
+    ) -> None:
+        """The session is open: complete paths under ``cwd``, walk ``history``, and in the
+        demo say ``connect_hint`` under the input."""
+        self.cwd = cwd.resolve()
+        self.history = history
+        self.connect_hint = connect_hint
+        self._path_index = None
+        self.watch_running(self.running)
+        if history.problem is not None:
+            self.notify(history.problem, severity="warning", markup=False)
+
+    # -- state shown ---------------------------------------------------------------------------
+
+    def watch_running(self, running: bool) -> None:
+        self.input.placeholder = RUNNING_PLACEHOLDER if running else IDLE_PLACEHOLDER
+        if self.connect_hint is not None:
+            self.hint = self.connect_hint
+        else:
+            self.hint = RUNNING_HINT if running else IDLE_HINT
+
+    def watch_hint(self, hint: str) -> None:
+        if self.is_mounted:
+            self.query_one("#prompt-hint", Static).update(hint)
+
+    @property
+    def text(self) -> str:
+        return self.input.text
+
+    def on_agent_event_posted(self, message: AgentEventPosted) -> None:
+        from pifold_agent.loop.events import MessageEnd
+
+        message.stop()
+        event = message.event
+        if isinstance(event, MessageEnd) and event.entry.kind == "user":
+            self.strip.land(event.entry.text)
+
+    # -- keys ----------------------------------------------------------------------------------
+
+    def take_key(self, key: str) -> bool:
+        """Act on ``key``; ``True`` when it was the prompt's (the text area ignores it)."""
+        if self.popup.is_open:
+            if key in ("up", "down"):
+                self.popup.move(-1 if key == "up" else 1)
+                return True
+            if key in ("tab", "enter"):
+                self.accept_completion()
+                return True
+            if key == "escape":
+                self.popup.close()
+                return True
+        if key == "enter":
+            self.submit("send")
+        elif key in FOLLOW_UP_KEYS:
+            self.submit("follow_up")
+        elif key in NEWLINE_KEYS:
+            self.input.insert("\n")
+        elif key == "up" and self.input.cursor_at_first_line:
+            self._recall(self.history.previous(self.text))
+        elif key == "down" and self.input.cursor_at_last_line and self.history.browsing:
+            self._recall(self.history.next())
+        elif key == "escape" and self.running:
+            self.post_message(AbortRequested())
+        else:
+            return False
+        return True
+
+    def _recall(self, text: str | None) -> None:
+        if text is None:
+            return
+        self._set_text(text)
+
+    def _set_text(self, text: str) -> None:
+        # A text loaded from the history is not being typed: it opens no completion.
+        self._loaded_text = text
+        self.popup.close()
+        self.input.load_text(text)
+        self.input.move_cursor(self.input.document.end)
+
+    # -- sending -------------------------------------------------------------------------------
+
+    def submit(self, mode: PromptMode) -> None:
+        """Send what the input holds (nothing when it is blank)."""
+        text = self.text
+        if not text.strip():
+            return
+        self.popup.close()
+        if text.startswith("!"):
+            command = text[1:].strip()
+            if not command:
+                self.notify("Type a shell command after the !", severity="warning")
+                return
+            self.post_message(ShellRequested(command))
+        else:
+            self.post_message(PromptSubmitted(text, mode))
+            queued = self.running and not text.startswith("/") and self.connect_hint is None
+            if queued:
+                self.strip.add(text, "follow_up" if mode == "follow_up" else "steering")
+        self._remember(text)
+        self._set_text("")
+
+    def _remember(self, text: str) -> None:
+        try:
+            self.history.add(text)
+        except OSError as error:
+            self.notify(
+                f"The prompt history could not be saved: {error.strerror or error}",
+                severity="warning",
+                markup=False,
+            )
+
+    # -- completion ----------------------------------------------------------------------------
+
+    def on_text_area_changed(self, message: TextArea.Changed) -> None:
+        message.stop()
+        text = self.text
+        if self._loaded_text is not None and text == self._loaded_text:
+            self._loaded_text = None
+            self.popup.close()
+            return
+        self._loaded_text = None
+        self.history.reset()
+        self.update_completion()
+
+    def on_text_area_selection_changed(self, message: TextArea.SelectionChanged) -> None:
+        message.stop()
+        shown = self.popup.query_shown
+        if shown is None:
+            return
+        row, column = self.input.cursor_location
+        now = query_at(self.text, row, column)
+        if now is None or (now.kind, now.row, now.start) != (shown.kind, shown.row, shown.start):
+            self.popup.close()
+
+    def current_query(self) -> CompletionQuery | None:
+        row, column = self.input.cursor_location
+        return query_at(self.text, row, column)
+
+    def update_completion(self) -> None:
+        """Open, narrow or close the popup for what the cursor is in."""
+        query = self.current_query()
+        if query is None:
+            self.popup.close()
+            self._path_index = None
+        elif query.kind == "command":
+            self.popup.show(query, command_candidates(self.registry, query.fragment))
+        else:
+            if self._path_index is None or self._path_index.root != self.cwd:
+                self._path_index = PathIndex(self.cwd)
+            self.find_paths(query, self._path_index)
+
+    @work(exclusive=True, group="path-completion", exit_on_error=False)
+    async def find_paths(self, query: CompletionQuery, index: PathIndex) -> None:
+        """List the paths for ``query`` off the UI thread (the walk may take a while in a
+        large tree); a later keystroke cancels this one."""
+        candidates = await asyncio.to_thread(path_candidates, index, query.fragment)
+        if self.current_query() == query:
+            self.popup.show(query, candidates)
+
+    def accept_completion(self) -> None:
+        """Put the highlighted candidate in place of what its query typed."""
+        query, chosen = self.popup.query_shown, self.popup.chosen
+        self.popup.close()
+        if query is None or chosen is None:
+            return
+        self.input.replace(chosen.replacement, (query.row, query.start), (query.row, query.end))
+        if not chosen.reopens:
+            self._path_index = None
+
+
+__all__ = [
+    "FOLLOW_UP_KEYS",
+    "IDLE_HINT",
+    "NEWLINE_KEYS",
+    "RUNNING_HINT",
+    "PromptArea",
+    "PromptInput",
+]
