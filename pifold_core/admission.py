@@ -19,12 +19,15 @@ Every refusal is an :class:`AdmissionError` naming the field and the place insid
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Final
 
 from pifold_core.canonical import JsonValue
 
 MAX_DEPTH: Final = 64
 """Deepest nesting of lists and objects an entry may hold."""
+
+_LONE_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 class AdmissionError(ValueError):
@@ -54,6 +57,22 @@ def admit_text(text: str, where: str) -> str:
             "it has no UTF-8 form and could not be read back as sent"
         ) from None
     return combined
+
+
+def replace_lone_surrogates(text: str) -> str:
+    """``text`` with split pairs combined and every lone surrogate replaced by U+FFFD.
+
+    For readers of other programs' files (a trace written by a JavaScript host whose string
+    slicing cut a character in half): the same repair ``bytes.decode(errors="replace")`` makes
+    for broken bytes, where the engine's own door refuses instead.
+    """
+    if text.isascii():
+        return text
+    try:
+        return admit_text(text, "text")
+    except AdmissionError:
+        combined = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        return _LONE_SURROGATE.sub("\ufffd", combined)
 
 
 def admit(value: JsonValue, where: str) -> JsonValue:
@@ -106,4 +125,4 @@ def _repaired(value: JsonValue, where: str) -> JsonValue:
     return value
 
 
-__all__ = ["MAX_DEPTH", "AdmissionError", "admit", "admit_text"]
+__all__ = ["MAX_DEPTH", "AdmissionError", "admit", "admit_text", "replace_lone_surrogates"]

@@ -15,7 +15,7 @@ from typing import Any
 from pifold_agent.importers.claude_code import import_claude_code
 from pifold_agent.importers.codex import import_codex
 from pifold_agent.importers.gemini_cli import gemini_history, import_gemini_cli
-from pifold_agent.importers.jsonl import JsonLines, JsonRecord, read_json_lines
+from pifold_agent.importers.jsonl import JsonLines, JsonRecord, read_json_lines, repair_strings
 from pifold_agent.importers.mini_swe_agent import import_mini_swe_agent, is_mini_swe_agent
 from pifold_agent.importers.pi import import_pi
 from pifold_agent.importers.swe_agent import import_swe_agent, is_swe_agent
@@ -99,7 +99,7 @@ def _whole_document_importer(text: str) -> Callable[[], ImportedTrace] | None:
     if not stripped.startswith(("{", "[")):
         return None
     try:
-        document: Any = json.loads(stripped)
+        document: Any = repair_strings(json.loads(stripped))
     except (ValueError, RecursionError):  # nested past the parser's limit: not a document
         return None
     if is_mini_swe_agent(document):

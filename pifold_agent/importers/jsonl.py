@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from pifold_core.admission import replace_lone_surrogates
+
 _DECODER = json.JSONDecoder()
 
 
@@ -50,6 +52,38 @@ def read_json_lines(text: str) -> JsonLines:
     return JsonLines(records, skipped_lines)
 
 
+def repair_strings(value: Any) -> Any:
+    """``value`` (freshly decoded, changed in place) with no lone surrogate left in any string.
+
+    A JSON ``\\ud83d`` escape decodes to a lone surrogate: what a JavaScript host writes when
+    its string slicing cut a 4-byte character in half. It has no UTF-8 form, so the engine
+    refuses it; a trace reader repairs it the way broken bytes are (U+FFFD) and keeps the rest
+    of the record. Walked with an explicit stack: decoded JSON can nest deep.
+    """
+    if isinstance(value, str):
+        return replace_lone_surrogates(value)
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, member in list(node.items()):
+                fixed_key = replace_lone_surrogates(key)
+                if fixed_key is not key:
+                    del node[key]
+                if isinstance(member, str):
+                    node[fixed_key] = replace_lone_surrogates(member)
+                else:
+                    node[fixed_key] = member
+                    stack.append(member)
+        elif isinstance(node, list):
+            for position, member in enumerate(node):
+                if isinstance(member, str):
+                    node[position] = replace_lone_surrogates(member)
+                else:
+                    stack.append(member)
+    return value
+
+
 def decode_glued_objects(line: str) -> tuple[list[dict[str, Any]], bool]:
     """Split one line into the JSON objects it holds.
 
@@ -68,7 +102,7 @@ def decode_glued_objects(line: str) -> tuple[list[dict[str, Any]], bool]:
             return objects, False
         if not isinstance(value, dict):
             return objects, False
-        objects.append(value)
+        objects.append(repair_strings(value))
         position = end
         while position < length and line[position].isspace():
             position += 1
