@@ -116,6 +116,9 @@ class PifoldApp(App[int]):
         """The demo's pause gate."""
         self.loaded = asyncio.Event()
         """Set once the session is shown (or failed to open)."""
+        self.sessions_shown = 0
+        """How many sessions have been shown, the first included (``/new`` and ``/resume``
+        add one each once the new session is on screen)."""
         self.failure: str | None = None
         """Why the session could not be opened (the app then shows it and offers to quit)."""
         self.notes: list[str] = []
@@ -154,11 +157,10 @@ class PifoldApp(App[int]):
         try:
             launch = await asyncio.to_thread(self.loader, self.approver)
         except Exception as error:  # any failure is shown to the user; the app stays usable
+            # Said on stderr by whoever started the app, once the terminal is back.
             self.failure = str(error) or type(error).__name__
-            self.query_one("#loading", Static).update(
-                f"The session could not be opened: {self.failure}\nctrl+q quits."
-            )
             self.loaded.set()
+            self.exit(2)
             return
         await self.show_session(launch)
         if launch.opening is not None and self.bridge is not None:
@@ -191,6 +193,7 @@ class PifoldApp(App[int]):
         footer.show()
         if launch.session.demo:
             self.say(CONNECT_HINT, timeout=12)
+        self.sessions_shown += 1
         self.loaded.set()
 
     async def _mount_bar(self) -> None:

@@ -6,7 +6,7 @@ written to the session file (:mod:`pifold_agent.compaction`, through the same
 session runs on native compaction: requests carry the summary and the kept messages, the
 folding engine is closed (its state stays on disk, untouched) and the bar leaves the screen,
 since nothing is folded any more. The agent is rebuilt over the native window with the same
-provider, tools, approver and session.
+provider, tools, approver and session. A failed summarisation changes nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from pifold_agent.compaction import CompactionSettings
 from pifold_agent.loop import Agent, AgentConfig, AgentEvent
+from pifold_agent.loop.events import ErrorEvent
 from pifold_agent.loop.native_window import NativeWindow
 from pifold_agent.providers.models import load_models
 from pifold_core.options import EngineOptions
@@ -38,11 +39,12 @@ def context_window_of(session: AppSession) -> int:
 async def compact(session: AppSession, emit: Callable[[AgentEvent], None]) -> bool:
     """Summarise the session's history now and switch it to native compaction.
 
-    Returns whether a compaction entry was written (a short session has nothing to
-    summarise; it is switched all the same).
+    Returns whether a compaction entry was written; when there is nothing old enough to
+    summarise, nothing is written and the session keeps folding.
 
     Raises:
-        CompactRefused: the session keeps no file (the demo), or is already native.
+        CompactRefused: the session keeps no file (the demo), or the summarisation failed
+            (the session is unchanged and keeps folding).
     """
     if session.session_file is None:
         raise CompactRefused("/compact needs a session file; the demo keeps its messages in memory")
@@ -52,7 +54,18 @@ async def compact(session: AppSession, emit: Callable[[AgentEvent], None]) -> bo
             raise CompactRefused("/compact: this session has no window to compact")
         return await window.compact_now(emit)
     native = NativeWindow(session.session_file, session.provider, context_window_of(session))
-    written = await native.compact_now(emit)
+    failures: list[str] = []
+
+    def watch(event: AgentEvent) -> None:
+        if isinstance(event, ErrorEvent):
+            failures.append(event.message)
+        emit(event)
+
+    written = await native.compact_now(watch)
+    if failures:
+        raise CompactRefused(f"{failures[-1]}; folding continues")
+    if not written:
+        return False  # nothing to summarise: the session keeps folding
     previous = session.agent
     config = AgentConfig(
         previous.config.cwd,
@@ -68,7 +81,7 @@ async def compact(session: AppSession, emit: Callable[[AgentEvent], None]) -> bo
         session.agent.approval.allowed_tools.update(previous.approval.allowed_tools)
     session.engine.close()
     session.engine = None
-    return written
+    return True
 
 
 __all__ = ["CompactRefused", "compact", "context_window_of"]

@@ -88,12 +88,11 @@ async def compact(app: PifoldApp, arguments: str) -> None:
     except CompactRefused as error:
         app.say(str(error), "warning")
         return
+    if not written:
+        app.say("/compact: nothing old enough to summarise yet; folding continues.")
+        return
     await app.session_changed()
-    app.say(
-        "Compacted: the history is summarised (Pi's compaction entry); folding is off now."
-        if written
-        else "Nothing old enough to summarise yet; the session runs on native compaction now."
-    )
+    app.say("Compacted: the history is summarised (Pi's compaction entry); folding is off now.")
 
 
 def model(app: PifoldApp, arguments: str) -> None:
