@@ -87,7 +87,7 @@ class PromptArea(Vertical):
 
     DEFAULT_CSS = """
     PromptArea { height: auto; }
-    PromptArea #prompt-hint { height: 1; padding: 0 2; color: $text-muted; }
+    PromptArea #prompt-hint { height: auto; padding: 0 2; color: $text-muted; }
     """
 
     running: reactive[bool] = reactive(False)
