@@ -99,8 +99,9 @@ def main_callback(
         bool, typer.Option("--yes", "-y", help="Start a new session if --continue finds none.")
     ] = False,
 ) -> None:
-    """With no command, run the built-in demo; with -p, run one prompt headless."""
-    if context.invoked_subcommand is None and prompt is not None:
+    """With no command, open the app (the demo when no key is set); with -p, one prompt
+    headless."""
+    if context.invoked_subcommand is None:
         # Imported here so the other commands never load the agent and its SDKs.
         from pifold_agent.run_command import HeadlessOptions, main_stdio
 
@@ -119,9 +120,11 @@ def main_callback(
             yes=yes,
             cwd=Path.cwd(),
         )
-        raise typer.Exit(main_stdio(options))
-    if context.invoked_subcommand is None:
-        demo(budget=DEFAULT_BUDGET)
+        if prompt is not None:
+            raise typer.Exit(main_stdio(options))
+        from pifold_tui.app.launch import run_app
+
+        raise typer.Exit(run_app(options))
 
 
 @app.command()

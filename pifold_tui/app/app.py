@@ -98,9 +98,20 @@ class PifoldApp(App[int]):
         conversation: WidgetFactory,
         prompt: WidgetFactory,
         cwd: Path | None = None,
+        on_session: Callable[[PifoldApp, AppSession], None] | None = None,
     ) -> None:
+        """Create the app.
+
+        Args:
+            loader: Opens the session (in a worker, after the first frame).
+            conversation: Makes the conversation once the session is open.
+            prompt: Makes the prompt (in the first frame).
+            cwd: Where the app was started.
+            on_session: Called each time a session is shown (``/new``, ``/resume`` too).
+        """
         super().__init__()
         self.loader = loader
+        self.on_session = on_session
         self.conversation_factory = conversation
         self.prompt_factory = prompt
         self.cwd = (cwd or Path.cwd()).resolve()
@@ -182,7 +193,9 @@ class PifoldApp(App[int]):
         await area.mount(self.conversation_widget)
         await self._mount_bar()
         footer = self.footer
-        footer.model = launch.session.model
+        footer.model = (
+            "demo · a recorded Pi session" if launch.session.demo else launch.session.model
+        )
         footer.cwd = launch.session.cwd
         footer.prices = launch.session.prices
         footer.hints = DEMO_HINTS if launch.session.demo else HINTS
@@ -191,6 +204,8 @@ class PifoldApp(App[int]):
             if entry.usage is not None:
                 footer.totals.add(entry.usage, footer.prices)
         footer.show()
+        if self.on_session is not None:
+            self.on_session(self, launch.session)
         if launch.session.demo:
             self.say(CONNECT_HINT, timeout=12)
         self.sessions_shown += 1

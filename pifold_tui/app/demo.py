@@ -25,7 +25,13 @@ from pathlib import Path
 from pifold_agent.importers import load_trace
 from pifold_agent.loop import Agent, AgentConfig, MemoryRecorder
 from pifold_agent.loop.system_prompt import system_prompt
-from pifold_agent.providers.base import ProviderRequest, StreamEvent
+from pifold_agent.providers.base import (
+    ProviderRequest,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+)
 from pifold_agent.providers.scripted import ScriptedProvider, script_from_entries
 from pifold_agent.run_command import HeadlessOptions
 from pifold_core.engine import Engine
@@ -42,11 +48,15 @@ DEMO_BUDGET = 24_000
 (``maxTarget`` of this) within about the first minute at the demo's pace, so the first
 commit is seen soon after the app opens."""
 
-DEMO_CHUNK_CHARS = 6
-"""Characters per streamed chunk: a few words at a time."""
+DEMO_CHUNK_CHARS = 8
+"""Characters per streamed chunk: a word or two at a time."""
 
-DEMO_CHUNK_DELAY_S = 0.012
-"""Pause between chunks: about 500 characters a second, quick but readable."""
+DEMO_TEXT_DELAY_S = 0.016
+"""Pause after each chunk of text or thinking: about 500 characters a second, readable."""
+
+DEMO_CALL_DELAY_S = 0.0
+"""Pause after each chunk of a tool call's arguments: none, so a batch of long edits does
+not hold the story up for a minute (the arguments are shown once the call runs)."""
 
 CONNECT_HINT = (
     "Demo: a recorded session is playing. To talk to a model, quit and set "
@@ -80,12 +90,23 @@ class PauseGate:
 
 
 class PausableProvider:
-    """The scripted provider's stream, held at the gate between events."""
+    """The scripted provider's stream, paced for a reader and held at the gate between
+    events."""
 
-    def __init__(self, inner: ScriptedProvider, gate: PauseGate) -> None:
+    def __init__(
+        self,
+        inner: ScriptedProvider,
+        gate: PauseGate,
+        text_delay_s: float = DEMO_TEXT_DELAY_S,
+        call_delay_s: float = DEMO_CALL_DELAY_S,
+    ) -> None:
         self.inner = inner
-        """The scripted provider that plays the session."""
+        """The scripted provider that plays the session (streaming without pauses)."""
         self.gate = gate
+        self.text_delay_s = text_delay_s
+        """The wait after each text or thinking chunk."""
+        self.call_delay_s = call_delay_s
+        """The wait after each chunk of a tool call's arguments."""
 
     @property
     def name(self) -> str:
@@ -99,6 +120,10 @@ class PausableProvider:
         async for event in self.inner.stream(request):
             await self.gate.wait_open()
             yield event
+            if isinstance(event, TextDelta | ThinkingDelta) and self.text_delay_s:
+                await asyncio.sleep(self.text_delay_s)
+            elif isinstance(event, ToolCallDelta) and self.call_delay_s:
+                await asyncio.sleep(self.call_delay_s)
 
 
 def demo_options(budget: int = DEMO_BUDGET) -> EngineOptions:
@@ -109,8 +134,8 @@ def demo_options(budget: int = DEMO_BUDGET) -> EngineOptions:
 def open_demo(
     cwd: Path,
     budget: int = DEMO_BUDGET,
-    chunk_chars: int = DEMO_CHUNK_CHARS,
-    chunk_delay_s: float = DEMO_CHUNK_DELAY_S,
+    text_delay_s: float = DEMO_TEXT_DELAY_S,
+    call_delay_s: float = DEMO_CALL_DELAY_S,
     trace: Path | None = None,
 ) -> tuple[AppSession, PauseGate, str | None]:
     """The demo session, its pause gate and the opening prompt to run.
@@ -123,12 +148,10 @@ def open_demo(
             entries = load_trace(path).entries
     else:
         entries = load_trace(trace).entries
-    script = replace(
-        script_from_entries(entries), chunk_chars=chunk_chars, chunk_delay_s=chunk_delay_s
-    )
+    script = replace(script_from_entries(entries), chunk_chars=DEMO_CHUNK_CHARS, chunk_delay_s=0)
     scripted = ScriptedProvider(script, TiktokenCounter())
     gate = PauseGate()
-    provider = PausableProvider(scripted, gate)
+    provider = PausableProvider(scripted, gate, text_delay_s, call_delay_s)
     folder = Path(tempfile.mkdtemp(prefix="pifold-demo-"))
     engine = Engine.open(folder / "state", demo_options(budget))
     tools = scripted.recorded_tools()
@@ -160,8 +183,9 @@ def _first_day(timestamp_ms: int) -> datetime.date:
 __all__ = [
     "CONNECT_HINT",
     "DEMO_BUDGET",
+    "DEMO_CALL_DELAY_S",
     "DEMO_CHUNK_CHARS",
-    "DEMO_CHUNK_DELAY_S",
+    "DEMO_TEXT_DELAY_S",
     "DEMO_TRACE",
     "PausableProvider",
     "PauseGate",

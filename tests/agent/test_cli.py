@@ -34,8 +34,17 @@ REQUIRED_FIELDS = {
 }
 
 
-def test_no_arguments_runs_the_demo() -> None:
+def test_no_arguments_without_a_terminal_says_how_to_run_instead() -> None:
+    # With no command pifold opens the app, which needs a terminal (tested in tmux by
+    # benchmarks/bench_app_startup.py and in tests/ui/app); piped, it says what to run.
     result = RUNNER.invoke(app, [])
+    assert result.exit_code == 2, result.output
+    assert "pifold needs a terminal to open the app" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_demo_command_still_replays_the_bundled_session() -> None:
+    result = RUNNER.invoke(app, ["demo"])
     assert result.exit_code == 0, result.output
     assert "pifold demo" in result.output
     assert "unattributed rewrites" in result.output

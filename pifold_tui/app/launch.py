@@ -1,0 +1,137 @@
+"""``pifold`` with no command: the app, on a live session or on the no-key demo.
+
+With a model configured (an API key in the environment, ``--base-url``, or the scripted
+provider) it opens a new session in the current directory; ``--continue``, ``--resume ID``,
+``--provider``, ``--model``, ``--base-url`` and ``--yes`` apply as for ``pifold -p`` (and
+``--yes`` also skips the approval question). With no key and no provider named it opens the
+demo. Deciding which needs only the environment: no SDK is imported before the first frame.
+
+Every refusal is one line on stderr and exit 2; the app's own exit code otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from typing import TextIO
+
+from textual.widget import Widget
+
+from pifold_agent.loop.approval import Approver
+from pifold_agent.run_command import HeadlessOptions
+from pifold_tui.app.app import Launch, Loader, PifoldApp
+from pifold_tui.app.session_setup import AppSession
+
+KEY_VARIABLE_OF = {
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "openai": ("OPENAI_API_KEY",),
+    "openai-chat": ("OPENAI_API_KEY",),
+    None: ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"),
+}
+"""The variables that hold a key, per provider (``None``: whichever is set), as in
+:data:`pifold_agent.providers.resolve.KEY_VARIABLES` (not imported: it loads the SDKs)."""
+
+
+def model_configured(options: HeadlessOptions, environ: Mapping[str, str]) -> bool:
+    """Whether the options and the environment name a model to talk to."""
+    if options.provider == "scripted" or options.script is not None:
+        return True
+    if options.base_url is not None:
+        return True
+    if options.api_key_env is not None:
+        return bool(environ.get(options.api_key_env))
+    variables = KEY_VARIABLE_OF.get(options.provider, ())
+    return any(environ.get(variable) for variable in variables)
+
+
+def wants_live(options: HeadlessOptions) -> bool:
+    """Whether the user asked for something only a live session does (so no demo)."""
+    return (
+        options.provider is not None
+        or options.model is not None
+        or options.continue_session
+        or options.resume is not None
+        or options.api_key_env is not None
+    )
+
+
+def conversation_for(app: PifoldApp) -> Widget:
+    """The app's conversation over the open session's transcript."""
+    from pifold_tui.app.conversation import Conversation
+
+    assert app.session is not None  # made once the session is open
+    return Conversation(app.session.recorder, app.session.engine)
+
+
+def prompt_for(app: PifoldApp) -> Widget:
+    """The app's prompt, completing from the app's registry."""
+    from pifold_tui.app.prompt import PromptArea
+
+    return PromptArea(app.registry, app.cwd)
+
+
+def open_prompt_project(app: PifoldApp, session: AppSession) -> None:
+    """Point the prompt at the open session: its directory's paths and history, and in the
+    demo the line saying how to connect a model."""
+    from pifold_tui.app.demo import CONNECT_HINT
+    from pifold_tui.app.prompt import PromptArea, PromptHistory, history_file_for
+
+    if session.demo:
+        history = PromptHistory(None)  # the demo writes nothing under ~/.pifold
+    else:
+        history = PromptHistory(history_file_for(session.cwd, session.options.sessions_dir))
+    for prompt in app.query(PromptArea):
+        prompt.open_project(session.cwd, history, CONNECT_HINT if session.demo else None)
+
+
+def live_loader(options: HeadlessOptions) -> Loader:
+    """Opens the session the options name (the app's approver unless ``--yes``)."""
+
+    def load(approver: Approver) -> Launch:
+        from pifold_tui.app.session_setup import open_live
+
+        return Launch(open_live(options, None if options.yes else approver))
+
+    return load
+
+
+def demo_loader(options: HeadlessOptions) -> Loader:
+    """Opens the demo in the options' working directory (nothing there is touched)."""
+
+    def load(approver: Approver) -> Launch:
+        from pifold_tui.app.demo import open_demo
+
+        session, gate, opening = open_demo(options.cwd.resolve())
+        return Launch(session, gate, opening)
+
+    return load
+
+
+def run_app(options: HeadlessOptions, stderr: TextIO | None = None) -> int:
+    """Open the app; returns the exit code (a refusal already said on stderr)."""
+    err = sys.stderr if stderr is None else stderr
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        err.write(
+            "error: pifold needs a terminal to open the app; run one prompt headless with "
+            'pifold -p "prompt", or the demo with pifold demo\n'
+        )
+        return 2
+    live = model_configured(options, os.environ)
+    if not live and wants_live(options):
+        from pifold_agent.run_command import NO_KEY_HELP
+
+        err.write(f"error: {NO_KEY_HELP}\n")
+        return 2
+    loader = live_loader(options) if live else demo_loader(options)
+    app = PifoldApp(
+        loader, conversation_for, prompt_for, cwd=options.cwd, on_session=open_prompt_project
+    )
+    code = app.run()
+    if app.failure is not None:
+        err.write(f"error: {app.failure}\n")
+        return 2
+    return code if isinstance(code, int) else 0
+
+
+__all__ = ["model_configured", "run_app", "wants_live"]
