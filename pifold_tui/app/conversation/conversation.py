@@ -122,6 +122,8 @@ class Conversation(VerticalScroll):
         """Rows re-created at a time when the user scrolls to the top."""
         self.following = True
         """Whether new content scrolls into view (the user has not scrolled up)."""
+        self.holding = False
+        """Set while the conversation scrolls itself to keep the user's place."""
         self.streaming: AssistantMessage | None = None
         """The assistant message streaming now."""
         self.calls: dict[str, ToolCallView] = {}
@@ -206,8 +208,16 @@ class Conversation(VerticalScroll):
         self.earlier.say(position - len(batch))
         await self.place_folds()
         # Keep what the user was reading where it was: the new rows go above it.
-        self.call_after_refresh(self.scroll_to_widget, rows[0], top=True, animate=False)
+        self.call_after_refresh(self.keep_in_view, rows[0])
         return len(widgets)
+
+    def keep_in_view(self, widget: Widget) -> None:
+        """Scroll ``widget`` to the top without taking it for the user's scroll."""
+        self.holding = True
+        try:
+            self.scroll_to_widget(widget, top=True, animate=False, immediate=True)
+        finally:
+            self.holding = False
 
     async def prune(self) -> None:
         """Unmount the oldest rows beyond the limit (only while the tail is followed)."""
@@ -261,8 +271,12 @@ class Conversation(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        if self.holding:
+            return
         if new_value >= self.max_scroll_y:
-            if not self.following:
+            # Only the user moving down to the bottom resumes following: rows that fit the
+            # screen leave the position at 0, which is the bottom too.
+            if not self.following and new_value > old_value:
                 self.following = True
                 self.hint.display = False
                 self.call_later(self.prune)

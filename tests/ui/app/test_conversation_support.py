@@ -21,6 +21,7 @@ from textual.app import App, ComposeResult
 from pifold_agent.loop import Agent, AgentConfig, AgentEvent, MemoryRecorder
 from pifold_agent.loop.events import CommitDone, MessageEnd, MessageUpdate
 from pifold_agent.loop.system_prompt import ordered_tools, system_prompt
+from pifold_agent.loop.tool_protocol import Tool
 from pifold_agent.providers.scripted import ScriptedProvider, load_script
 from pifold_agent.tools.bash import BashTool
 from pifold_agent.tools.edit import EditTool
@@ -116,7 +117,7 @@ async def run_script(folder: Path, script: Path, budget: int = 200_000) -> Recor
     counter = CharCounter()
     engine = Engine.open(folder / "state", small_options(budget=budget), counter)
     provider = ScriptedProvider(load_script(script), counter)
-    tools = [ReadTool(), WriteTool(), EditTool(), BashTool()]
+    tools: list[Tool] = [ReadTool(), WriteTool(), EditTool(), BashTool()]
     prompt = system_prompt(ordered_tools(tools), folder, datetime.date(2026, 12, 1))
     recorder = MemoryRecorder()
     agent = Agent(engine, provider, tools, recorder, AgentConfig(folder, prompt))
