@@ -6,11 +6,14 @@ completion popup, the input, and one hint line. The keys:
 * Enter sends (``PromptSubmitted(text, "send")``; the shell starts a run, or queues it as
   steering when one is going); Alt+Enter sends it as a follow-up.
 * Shift+Enter or Ctrl+J inserts a newline. Ctrl+J always works: it is a plain control
-  character. Shift+Enter reaches the app only from a terminal that reports modifiers on
-  Enter (the kitty keyboard protocol, which Textual turns on; in tmux, ``extended-keys``):
-  Textual then reports ``shift+enter`` (``CSI 13;2u``) or, in xterm's
-  ``modifyOtherKeys`` form, ``shift+\\r``. Without that the terminal sends a bare carriage
-  return, so Shift+Enter sends; the hint names Ctrl+J for that reason.
+  character (``ctrl+j``, also inside tmux). Shift+Enter reaches the app only from a terminal
+  that reports modifiers on Enter: Textual asks for the kitty keyboard protocol and then
+  reports ``shift+enter`` (``CSI 13;2u``), or ``shift+\\r`` for xterm's ``modifyOtherKeys``
+  form. Elsewhere (tmux 3.3 among them, which does not speak the kitty protocol) the
+  terminal sends a bare carriage return, so Shift+Enter sends; the hint names Ctrl+J.
+* Alt+Enter needs the same: a legacy terminal sends ESC and a carriage return, which Textual
+  8 reports as a plain ``enter`` (checked in tmux 3.3a), so there it sends the message
+  normally (during a run: as steering).
 * Up on the first line and Down on the last walk the project's history.
 * Esc closes the completion popup; otherwise, during a run, it asks to abort
   (``AbortRequested``).
@@ -135,6 +138,8 @@ class PromptArea(Vertical):
         self.history = history
         self.connect_hint = connect_hint
         self._path_index = None
+        # Another session's agent has its own queues: what was waiting here never lands.
+        self.strip.clear()
         self.watch_running(self.running)
         if history.problem is not None:
             self.notify(history.problem, severity="warning", markup=False)

@@ -70,6 +70,11 @@ class SteeringStrip(Static):
         self._show()
         return True
 
+    def clear(self) -> None:
+        """Forget every queued message (the session they were sent to is gone)."""
+        self.queued.clear()
+        self._show()
+
     def _show(self) -> None:
         text = Text()
         for position, item in enumerate(self.queued):

@@ -97,3 +97,17 @@ async def test_two_identical_messages_land_one_at_a_time(tmp_path: Path) -> None
         app.prompt.post_message(user_landed("u1", "again"))
         await pilot.pause()
         assert strip_texts(app) == [("steering", "again")]
+
+
+async def test_another_session_forgets_what_waited_for_the_old_one(tmp_path: Path) -> None:
+    app = PromptHarness(tmp_path)
+    async with app.run_test() as pilot:
+        app.prompt.running = True
+        await pilot.press(*"for the old agent", "enter")
+        await pilot.pause()
+        assert strip_texts(app) == [("steering", "for the old agent")]
+        app.prompt.running = False
+        app.prompt.open_project(tmp_path, app.prompt.history)
+        await pilot.pause()
+        assert strip_texts(app) == []
+        assert not app.prompt.strip.display
