@@ -163,7 +163,7 @@ def _handler_for(server: LocalServer) -> type[BaseHTTPRequestHandler]:
                 pieces = [body[: reply.hold_after], body[reply.hold_after :]]
             for number, piece in enumerate(pieces):
                 if number > 0:
-                    reply.release.wait(timeout=30)
+                    reply.release.wait(timeout=10)
                 if piece:
                     try:
                         self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")

@@ -13,7 +13,6 @@ from pifold_agent.providers.base import (
     ErrorClass,
     Provider,
     ProviderRequest,
-    StreamDone,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -236,8 +235,10 @@ async def test_stream_without_a_finish_reason_is_transient() -> None:
 async def test_cancellation_propagates(api: str) -> None:
     name = "chat_text.sse" if api == "chat" else "responses_incomplete.sse"
     body = recording(name)
-    marker = b'"content":"Fixed in "' if api == "chat" else b"response.incomplete"
-    reply = Reply(body=body, hold_after=body.index(marker) - 60)
+    marker = b'"content":"Fixed in "' if api == "chat" else b"event: response.incomplete"
+    # Held at the start of that event: every event before it arrives whole.
+    line = b"data: " if api == "chat" else b"event: "
+    reply = Reply(body=body, hold_after=body.rindex(line, 0, body.index(marker) + len(line)))
     seen: list[object] = []
     first = asyncio.Event()
 
@@ -258,5 +259,10 @@ async def test_cancellation_propagates(api: str) -> None:
         with pytest.raises(asyncio.CancelledError):
             await task
         reply.release.set()
-    # Whatever streamed before the cancel arrived; no final event was made up.
-    assert seen and not any(isinstance(event, StreamDone) for event in seen)
+    # Exactly what streamed before the hold arrived; no final event was made up.
+    expected = (
+        [ThinkingDelta(0, "Short answer. ")]
+        if api == "chat"
+        else [TextDelta(0, "The diff is long; the first")]
+    )
+    assert seen == expected
