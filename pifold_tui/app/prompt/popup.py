@@ -21,7 +21,13 @@ LABEL_WIDTH = 18
 
 def option_text(candidate: Candidate) -> Text:
     """One option: the candidate, then its description dimmed in a second column."""
-    text = Text(candidate.label, style="bold" if candidate.detail else "")
+    # One line each: a long description is cut rather than wrapped under the names.
+    text = Text(
+        candidate.label,
+        style="bold" if candidate.detail else "",
+        no_wrap=True,
+        overflow="ellipsis",
+    )
     if candidate.detail:
         text.append(" " * max(1, LABEL_WIDTH - len(candidate.label)))
         text.append(candidate.detail, style="dim")

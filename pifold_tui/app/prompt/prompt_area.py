@@ -65,6 +65,7 @@ IDLE_HINT = "enter send · ctrl+j newline · ↑↓ history · / commands · @ f
 RUNNING_HINT = "enter steer · alt+enter follow-up · esc abort · ctrl+j newline"
 IDLE_PLACEHOLDER = "Ask, or type / for commands, @ for files, !cmd for the shell"
 RUNNING_PLACEHOLDER = "steer the running turn… (alt+enter: follow-up after it)"
+DEMO_PLACEHOLDER = "A recorded session is playing: / for commands (/fold-editor, /fold-status)"
 
 
 class PromptInput(TextArea):
@@ -147,10 +148,12 @@ class PromptArea(Vertical):
     # -- state shown ---------------------------------------------------------------------------
 
     def watch_running(self, running: bool) -> None:
-        self.input.placeholder = RUNNING_PLACEHOLDER if running else IDLE_PLACEHOLDER
         if self.connect_hint is not None:
+            # The demo takes no prompts: only commands, and the hint says how to connect.
+            self.input.placeholder = DEMO_PLACEHOLDER
             self.hint = self.connect_hint
         else:
+            self.input.placeholder = RUNNING_PLACEHOLDER if running else IDLE_PLACEHOLDER
             self.hint = RUNNING_HINT if running else IDLE_HINT
 
     def watch_hint(self, hint: str) -> None:
@@ -303,6 +306,7 @@ class PromptArea(Vertical):
 
 
 __all__ = [
+    "DEMO_PLACEHOLDER",
     "FOLLOW_UP_KEYS",
     "IDLE_HINT",
     "NEWLINE_KEYS",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from pifold_tui.app.prompt import PromptHistory
 from pifold_tui.app.prompt.prompt_area import (
+    DEMO_PLACEHOLDER,
     IDLE_HINT,
     RUNNING_HINT,
     RUNNING_PLACEHOLDER,
@@ -105,6 +106,7 @@ async def test_running_changes_the_hint_and_placeholder(tmp_path: Path) -> None:
         app.prompt.open_project(tmp_path, PromptHistory(None), "set ANTHROPIC_API_KEY")
         await pilot.pause()
         assert app.prompt.hint == "set ANTHROPIC_API_KEY"
+        assert app.prompt.input.placeholder == DEMO_PLACEHOLDER
         hint_line = app.prompt.query_one("#prompt-hint")
         assert "ANTHROPIC_API_KEY" in str(hint_line.render())
 
