@@ -1,0 +1,138 @@
+"""Time from launching ``pifold`` to its first interactive frame, beside a bare Textual app.
+
+Each run starts the program in a fresh detached tmux session of a fixed size and polls
+``tmux capture-pane`` until a marker the first frame shows appears: for pifold the footer's
+key hints (``FIRST_FRAME_MARKER``: the prompt and the footer are in that frame), for the bare
+app (a header, an input and a footer) its input's placeholder. Wall time is from just
+before ``tmux new-session`` to the poll that saw the marker; CPU time is the program's own
+(user + system, read from ``/proc`` when the marker is seen), so the load of a shared
+machine shows as the gap between the two. pifold runs with no API key (the demo: the
+session opens after the first frame, in a worker).
+
+    .venv/bin/python benchmarks/bench_app_startup.py            # 7 runs of each
+    .venv/bin/python benchmarks/bench_app_startup.py --runs 15
+
+Target: pifold under 0.6 s; the bare app is about 0.35 s on this machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pifold_tui.app.app import FIRST_FRAME_MARKER  # noqa: E402 - after the path is set
+
+BARE_MARKER = "bare app ready"
+"""The bare app's input placeholder."""
+
+BARE_APP = f'''
+from textual.app import App, ComposeResult
+from textual.widgets import Footer, Header, Input
+
+
+class Bare(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(placeholder="{BARE_MARKER}")
+        yield Footer()
+
+
+Bare().run()
+'''
+
+POLL_S = 0.005
+TIMEOUT_S = 30.0
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Sample:
+    wall_s: float
+    cpu_s: float
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system time of ``pid`` and its reaped children, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    # After the command name: state is field 3; utime, stime, cutime, cstime are 14-17.
+    return sum(int(value) for value in fields[11:15]) / CLOCK_TICKS
+
+
+def tmux(*arguments: str) -> str:
+    return subprocess.run(["tmux", *arguments], check=True, capture_output=True, text=True).stdout
+
+
+def time_one(command: str, marker: str, environment: dict[str, str], session: str) -> Sample:
+    start = time.perf_counter()
+    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "36", f"exec {command}")
+    try:
+        pid = int(tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip())
+        while time.perf_counter() - start < TIMEOUT_S:
+            if marker in tmux("capture-pane", "-p", "-t", session):
+                wall = time.perf_counter() - start
+                return Sample(wall, cpu_seconds(pid))
+            time.sleep(POLL_S)
+        raise RuntimeError(f"{marker!r} never appeared: {command}")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def environment_line(environment: dict[str, str]) -> str:
+    return " ".join(f"{key}={value}" for key, value in environment.items())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--runs", type=int, default=7, help="runs of each program")
+    options = parser.parse_args()
+    if shutil.which("tmux") is None:
+        print(
+            "error: tmux is not installed; this benchmark drives the app in tmux", file=sys.stderr
+        )
+        return 2
+    python = sys.executable
+    pifold = str(Path(python).parent / "pifold")
+    with tempfile.TemporaryDirectory(prefix="pifold-startup-") as folder:
+        bare = Path(folder) / "bare.py"
+        bare.write_text(BARE_APP)
+        # No key: the demo, whose session opens after the first frame. Nothing is written
+        # under the real home (PIFOLD_HOME and XDG_CONFIG_HOME point into the temp folder).
+        environment = {"PIFOLD_HOME": folder, "XDG_CONFIG_HOME": folder, "TERM": "xterm-256color"}
+        prefix = f"env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY {environment_line(environment)}"
+        programs = {
+            "bare Textual app (header, input, footer)": (f"{prefix} {python} {bare}", BARE_MARKER),
+            "pifold (no key: the demo)": (f"{prefix} {pifold}", FIRST_FRAME_MARKER),
+        }
+        results: dict[str, list[Sample]] = {name: [] for name in programs}
+        # Interleaved, so a burst of load on the machine hits both alike; one warm-up each.
+        for run in range(options.runs + 1):
+            for name, (command, marker) in programs.items():
+                sample = time_one(command, marker, environment, f"pifold-startup-{os.getpid()}")
+                if run:
+                    results[name].append(sample)
+    print(f"first interactive frame, {options.runs} runs each (tmux 120x36, polled every 5 ms)")
+    print(f"{'program':<42} {'wall median':>11} {'wall min':>9} {'cpu median':>11}")
+    for name, samples in results.items():
+        walls = [sample.wall_s for sample in samples]
+        cpus = [sample.cpu_s for sample in samples]
+        print(
+            f"{name:<42} {statistics.median(walls):>10.3f}s {min(walls):>8.3f}s "
+            f"{statistics.median(cpus):>10.3f}s"
+        )
+    print("target: pifold under 0.6 s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
