@@ -34,7 +34,7 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.widgets import Static, TextArea
+from textual.widgets import OptionList, Static, TextArea
 
 from pifold_tui.app.commands import CommandRegistry
 from pifold_tui.app.messages import (
@@ -129,6 +129,7 @@ class PromptArea(Vertical):
     def on_mount(self) -> None:
         self.watch_running(self.running)
         self.input.focus()
+        self._report_history_problem()
 
     def open_project(
         self, cwd: Path, history: PromptHistory, connect_hint: str | None = None
@@ -142,8 +143,11 @@ class PromptArea(Vertical):
         # Another session's agent has its own queues: what was waiting here never lands.
         self.strip.clear()
         self.watch_running(self.running)
-        if history.problem is not None:
-            self.notify(history.problem, severity="warning", markup=False)
+        self._report_history_problem()
+
+    def _report_history_problem(self) -> None:
+        if self.history.problem is not None:
+            self.notify(self.history.problem, severity="warning", markup=False)
 
     # -- state shown ---------------------------------------------------------------------------
 
@@ -293,6 +297,13 @@ class PromptArea(Vertical):
         candidates = await asyncio.to_thread(path_candidates, index, query.fragment)
         if self.current_query() == query:
             self.popup.show(query, candidates)
+
+    def on_option_list_option_selected(self, message: OptionList.OptionSelected) -> None:
+        # A click on an option: accept it, and give the typing back to the input.
+        message.stop()
+        self.popup.highlighted = message.option_index
+        self.accept_completion()
+        self.input.focus()
 
     def accept_completion(self) -> None:
         """Put the highlighted candidate in place of what its query typed."""

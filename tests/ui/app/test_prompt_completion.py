@@ -189,3 +189,17 @@ def test_a_query_spans_the_word_the_cursor_is_in(text: str, data: st.DataObject)
     assert not any(character.isspace() for character in span)
     assert line[query.start + 1 : column] == query.fragment
     assert query.end == len(line) or line[query.end].isspace()
+
+
+async def test_a_click_on_an_option_accepts_it(tmp_path: Path) -> None:
+    app = PromptHarness(tmp_path)
+    async with app.run_test() as pilot:
+        await pilot.press("/", "f")
+        await pilot.pause()
+        popup = app.prompt.popup
+        # The second option (/fold), one row under the popup's top border.
+        assert await pilot.click(popup, offset=(4, 2))
+        await pilot.pause()
+        assert app.prompt.text == "/fold "
+        assert app.prompt.input.has_focus
+        assert not popup.is_open

@@ -4,6 +4,7 @@ commands, recording every message the prompt posts (no tests of its own)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.message import Message
@@ -50,6 +51,8 @@ class PromptHarness(App[None]):
         self.history = history
         self.theme_name = theme
         self.posted: list[Message] = []
+        self.notes: list[str] = []
+        """Every notification's text, in order."""
 
     def compose(self) -> ComposeResult:
         yield PromptArea(command_registry(), self.cwd, self.history)
@@ -57,6 +60,10 @@ class PromptHarness(App[None]):
     def on_mount(self) -> None:
         self.theme = self.theme_name
         self.prompt.input.cursor_blink = False
+
+    def notify(self, message: str, **options: Any) -> None:
+        self.notes.append(message)
+        super().notify(message, **options)
 
     @property
     def prompt(self) -> PromptArea:

@@ -108,3 +108,36 @@ def test_walking_back_and_forth_returns_to_the_draft(sent: list[str], data: st.D
         assert history.next() is not None
     assert history.next() == "my draft"
     assert not history.browsing
+
+
+async def test_the_prompt_says_when_the_history_cannot_be_saved_and_still_sends(
+    tmp_path: Path,
+) -> None:
+    from tests.ui.app.test_prompt_harness import PromptHarness
+
+    blocker = tmp_path / "not-a-folder"
+    app = PromptHarness(tmp_path, PromptHistory(blocker / "prompt-history.json"))
+    blocker.write_text("", encoding="utf-8")  # where the folder should be, a file appears
+    async with app.run_test() as pilot:
+        await pilot.press(*"hello", "enter")
+        await pilot.pause()
+        assert app.sent() == [("send", "hello")]
+        assert app.prompt.text == ""
+        assert any("could not be saved" in note for note in app.notes), app.notes
+
+
+async def test_opening_a_project_with_an_unreadable_history_says_so(tmp_path: Path) -> None:
+    from tests.ui.app.test_prompt_harness import PromptHarness
+
+    path = tmp_path / "prompt-history.json"
+    path.write_text("[broken", encoding="utf-8")
+    app = PromptHarness(tmp_path)
+    async with app.run_test() as pilot:
+        app.prompt.open_project(tmp_path, PromptHistory(path))
+        await pilot.pause()
+        assert any("is not JSON" in note and str(path) in note for note in app.notes)
+    app = PromptHarness(tmp_path, PromptHistory(path))  # given from the start: said at mount
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert any("is not JSON" in note for note in app.notes)
+    assert path.read_text(encoding="utf-8") == "[broken"
