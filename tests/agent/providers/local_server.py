@@ -124,7 +124,8 @@ def done_of(events: list[StreamEvent]) -> StreamDone:
 def serve(replies: Sequence[Script] = ()) -> Iterator[LocalServer]:
     """Run a :class:`LocalServer` in a thread for the duration of the block."""
     server = LocalServer(replies)
-    thread = threading.Thread(target=server.http.serve_forever, daemon=True)
+    # A short poll so shutdown returns at once rather than after the default half second.
+    thread = threading.Thread(target=server.http.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield server
