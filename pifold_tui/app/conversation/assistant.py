@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from rich.markdown import Markdown as RichMarkdown
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
@@ -46,6 +47,21 @@ class ThinkingView(Collapsible):
     def add(self, delta: str) -> None:
         self.text += delta
         self.body.update(self.text)
+
+
+class SettledText(Static):
+    """A text block once complete: one widget rendering the Markdown, where the streaming
+    ``Markdown`` widget is a tree of a widget per block (a long session mounts hundreds of
+    these, and every mounted widget costs each layout of the conversation)."""
+
+    DEFAULT_CSS = """
+    SettledText { margin: 0 0 1 0; }
+    """
+
+    def __init__(self, markdown: str) -> None:
+        super().__init__(RichMarkdown(markdown), classes="settled-text")
+        self.markdown = markdown
+        """The block's Markdown source."""
 
 
 class AssistantMessage(Vertical):
@@ -105,17 +121,12 @@ class AssistantMessage(Vertical):
         self, entry: Entry, stop_reason: str | None, results: Mapping[str, Entry] | None = None
     ) -> list[ToolCallView]:
         """The message as recorded; returns its tool calls' views (settled with their ids)."""
-        for index, stream in self.streams.items():
+        for stream in self.streams.values():
             await stream.stop()
-            # Textual's incremental append can drop a space at a fragment boundary after
-            # inline markup; rendering the whole text once more shows what was recorded.
-            part = self.parts[index]
-            if isinstance(part, Markdown):
-                await part.update(self.texts[index])
         self.streams.clear()
         self.entry_id = entry.id
         streamed = [
-            (self.texts[index], type(part))
+            (self.texts[index], Markdown if isinstance(part, Markdown) else type(part))
             for index, part in sorted(self.parts.items())
             if not isinstance(part, ToolCallView)
         ]
@@ -130,6 +141,15 @@ class AssistantMessage(Vertical):
             widgets, self.tool_calls = widgets_for(entry)
             await self.mount_all(widgets)
         else:
+            # The streamed Markdown trees become settled text: what was recorded, in one
+            # widget each (Textual's incremental append can also drop a space at a fragment
+            # boundary after inline markup, which a full render does not).
+            for index, part in sorted(self.parts.items()):
+                if isinstance(part, Markdown):
+                    settled = SettledText(self.texts[index])
+                    await self.mount(settled, after=part)
+                    await part.remove()
+                    self.parts[index] = settled
             missing = entry.tool_calls[len(self.tool_calls) :]
             added = [ToolCallView(call.name, call.id) for call in missing]
             self.tool_calls.extend(added)
@@ -159,7 +179,7 @@ def widgets_for(entry: Entry) -> tuple[list[Widget], list[ToolCallView]]:
     calls: list[ToolCallView] = []
     for block in entry.content:
         if isinstance(block, TextBlock) and block.text:
-            widgets.append(Markdown(block.text))
+            widgets.append(SettledText(block.text))
         elif isinstance(block, ThinkingBlock) and block.text:
             widgets.append(ThinkingView(block.text))
         elif isinstance(block, ToolCallBlock):
@@ -184,4 +204,11 @@ def recorded_message(entry: Entry, results: Mapping[str, Entry]) -> AssistantMes
     return message
 
 
-__all__ = ["ABORTED", "THINKING_TITLE", "AssistantMessage", "ThinkingView", "recorded_message"]
+__all__ = [
+    "ABORTED",
+    "THINKING_TITLE",
+    "AssistantMessage",
+    "SettledText",
+    "ThinkingView",
+    "recorded_message",
+]

@@ -79,14 +79,11 @@ class ToolCallView(Collapsible):
         self.progress_view = Static("", markup=False, classes="tool-progress")
         self.diff_view = Static("", classes="tool-diff")
         self.result_view = ResultView()
-        super().__init__(
-            self.arguments_view,
-            self.progress_view,
-            self.diff_view,
-            self.result_view,
-            title=tool_header(name, None, "streaming"),
-            collapsed=True,
-        )
+        # The parts are mounted when the call is first opened: a long session has many
+        # calls, and every mounted widget costs each layout of the conversation.
+        super().__init__(title=tool_header(name, None, "streaming"), collapsed=True)
+        self.filled = False
+        """Whether the parts are mounted (the call was opened once)."""
         self.tool_name = name
         """The tool's name ("tool" while the call is still streaming)."""
         self.call_id = call_id
@@ -105,6 +102,13 @@ class ToolCallView(Collapsible):
 
     def on_mount(self) -> None:
         self.repaint()
+
+    async def on_collapsible_expanded(self, message: Collapsible.Expanded) -> None:
+        if message.collapsible is not self or self.filled:
+            return
+        self.filled = True
+        parts = (self.arguments_view, self.progress_view, self.diff_view, self.result_view)
+        await self.query_one(Collapsible.Contents).mount_all(parts)
 
     def repaint(self) -> None:
         """Title and contents from the call's state."""

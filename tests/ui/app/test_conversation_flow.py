@@ -8,7 +8,7 @@ from textual.widgets import Markdown
 from textual.widgets._collapsible import CollapsibleTitle
 
 from pifold_agent.loop.events import CommitDone, MessageEnd, MessageUpdate
-from pifold_tui.app.conversation.assistant import AssistantMessage, ThinkingView
+from pifold_tui.app.conversation.assistant import AssistantMessage, SettledText, ThinkingView
 from pifold_tui.app.conversation.conversation import NEW_MESSAGES
 from pifold_tui.app.conversation.rows import FoldRowView, Notice, UserMessage
 from tests.ui.app.test_conversation_support import (
@@ -22,7 +22,12 @@ SIZE = (90, 30)
 
 
 def markdown_sources(harness: ConversationHarness) -> list[str]:
-    return [widget.source for widget in harness.conversation.query(Markdown)]
+    """The Markdown of every text block shown, streaming or settled, in order."""
+    return [
+        widget.markdown if isinstance(widget, SettledText) else widget.source
+        for widget in harness.conversation.query("SettledText, Markdown")
+        if isinstance(widget, SettledText | Markdown)
+    ]
 
 
 async def test_streaming_text_arrives_in_pieces_then_settles_as_recorded(tmp_path: Path) -> None:
@@ -103,6 +108,8 @@ async def test_an_error_result_is_styled_as_an_error(tmp_path: Path) -> None:
         assert "missing.txt" in failed.result_view.text
         fine = harness.conversation.calls["w1"]
         assert not fine.has_class("error") and not fine.result_view.has_class("error")
+        failed.collapsed = False  # its parts are mounted, and so styled, once opened
+        await pilot.pause()
         error_colour = harness.get_css_variables()["error"]
         assert failed.result_view.styles.color.hex.lower() == error_colour.lower()[:7]
 
