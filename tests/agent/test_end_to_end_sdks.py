@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from pifold_agent.loop import Agent, AgentConfig, MemoryRecorder
+from pifold_agent.loop import Agent, AgentConfig, MemoryRecorder, Tool
 from pifold_agent.loop.system_prompt import ordered_tools, system_prompt
 from pifold_agent.providers import anthropic_messages, openai_chat, openai_responses
 from pifold_agent.providers.anthropic_messages import AnthropicMessages
@@ -164,7 +164,7 @@ async def test_a_session_through_each_sdk_sends_the_projection_byte_for_byte(
 ) -> None:
     repository = make_repository(tmp_path)
     engine = Engine.open(tmp_path / "state", small_options(budget=9_000), CharCounter())
-    tools = [ReadTool(), BashTool()]
+    tools: list[Tool] = [ReadTool(), BashTool()]
     model = ScriptedModel(provider)
     with serve([model] * (MODULES + 3)) as server:
         recording = RecordingProvider(adapter(provider, server.base_url))

@@ -22,6 +22,7 @@ from pifold_agent.providers.errors import (
     is_context_overflow,
     parse_retry_after,
 )
+from pifold_core.canonical import JsonValue
 from pifold_core.entries import ToolCallBlock
 
 
@@ -115,12 +116,12 @@ json_values = st.recursive(
 
 
 @given(st.dictionaries(st.text(max_size=8), json_values, max_size=5))
-def test_arguments_round_trip_in_one_key_order(arguments: dict[str, object]) -> None:
-    text = arguments_text(arguments)  # type: ignore[arg-type]
+def test_arguments_round_trip_in_one_key_order(arguments: dict[str, JsonValue]) -> None:
+    text = arguments_text(arguments)
     assert json.loads(text) == arguments
     # The same value in another key order serialises to the same bytes.
     reordered = dict(reversed(list(arguments.items())))
-    assert arguments_text(reordered) == text  # type: ignore[arg-type]
+    assert arguments_text(reordered) == text
 
 
 def test_argument_parsing_keeps_what_is_not_json() -> None:
