@@ -162,7 +162,7 @@ class AnthropicMessages:
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
         body = build_body(request, self._model, self.max_output_tokens)
         assembler = BlockAssembler()
-        usage = Usage()
+        usage: Usage | None = None
         stop_reason: StopReason | None = None
         model = self._model
         finished = False
@@ -179,7 +179,7 @@ class AnthropicMessages:
                 async for event in events:
                     if event.type == "message_start":
                         model = event.message.model or model
-                        usage = _usage(event.message.usage, usage)
+                        usage = _usage(event.message.usage, Usage())
                         yield UsageUpdate(usage)
                     elif event.type == "content_block_start":
                         block = event.content_block
@@ -202,7 +202,7 @@ class AnthropicMessages:
                     elif event.type == "message_delta":
                         if event.delta.stop_reason is not None:
                             stop_reason = STOP_REASONS.get(event.delta.stop_reason, "stop")
-                        usage = _usage(event.usage, usage)
+                        usage = _usage(event.usage, usage or Usage())
                         yield UsageUpdate(usage)
                     elif event.type == "message_stop":
                         finished = True

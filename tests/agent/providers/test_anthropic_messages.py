@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from pifold_agent.providers.anthropic_messages import (
+    REDACTED_PREFIX,
     AnthropicMessages,
     convert_messages,
     place_breakpoints,
@@ -187,6 +188,33 @@ def test_the_engine_boundary_is_used_and_never_a_thinking_block(built: BuiltProj
     assert [message["role"] for message in converted.messages] == ["user", "assistant", "user"]
     assert place_breakpoints(converted, 3) == [(1, 0), (2, 0)]
     assert "cache_control" not in converted.messages[1]["content"][1]
+
+
+def test_redacted_thinking_is_replayed_as_redacted() -> None:
+    messages = [
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "text": "", "signature": REDACTED_PREFIX + "EmwKAhgB"},
+                {"type": "text", "text": "Done."},
+            ],
+        }
+    ]
+    converted = convert_messages(messages)
+    assert converted.messages[0]["content"] == [
+        {"type": "redacted_thinking", "data": "EmwKAhgB"},
+        {"type": "text", "text": "Done."},
+    ]
+    assert converted.positions == [[(0, 1)]]
+
+
+async def test_a_refused_connection_has_no_usage() -> None:
+    with serve() as server:
+        base_url = server.base_url
+    # The server is gone: nothing listens on that port any more.
+    done = done_of(await collect(provider(base_url), ProviderRequest("s", [], ())))
+    assert done.error is not None and done.error.kind is ErrorClass.TRANSIENT
+    assert done.usage is None and done.content == ()
 
 
 async def test_stream_parsed_into_events_and_the_message() -> None:
