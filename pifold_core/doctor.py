@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Literal
 
 from pifold_core.engine import Engine
-from pifold_core.folds import source_of
 from pifold_core.journal import Journal, JournalCorrupt, TornTail
 from pifold_core.lock import LockHeld, LockHolder, SessionLock, current_holder
+from pifold_core.merkle import fold_parts
 from pifold_core.state_folder import (
     LOG_NAME,
     held_objects,
@@ -173,7 +173,7 @@ def _examine_session(folder: Path, findings: list[Finding]) -> tuple[int, int, i
             else:
                 kind = "evidence-missing" if item.problem == "missing" else "evidence-corrupt"
                 findings.append(Finding(kind, item.id, item.message, repairable=False))
-        referenced = {fold.source_digest for fold in engine.forest.folds.values()}
+        referenced = referenced_objects(engine)
         for path, digest in engine.store.object_paths():
             if digest is None:
                 findings.append(
@@ -234,31 +234,59 @@ def repair(state_dir: Path) -> RepairReport:
     return report
 
 
+def referenced_objects(engine: Engine) -> set[str]:
+    """Every store object the log's folds need: their own objects and their leaves."""
+    referenced: set[str] = set()
+    for fold in engine.forest.folds.values():
+        referenced.add(fold.source_digest)
+        for part in fold_parts(fold, engine.forest.folds, engine.transcript.entries):
+            referenced.add(part.digest)
+    return referenced
+
+
 def _rebuild_objects(folder: Path) -> list[str]:
-    """Rewrite every damaged fold object from the log's entries, verified first."""
+    """Rewrite every damaged fold object and leaf from the log's entries, verified first.
+
+    Children before parents: a fold object is read back whole after its rewrite, which needs
+    its children sound.
+    """
     actions: list[str] = []
     try:
         engine = Engine.open(folder, read_only=True)  # we hold the lock: nobody writes
     except (ValueError, RuntimeError):
         return actions
+    quarantine = folder / QUARANTINE_NAME
     try:
-        for fold in engine.forest.in_order():
+        for fold in reversed(engine.forest.in_order()):
             if fold.source_digest not in engine.store.damaged:
                 continue
-            payload = source_of(engine.transcript.entries[fold.start : fold.end])
+            parts = fold_parts(fold, engine.forest.folds, engine.transcript.entries)
             try:
-                moved = engine.store.rewrite(payload, fold.source_digest, folder / QUARANTINE_NAME)
+                for part in parts:
+                    if part.payload is None or engine.store.own_error(part.digest) is None:
+                        continue
+                    moved = engine.store.rewrite(part.payload, part.digest, quarantine)
+                    actions.append(
+                        f"rebuilt leaf {part.digest} of fold {fold.handle} from the log's entry, "
+                        f"verified against its digest{_aside(moved)}"
+                    )
+                if engine.store.own_error(fold.source_digest) is not None:
+                    moved = engine.store.rewrite_fold(fold.source_digest, parts, quarantine)
+                    actions.append(
+                        f"rebuilt the store object of fold {fold.handle} ({fold.source_digest}) "
+                        f"from the log's entries, verified against its digest{_aside(moved)}"
+                    )
+                else:
+                    engine.store.get(fold.source_digest)  # its parts are sound again
             except (StoreError, OSError) as error:
                 actions.append(f"could not rebuild the object of fold {fold.handle}: {error}")
-                continue
-            aside = f"; what stood there is now {moved}" if moved is not None else ""
-            actions.append(
-                f"rebuilt the store object of fold {fold.handle} ({fold.source_digest}) from "
-                f"the log's entries, verified against its digest{aside}"
-            )
     finally:
         engine.close()
     return actions
+
+
+def _aside(moved: Path | None) -> str:
+    return f"; what stood there is now {moved}" if moved is not None else ""
 
 
 def _state_folder(state_dir: Path) -> Path:

@@ -5,8 +5,18 @@ by the payload::
 
     pifold-object format=1 hash=sha256 bytes=<n>\\n<payload>
 
-The header records the format version and hash algorithm with every stored object; the file
-name is the SHA-256 of the payload. Objects are written atomically (temporary file, fsync,
+The header records the format version and hash algorithm with every stored object. In
+format 1 the payload is the object's bytes and the file name is their SHA-256: an entry's
+record (a *leaf*), or a fold's whole source as versions before issue 12 stored it (still
+read). In format 2 the object is a fold stored as a Merkle node (:mod:`pifold_core.merkle`)::
+
+    pifold-object format=2 hash=sha256 bytes=<source length> listing=<sha256>\\n<listing>
+
+The file name is still the SHA-256 of the fold's whole source, so handles and verification
+stay content-derived, but the payload only lists the fold's parts (leaves and child folds) by
+digest: each entry's bytes are stored once, however deep the folds nest. A read reassembles
+the source, verifying the listing against the header, every part on the way, and the whole
+against the name. Objects are written atomically (temporary file, fsync,
 rename, fsync of the folder) and made read-only and private (0400, folders 0700). Every read
 re-hashes the payload: a missing or damaged object raises an error that names it, never
 returns wrong bytes, and is remembered in :attr:`FoldStore.damaged` so status can show it.
@@ -19,24 +29,42 @@ from __future__ import annotations
 
 import os
 import re
-import stat
-import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from pifold_core.atomic_files import (
+    FOLDER_MODE,
+    OBJECT_MODE,
+    TEMPORARY_PREFIX,
+    find_temporaries,
+    fsync_directory,
+    loose_modes,
+    make_private_folder,
+    remove_temporaries,
+    tighten_modes,
+    walk_tree,
+    write_file_atomically,
+)
 from pifold_core.canonical import CANONICAL_FORMAT_VERSION, HASH_ALGORITHM, sha256_hex
+from pifold_core.merkle import (
+    FoldPart,
+    ListingError,
+    assemble,
+    decode_listing,
+    encode_listing,
+    inside,
+    listing_digest,
+    source_length,
+)
 
 OBJECT_FORMAT_VERSION = 1
-"""Version of the object file layout described above."""
+"""Layout of a plain object (a leaf, or an old whole fold source): payload named by its hash."""
+FOLD_FORMAT_VERSION = 2
+"""Layout of a fold stored as a listing of its parts (a Merkle node)."""
 
-OBJECT_MODE = 0o400
-"""Store objects and evidence artifacts: read-only, and private to the user."""
-FOLDER_MODE = 0o700
-"""Every folder of a session's state."""
-TEMPORARY_PREFIX = "."
-"""Temporary files of an atomic write start with this (real objects never do)."""
-
-_HEADER = re.compile(rb"pifold-object format=(\d+) hash=([a-z0-9]+) bytes=(\d+)\n")
+_HEADER = re.compile(
+    rb"pifold-object format=(\d+) hash=([a-z0-9]+) bytes=(\d+)(?: listing=([0-9a-f]{64}))?\n"
+)
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
@@ -55,118 +83,6 @@ class StoreObjectMissing(StoreError):
 
 class StoreObjectCorrupt(StoreError):
     """The object exists but its bytes do not hash to its name, or its header is damaged."""
-
-
-def fsync_directory(directory: Path) -> None:
-    """Make a rename or creation inside ``directory`` durable."""
-    descriptor = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
-def make_private_folder(folder: Path) -> None:
-    """Create ``folder`` and any missing parents as 0700, whatever the umask."""
-    missing: list[Path] = []
-    probe = Path(folder)
-    while not probe.exists():
-        missing.append(probe)
-        probe = probe.parent
-    for created in reversed(missing):
-        try:
-            created.mkdir(mode=FOLDER_MODE)
-        except FileExistsError:
-            continue  # made meanwhile by someone else: its mode is theirs
-        os.chmod(created, FOLDER_MODE)  # mkdir's mode is cut by the umask
-
-
-def write_file_atomically(path: Path, data: bytes, mode: int = OBJECT_MODE) -> None:
-    """Write ``data`` to ``path`` so a crash leaves either the old file or the new one.
-
-    Temporary file in the same folder, fsync, chmod, rename over the target, fsync the folder.
-    Missing folders are created private (0700).
-    """
-    make_private_folder(path.parent)
-    descriptor, temporary = tempfile.mkstemp(
-        prefix=f"{TEMPORARY_PREFIX}{path.name}.", dir=path.parent
-    )
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-    fsync_directory(path.parent)
-
-
-def remove_temporaries(root: Path) -> list[Path]:
-    """Delete the temporary files that killed atomic writes left anywhere under ``root``.
-
-    Only the writer holding the session's lock may call this: a temporary file of a live
-    writer would otherwise vanish under it.
-    """
-    removed: list[Path] = []
-    for path in _walk(root):
-        if path.name.startswith(TEMPORARY_PREFIX) and path.is_file() and not path.is_symlink():
-            path.unlink(missing_ok=True)
-            removed.append(path)
-    if removed:
-        for folder in {path.parent for path in removed}:
-            fsync_directory(folder)
-    return removed
-
-
-def find_temporaries(root: Path) -> list[Path]:
-    """The temporary files :func:`remove_temporaries` would delete (nothing is changed)."""
-    return [
-        path
-        for path in _walk(root)
-        if path.name.startswith(TEMPORARY_PREFIX) and path.is_file() and not path.is_symlink()
-    ]
-
-
-def loose_modes(root: Path) -> list[tuple[Path, int, int]]:
-    """Folders under ``root`` (itself included) wider than 0700 and files other than 0400:
-    ``(path, mode now, mode wanted)``. Symlinks are never followed or changed."""
-    found: list[tuple[Path, int, int]] = []
-    for path in [Path(root), *_walk(root)]:
-        try:
-            status = path.lstat()
-        except FileNotFoundError:
-            continue
-        if stat.S_ISDIR(status.st_mode):
-            wanted = FOLDER_MODE
-        elif stat.S_ISREG(status.st_mode) and not path.name.startswith(TEMPORARY_PREFIX):
-            wanted = OBJECT_MODE
-        else:
-            continue
-        mode = stat.S_IMODE(status.st_mode)
-        if mode != wanted:
-            found.append((path, mode, wanted))
-    return found
-
-
-def tighten_modes(root: Path) -> list[tuple[Path, int, int]]:
-    """Set what :func:`loose_modes` finds to its wanted mode; returns what was changed."""
-    changed = loose_modes(root)
-    for path, _, wanted in changed:
-        os.chmod(path, wanted, follow_symlinks=False)
-    return changed
-
-
-def _walk(root: Path) -> Iterator[Path]:
-    """Every file and folder under ``root`` (not ``root`` itself), never through a symlink."""
-    if not Path(root).is_dir():
-        return
-    for folder, folders, files in os.walk(root, followlinks=False):
-        for name in [*folders, *files]:
-            yield Path(folder) / name
 
 
 class FoldStore:
@@ -222,6 +138,44 @@ class FoldStore:
             raise
 
     def _read(self, digest: str) -> bytes:
+        version, payload, listing = self._read_file(digest)
+        if version == OBJECT_FORMAT_VERSION:
+            return payload
+        parts = self._listing_of(digest, payload, listing)
+        insides: list[bytes] = []
+        for kind, part in parts:
+            data = self.get(part)  # verified, and remembered as damaged if it is not
+            insides.append(inside(data) if kind == "fold" else data)
+        source = assemble(insides)
+        actual = sha256_hex(source)
+        if actual != digest:
+            raise StoreObjectCorrupt(
+                f"fold store object {digest} is corrupt: its parts reassemble to bytes that "
+                f"hash to {actual}",
+                digest,
+            )
+        return source
+
+    def _listing_of(
+        self, digest: str, payload: bytes, recorded: str | None
+    ) -> list[tuple[str, str]]:
+        """The verified parts of a fold object (format 2)."""
+        if recorded is None or listing_digest(payload) != recorded:
+            raise StoreObjectCorrupt(
+                f"fold store object {digest} is corrupt: its listing does not match its header",
+                digest,
+            )
+        try:
+            return [(kind, part) for kind, part in decode_listing(payload)]
+        except ListingError as error:
+            raise StoreObjectCorrupt(f"fold store object {digest}: {error}", digest) from None
+
+    def _read_file(self, digest: str) -> tuple[int, bytes, str | None]:
+        """One object file, checked on its own: ``(format, payload, listing digest)``.
+
+        A plain object's payload is verified against its name here; a fold object's
+        listing is only checked against its header (its parts are read by :meth:`_read`).
+        """
         path = self.path_of(digest)
         try:
             data = path.read_bytes()
@@ -239,13 +193,20 @@ class FoldStore:
         if match is None:
             raise StoreObjectCorrupt(f"fold store object {digest} has a damaged header", digest)
         version, algorithm, length = int(match[1]), match[2].decode(), int(match[3])
-        if version != OBJECT_FORMAT_VERSION or algorithm != HASH_ALGORITHM:
+        listing = match[4].decode() if match[4] is not None else None
+        if version not in (OBJECT_FORMAT_VERSION, FOLD_FORMAT_VERSION) or (
+            algorithm != HASH_ALGORITHM
+        ):
             raise StoreObjectCorrupt(
-                f"fold store object {digest} has format {version}/{algorithm}, "
-                f"expected {OBJECT_FORMAT_VERSION}/{HASH_ALGORITHM}",
+                f"fold store object {digest} has format {version}/{algorithm}, expected "
+                f"{OBJECT_FORMAT_VERSION} or {FOLD_FORMAT_VERSION}/{HASH_ALGORITHM}",
                 digest,
             )
         payload = data[match.end() :]
+        if version == FOLD_FORMAT_VERSION:
+            return version, payload, listing
+        if listing is not None:
+            raise StoreObjectCorrupt(f"fold store object {digest} has a damaged header", digest)
         if len(payload) != length:
             raise StoreObjectCorrupt(
                 f"fold store object {digest} holds {len(payload)} bytes, header says {length}",
@@ -256,7 +217,86 @@ class FoldStore:
             raise StoreObjectCorrupt(
                 f"fold store object {digest} is corrupt: its bytes hash to {actual}", digest
             )
-        return payload
+        return version, payload, None
+
+    def own_error(self, digest: str) -> StoreError | None:
+        """Whether the object file itself is sound, its parts not read: ``None`` when it is.
+
+        What a repair needs: a fold whose parts are damaged has a sound object of its own.
+        """
+        try:
+            version, payload, listing = self._read_file(digest)
+            if version == FOLD_FORMAT_VERSION:
+                self._listing_of(digest, payload, listing)
+        except StoreError as error:
+            return error
+        return None
+
+    def put_fold(self, digest: str, parts: Sequence[FoldPart]) -> str:
+        """Store a fold whose source hashes to ``digest`` as the listing of its ``parts``.
+
+        Each leaf part carries its bytes and is stored (once: an existing leaf is verified);
+        each child fold part must already be stored. The fold object is written last, so a
+        fold object on disk always has every part it lists. Idempotent, like :meth:`put`.
+
+        Raises:
+            StoreObjectMissing: a child fold part is not in the store.
+            ValueError: a leaf part without its bytes, or no parts.
+        """
+        if not parts:
+            raise ValueError(f"fold {digest} has no parts")
+        for part in parts:
+            if part.kind == "leaf":
+                if part.payload is None:
+                    raise ValueError(f"leaf {part.digest} of fold {digest} comes without bytes")
+                self.put(part.payload)
+            elif not os.path.lexists(self.path_of(part.digest)):
+                raise StoreObjectMissing(
+                    f"fold store object {part.digest} (a child of fold {digest}) is missing",
+                    part.digest,
+                )
+        path = self.path_of(digest)
+        if os.path.lexists(path):
+            self.get(digest)
+            return digest
+        write_file_atomically(path, self._fold_file_bytes(parts), mode=OBJECT_MODE)
+        self.damaged.pop(digest, None)
+        return digest
+
+    @staticmethod
+    def _fold_file_bytes(parts: Sequence[FoldPart]) -> bytes:
+        listing = encode_listing(parts)
+        header = (
+            f"pifold-object format={FOLD_FORMAT_VERSION} hash={HASH_ALGORITHM} "
+            f"bytes={source_length(parts)} listing={listing_digest(listing)}\n"
+        ).encode("ascii")
+        return header + listing
+
+    def rewrite_fold(self, digest: str, parts: Sequence[FoldPart], quarantine: Path) -> Path | None:
+        """Put back a damaged fold object from its parts (:meth:`rewrite` for a fold).
+
+        The parts are the fold's as the log's entries and folds give them; the rewritten
+        object is then read back whole and must hash to ``digest``, so nothing is trusted
+        unverified. Returns where the damaged file was moved, if there was one.
+
+        Raises:
+            StoreError: the object does not verify after the rewrite (a part is damaged).
+        """
+        moved = self._set_aside(digest, quarantine)
+        write_file_atomically(self.path_of(digest), self._fold_file_bytes(parts), OBJECT_MODE)
+        self.damaged.pop(digest, None)
+        self.get(digest)
+        return moved
+
+    def _set_aside(self, digest: str, quarantine: Path) -> Path | None:
+        """Move whatever stands in the object's place into ``quarantine``."""
+        path = self.path_of(digest)
+        if not os.path.lexists(path):
+            return None
+        make_private_folder(quarantine)
+        moved = quarantine / f"{digest}.{os.getpid()}.{len(os.listdir(quarantine))}"
+        os.replace(path, moved)
+        return moved
 
     def verify(self, digest: str) -> StoreError | None:
         """Read and verify one object: ``None`` when sound, else the error (also remembered
@@ -285,13 +325,10 @@ class FoldStore:
                 f"hash to {actual}",
                 expected_digest,
             )
-        path = self.path_of(expected_digest)
-        moved: Path | None = None
-        if os.path.lexists(path):
-            make_private_folder(quarantine)
-            moved = quarantine / f"{expected_digest}.{os.getpid()}.{len(os.listdir(quarantine))}"
-            os.replace(path, moved)
-        write_file_atomically(path, self._file_bytes(payload), mode=OBJECT_MODE)
+        moved = self._set_aside(expected_digest, quarantine)
+        write_file_atomically(
+            self.path_of(expected_digest), self._file_bytes(payload), mode=OBJECT_MODE
+        )
         self.damaged.pop(expected_digest, None)
         return moved
 
@@ -302,7 +339,7 @@ class FoldStore:
     def object_paths(self) -> Iterator[tuple[Path, str | None]]:
         """Every non-temporary file in the store with the digest its place names, or ``None``
         when the file sits where no object can (a foreign file)."""
-        for path in _walk(self.root):
+        for path in walk_tree(self.root):
             if path.name.startswith(TEMPORARY_PREFIX) or path.is_dir():
                 continue
             name = path.name
@@ -313,6 +350,8 @@ class FoldStore:
 __all__ = [
     "CANONICAL_FORMAT_VERSION",
     "FOLDER_MODE",
+    "FOLD_FORMAT_VERSION",
+    "OBJECT_FORMAT_VERSION",
     "OBJECT_MODE",
     "TEMPORARY_PREFIX",
     "FoldStore",

@@ -530,9 +530,18 @@ def test_reopen_reports_a_missing_store_object_and_keeps_the_rest(tmp_path: Path
     engine.store.path_of(fold.source_digest).unlink()
     reopened = Engine.open(engine.state_dir, None, CharCounter())
     damaged = reopened.status().damaged
-    assert [(item.id, item.problem) for item in damaged] == [(fold.handle, "missing")]
-    with pytest.raises(StoreObjectMissing, match=fold.source_digest):
-        reopened.peek(fold.handle)
+    # A parent's object lists its children by digest (Merkle), so the folds above the
+    # missing object cannot be read either; each names the missing object.
+    ancestors = [fold.handle]
+    while (parent := reopened.forest.parent.get(ancestors[-1])) is not None:
+        ancestors.append(parent)
+    assert sorted((item.id, item.problem) for item in damaged) == sorted(
+        (handle, "missing") for handle in ancestors
+    )
+    assert {item.digest for item in damaged} == {fold.source_digest}
+    for handle in ancestors:
+        with pytest.raises(StoreObjectMissing, match=fold.source_digest):
+            reopened.peek(handle)
     reopened.close()
 
 

@@ -2,13 +2,14 @@
 
 A real session (the codex trace replayed at a budget of 30,000, so it commits about twenty
 times and keeps evidence artifacts) is copied once per case and one thing in the copy is
-damaged: a bit flipped in, a truncation of, or the deletion of a random store object,
-evidence artifact or log line, a store object replaced by a folder, or the whole log deleted
-or emptied. The promises checked:
+damaged: a bit flipped in, a truncation of, or the deletion of a random fold object, leaf
+object (one entry's bytes, which fold objects list by digest), evidence artifact or log line,
+a fold object replaced by a folder, or the whole log deleted or emptied. The promises checked:
 
 * every case is detected on read (the open, or a peek of what is damaged), and the error or
   the status names the object or the line; no read ever returns wrong bytes;
-* one damaged store object or artifact leaves every other fold usable and verified;
+* one damaged store object or artifact leaves every other fold usable and verified; the
+  folds that need it (through their listing, or their children's) fail naming it;
 * ``pifold doctor`` reports the damage by name, changing nothing;
 * where the damage is repairable (a store object, a torn last line), ``doctor --repair``
   fixes it and every fold of the reopened session then verifies byte for byte; where it
@@ -31,6 +32,7 @@ from pifold_core.doctor import examine, repair
 from pifold_core.engine import Engine
 from pifold_core.folds import source_of
 from pifold_core.journal import JournalCorrupt
+from pifold_core.merkle import fold_parts
 from pifold_core.store import StoreError, StoreObjectCorrupt, StoreObjectMissing
 from tests.conftest import SHARED_TRACES
 from tests.fault.tally import FaultTally
@@ -44,6 +46,9 @@ FAULTS = (
     "store-truncate",
     "store-delete",
     "store-folder",
+    "leaf-flip",
+    "leaf-truncate",
+    "leaf-delete",
     "evidence-flip",
     "evidence-truncate",
     "evidence-delete",
@@ -70,6 +75,11 @@ class Baseline:
     """Every evidence id the entries point at."""
     records: tuple[bytes, ...]
     """Every entry's record bytes, in order."""
+    needs: dict[str, frozenset[str]]
+    """Every store object reading a fold goes through (its own, its leaves, its children's),
+    by handle."""
+    leaves: tuple[str, ...]
+    """Every leaf object's digest."""
 
 
 @cache
@@ -80,6 +90,14 @@ def baseline() -> Baseline:
     engine = Engine.open(state, read_only=True)
     try:
         folds = engine.forest.folds.values()
+        needs: dict[str, frozenset[str]] = {}
+        for fold in sorted(folds, key=lambda fold: fold.end - fold.start):  # children first
+            parts = fold_parts(fold, engine.forest.folds, engine.transcript.entries)
+            needed = {fold.source_digest, *(part.digest for part in parts)}
+            for child in fold.children:
+                needed |= needs[child]
+            needs[fold.handle] = frozenset(needed)
+        digests = {fold.source_digest for fold in folds}
         return Baseline(
             state=state,
             sources={
@@ -89,6 +107,8 @@ def baseline() -> Baseline:
             digests={fold.handle: fold.source_digest for fold in folds},
             evidence=tuple(sorted(engine.evidence_ids)),
             records=tuple(entry.record_bytes for entry in engine.transcript.entries),
+            needs=needs,
+            leaves=tuple(sorted(set().union(*needs.values()) - digests)),
         )
     finally:
         engine.close()
@@ -127,8 +147,21 @@ def _verify_folds(engine: Engine, base: Baseline, skip: set[str]) -> list[str]:
 
 
 def _store_case(case: Path, how: str, rng: random.Random, base: Baseline, fail: Failer) -> None:
-    digest = rng.choice(sorted(set(base.digests.values())))
-    victims = {handle for handle, value in base.digests.items() if value == digest}
+    _object_case(case, how, rng.choice(sorted(set(base.digests.values()))), rng, base, fail)
+
+
+def _leaf_case(case: Path, how: str, rng: random.Random, base: Baseline, fail: Failer) -> None:
+    if not base.leaves:
+        fail("the session stored no leaf objects (fold objects are not Merkle nodes)")
+        return
+    _object_case(case, how, rng.choice(base.leaves), rng, base, fail)
+
+
+def _object_case(
+    case: Path, how: str, digest: str, rng: random.Random, base: Baseline, fail: Failer
+) -> None:
+    """Damage the store object ``digest``: exactly the folds that need it fail, naming it."""
+    victims = {handle for handle, needed in base.needs.items() if digest in needed}
     _damage_file(case / "store" / "sha256" / digest[:2] / digest, how, rng)
     expected_error = StoreObjectMissing if how == "delete" else StoreObjectCorrupt
     engine = Engine.open(case, read_only=True)
@@ -277,7 +310,12 @@ def _check_repaired(case: Path, base: Baseline, fail: Failer, lines_lost: bool =
 
 Failer = Callable[[str], None]
 
-_HANDLERS = {"store": _store_case, "evidence": _evidence_case, "log": _log_case}
+_HANDLERS = {
+    "store": _store_case,
+    "leaf": _leaf_case,
+    "evidence": _evidence_case,
+    "log": _log_case,
+}
 
 
 QUICK_COUNT = 12
