@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from pifold_tui.app.prompt import PathIndex, query_at
 from pifold_tui.app.prompt.completion import command_candidates, path_candidates
-from tests.ui.app.test_prompt_harness import PromptHarness, command_registry
+from tests.ui.app.test_prompt_harness import PromptHarness, command_registry, typed
 
 
 def git_repository(root: Path) -> Path:
@@ -101,7 +101,7 @@ async def test_at_completes_paths_and_never_offers_ignored_ones(tmp_path: Path) 
     root = git_repository(tmp_path / "repo")
     app = PromptHarness(root)
     async with app.run_test() as pilot:
-        await pilot.press(*"look at @")
+        await typed(pilot, app.prompt, "look at @")
         await app.workers.wait_for_complete()
         await pilot.pause()
         offered = labels(app)
@@ -111,7 +111,7 @@ async def test_at_completes_paths_and_never_offers_ignored_ones(tmp_path: Path) 
             for path in offered
         )
         assert ".git/" not in offered
-        await pilot.press(*"app")
+        await typed(pilot, app.prompt, "app")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert labels(app) == ["src/app.py"]  # build/app.py is ignored
@@ -141,7 +141,7 @@ async def test_moving_the_cursor_out_of_the_word_closes_the_popup(tmp_path: Path
     root = git_repository(tmp_path / "repo")
     app = PromptHarness(root)
     async with app.run_test() as pilot:
-        await pilot.press(*"see @READ")
+        await typed(pilot, app.prompt, "see @READ")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert labels(app) == ["README.md"]

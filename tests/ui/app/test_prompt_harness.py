@@ -8,6 +8,7 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.message import Message
+from textual.pilot import Pilot
 
 from pifold_tui.app.commands import Command, CommandRegistry
 from pifold_tui.app.messages import AbortRequested, PromptSubmitted, ShellRequested
@@ -33,6 +34,14 @@ def command_registry() -> CommandRegistry[object]:
     ):
         registry.register(Command(name, description, during_run, record_run))
     return registry
+
+
+async def typed(pilot: Pilot[None], prompt: PromptArea, text: str, *keys: str) -> None:
+    """Put ``text`` in the input as if typed (in one edit: the tests of single keys press
+    them), then press ``keys``."""
+    prompt.input.insert(text)
+    await pilot.pause()
+    await pilot.press(*keys)
 
 
 class PromptHarness(App[None]):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from pifold_agent.sessions import list_sessions, project_directory
 from pifold_tui.app.prompt import PromptHistory, history_file_for
+from tests.ui.app.test_prompt_harness import PromptHarness, typed
 
 
 def mode_of(path: Path) -> int:
@@ -113,13 +114,11 @@ def test_walking_back_and_forth_returns_to_the_draft(sent: list[str], data: st.D
 async def test_the_prompt_says_when_the_history_cannot_be_saved_and_still_sends(
     tmp_path: Path,
 ) -> None:
-    from tests.ui.app.test_prompt_harness import PromptHarness
-
     blocker = tmp_path / "not-a-folder"
     app = PromptHarness(tmp_path, PromptHistory(blocker / "prompt-history.json"))
     blocker.write_text("", encoding="utf-8")  # where the folder should be, a file appears
     async with app.run_test() as pilot:
-        await pilot.press(*"hello", "enter")
+        await typed(pilot, app.prompt, "hello", "enter")
         await pilot.pause()
         assert app.sent() == [("send", "hello")]
         assert app.prompt.text == ""
@@ -127,8 +126,6 @@ async def test_the_prompt_says_when_the_history_cannot_be_saved_and_still_sends(
 
 
 async def test_opening_a_project_with_an_unreadable_history_says_so(tmp_path: Path) -> None:
-    from tests.ui.app.test_prompt_harness import PromptHarness
-
     path = tmp_path / "prompt-history.json"
     path.write_text("[broken", encoding="utf-8")
     app = PromptHarness(tmp_path)

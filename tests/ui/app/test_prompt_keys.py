@@ -11,13 +11,13 @@ from pifold_tui.app.prompt.prompt_area import (
     RUNNING_HINT,
     RUNNING_PLACEHOLDER,
 )
-from tests.ui.app.test_prompt_harness import PromptHarness
+from tests.ui.app.test_prompt_harness import PromptHarness, typed
 
 
 async def test_enter_sends_the_text_and_clears_the_input(tmp_path: Path) -> None:
     app = PromptHarness(tmp_path)
     async with app.run_test() as pilot:
-        await pilot.press(*"fix the bug")
+        await typed(pilot, app.prompt, "fix the bug")
         await pilot.press("enter")
         await pilot.pause()
         assert app.sent() == [("send", "fix the bug")]
@@ -49,7 +49,7 @@ async def test_alt_enter_posts_a_follow_up(tmp_path: Path) -> None:
     app = PromptHarness(tmp_path)
     async with app.run_test() as pilot:
         app.prompt.running = True
-        await pilot.press(*"then run the tests", "alt+enter")
+        await typed(pilot, app.prompt, "then run the tests", "alt+enter")
         await pilot.pause()
         assert app.sent() == [("follow_up", "then run the tests")]
         assert app.prompt.strip.queued[0].kind == "follow_up"
@@ -86,7 +86,7 @@ async def test_escape_first_closes_the_completion_then_aborts(tmp_path: Path) ->
 async def test_bang_posts_a_shell_request_not_a_prompt(tmp_path: Path) -> None:
     app = PromptHarness(tmp_path)
     async with app.run_test() as pilot:
-        await pilot.press(*"!ls -la", "enter")
+        await typed(pilot, app.prompt, "!ls -la", "enter")
         await pilot.pause()
         assert app.sent() == [("shell", "ls -la")]
         await pilot.press("!", "space", "enter")
@@ -119,7 +119,7 @@ async def test_up_and_down_walk_the_history_and_come_back_to_the_draft(tmp_path:
             await pilot.press(*line, "enter")
         await pilot.pause()
         assert history.entries == ["second", "first"]  # the repeat moved to the newest
-        await pilot.press(*"draft")
+        await typed(pilot, app.prompt, "draft")
         await pilot.press("up")
         assert app.prompt.text == "first"
         await pilot.press("up")
@@ -163,8 +163,9 @@ async def test_a_recalled_command_opens_no_completion(tmp_path: Path) -> None:
 
 async def test_the_history_survives_a_new_app(tmp_path: Path) -> None:
     path = tmp_path / "sessions" / "proj" / "prompt-history.json"
-    async with PromptHarness(tmp_path, PromptHistory(path)).run_test() as pilot:
-        await pilot.press(*"remember me", "enter")
+    first = PromptHarness(tmp_path, PromptHistory(path))
+    async with first.run_test() as pilot:
+        await typed(pilot, first.prompt, "remember me", "enter")
         await pilot.pause()
     app = PromptHarness(tmp_path, PromptHistory(path))
     async with app.run_test() as pilot:

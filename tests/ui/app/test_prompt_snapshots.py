@@ -9,7 +9,7 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from tests.ui.app.test_prompt_completion import git_repository
-from tests.ui.app.test_prompt_harness import PromptHarness
+from tests.ui.app.test_prompt_harness import PromptHarness, typed
 from tests.ui.harness import THEMES
 
 SNAPSHOT_SIZE = (80, 16)
@@ -31,7 +31,8 @@ class TestPromptSnapshots:
         app = PromptHarness(git_repository(tmp_path / "repo"), theme=THEMES[theme])
         async with app.run_test(size=SNAPSHOT_SIZE) as pilot:
             app.prompt.running = True
-            await pilot.press(*"prefer the small fix", "enter", *"and look at @src/")
+            await typed(pilot, app.prompt, "prefer the small fix", "enter")
+            await typed(pilot, app.prompt, "and look at @src/")
             await app.workers.wait_for_complete()
             await pilot.pause()
             assert app.prompt.popup.is_open and app.prompt.strip.queued

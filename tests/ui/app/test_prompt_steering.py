@@ -8,7 +8,7 @@ from pifold_agent.loop.events import MessageEnd, RunEnd, RunStart
 from pifold_core.entries import text_entry
 from pifold_tui.app.messages import AgentEventPosted
 from pifold_tui.app.prompt import SteeringStrip
-from tests.ui.app.test_prompt_harness import PromptHarness
+from tests.ui.app.test_prompt_harness import PromptHarness, typed
 
 
 def user_landed(entry_id: str, text: str) -> AgentEventPosted:
@@ -28,8 +28,8 @@ async def test_a_message_sent_during_a_run_shows_until_its_user_entry_lands(
         assert not strip.display
         app.prompt.post_message(AgentEventPosted(RunStart("build it")))
         app.prompt.running = True
-        await pilot.press(*"use ruff", "enter")
-        await pilot.press(*"and then test", "alt+enter")
+        await typed(pilot, app.prompt, "use ruff", "enter")
+        await typed(pilot, app.prompt, "and then test", "alt+enter")
         await pilot.pause()
         assert app.sent() == [("send", "use ruff"), ("follow_up", "and then test")]
         assert strip_texts(app) == [("steering", "use ruff"), ("follow_up", "and then test")]
@@ -57,9 +57,10 @@ async def test_a_message_sent_during_a_run_shows_until_its_user_entry_lands(
 async def test_nothing_is_queued_when_idle_or_for_commands_and_shell(tmp_path: Path) -> None:
     app = PromptHarness(tmp_path)
     async with app.run_test() as pilot:
-        await pilot.press(*"start", "enter")
+        await typed(pilot, app.prompt, "start", "enter")
         app.prompt.running = True
-        await pilot.press(*"/fold-status", "escape", "enter", *"!git status", "enter")
+        await typed(pilot, app.prompt, "/fold-status", "escape", "enter")
+        await typed(pilot, app.prompt, "!git status", "enter")
         await pilot.pause()
         assert [kind for kind, _ in app.sent()] == ["send", "send", "shell"]
         assert strip_texts(app) == []
@@ -71,7 +72,7 @@ async def test_the_demo_queues_nothing_it_would_refuse(tmp_path: Path) -> None:
         prompt = app.prompt
         prompt.open_project(tmp_path, prompt.history, "Demo: quit and set a key")
         prompt.running = True
-        await pilot.press(*"hello", "enter")
+        await typed(pilot, app.prompt, "hello", "enter")
         await pilot.pause()
         assert app.sent() == [("send", "hello")]
         assert strip_texts(app) == []
@@ -81,7 +82,8 @@ async def test_messages_delivered_together_land_together(tmp_path: Path) -> None
     app = PromptHarness(tmp_path)
     async with app.run_test() as pilot:
         app.prompt.running = True
-        await pilot.press(*"one", "enter", *"two", "enter", *"three", "enter")
+        for text in ("one", "two", "three"):
+            await typed(pilot, app.prompt, text, "enter")
         await pilot.pause()
         app.prompt.post_message(user_landed("u1", "one\n\ntwo"))
         await pilot.pause()
@@ -92,7 +94,8 @@ async def test_two_identical_messages_land_one_at_a_time(tmp_path: Path) -> None
     app = PromptHarness(tmp_path)
     async with app.run_test() as pilot:
         app.prompt.running = True
-        await pilot.press(*"again", "enter", *"again", "enter")
+        for text in ("again", "again"):
+            await typed(pilot, app.prompt, text, "enter")
         await pilot.pause()
         app.prompt.post_message(user_landed("u1", "again"))
         await pilot.pause()
@@ -103,7 +106,7 @@ async def test_another_session_forgets_what_waited_for_the_old_one(tmp_path: Pat
     app = PromptHarness(tmp_path)
     async with app.run_test() as pilot:
         app.prompt.running = True
-        await pilot.press(*"for the old agent", "enter")
+        await typed(pilot, app.prompt, "for the old agent", "enter")
         await pilot.pause()
         assert strip_texts(app) == [("steering", "for the old agent")]
         app.prompt.running = False
