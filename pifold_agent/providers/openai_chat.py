@@ -99,6 +99,11 @@ def build_body(request: ProviderRequest, model: str, openai_proper: bool) -> dic
             }
             for tool in request.tools
         ]
+    if openai_proper:
+        # Only OpenAI's own server is sent these: some compatible servers refuse unknown fields.
+        body["store"] = False
+        if request.session_id:
+            body["prompt_cache_key"] = request.session_id
     if request.max_output_tokens:
         # OpenAI itself wants the new name; most compatible servers only know the old one.
         key = "max_completion_tokens" if openai_proper else "max_tokens"

@@ -94,10 +94,15 @@ async def test_request_body_is_the_projection_converted(built: BuiltProjection) 
 async def test_openai_proper_uses_its_own_names() -> None:
     chat = OpenAIChat("gpt-5.4", "key", None)
     assert chat.openai_proper
-    request = ProviderRequest(system="sys", messages=[], tools=(), max_output_tokens=100)
+    request = ProviderRequest(
+        system="sys", messages=[], tools=(), session_id="s-1", max_output_tokens=100
+    )
     body = build_body(request, "gpt-5.4", openai_proper=True)
     assert body["messages"] == [{"role": "developer", "content": "sys"}]
     assert body["max_completion_tokens"] == 100 and "max_tokens" not in body
+    assert (body["store"], body["prompt_cache_key"]) == (False, "s-1")
+    compatible = build_body(request, "gpt-5.4", openai_proper=False)
+    assert "store" not in compatible and "prompt_cache_key" not in compatible
 
 
 async def test_tool_calls_streamed_by_index_and_reasoning_read() -> None:
