@@ -88,8 +88,10 @@ def query_at(text: str, row: int, column: int) -> CompletionQuery | None:
 
 
 def command_candidates(registry: CommandRegistry[Any], fragment: str) -> list[Candidate]:
-    """The registry's commands that start with ``fragment``, in registration order; each
-    says when it cannot run during a run."""
+    """The registry's commands that start with ``fragment``, in registration order, except
+    that a command named exactly ``fragment`` comes first (so ``/fold`` then Enter runs
+    ``/fold``, not ``/fold-status``); each says when it cannot run during a run."""
+    matches = sorted(registry.matching(fragment), key=lambda command: command.name != fragment)
     return [
         Candidate(
             command.slash,
@@ -98,7 +100,7 @@ def command_candidates(registry: CommandRegistry[Any], fragment: str) -> list[Ca
             if command.available_during_run
             else f"{command.description} (not during a run)",
         )
-        for command in registry.matching(fragment)
+        for command in matches
     ]
 
 

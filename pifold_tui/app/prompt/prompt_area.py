@@ -4,7 +4,9 @@ From the top: the steering strip (messages sent during a run, until they land), 
 completion popup, the input, and one hint line. The keys:
 
 * Enter sends (``PromptSubmitted(text, "send")``; the shell starts a run, or queues it as
-  steering when one is going); Alt+Enter sends it as a follow-up.
+  steering when one is going); Alt+Enter sends it as a follow-up. With the completion
+  popup open, Tab or Enter accepts the highlighted candidate instead, except that Enter on
+  a command already typed in full (``/help``) sends it at once.
 * Shift+Enter or Ctrl+J inserts a newline. Ctrl+J always works: it is a plain control
   character (``ctrl+j``, also inside tmux). Shift+Enter reaches the app only from a terminal
   that reports modifiers on Enter: Textual asks for the kitty keyboard protocol and then
@@ -184,6 +186,11 @@ class PromptArea(Vertical):
             if key in ("up", "down"):
                 self.popup.move(-1 if key == "up" else 1)
                 return True
+            if key == "enter" and self.completes_to_itself():
+                # ``/help`` typed whole: Enter runs it rather than asking for a second Enter.
+                self.popup.close()
+                self.submit("send")
+                return True
             if key in ("tab", "enter"):
                 self.accept_completion()
                 return True
@@ -304,6 +311,14 @@ class PromptArea(Vertical):
         self.popup.highlighted = message.option_index
         self.accept_completion()
         self.input.focus()
+
+    def completes_to_itself(self) -> bool:
+        """Whether the highlighted command is exactly the command already typed."""
+        query, chosen = self.popup.query_shown, self.popup.chosen
+        if query is None or chosen is None or query.kind != "command":
+            return False
+        typed_word = self.input.document[query.row][query.start : query.end]
+        return chosen.label == typed_word
 
     def accept_completion(self) -> None:
         """Put the highlighted candidate in place of what its query typed."""

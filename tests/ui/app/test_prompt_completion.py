@@ -203,3 +203,26 @@ async def test_a_click_on_an_option_accepts_it(tmp_path: Path) -> None:
         assert app.prompt.text == "/fold "
         assert app.prompt.input.has_focus
         assert not popup.is_open
+
+
+async def test_a_command_typed_in_full_is_offered_first_and_enter_runs_it(
+    tmp_path: Path,
+) -> None:
+    app = PromptHarness(tmp_path)
+    async with app.run_test() as pilot:
+        await pilot.press("/", "f", "o", "l", "d")
+        await pilot.pause()
+        assert labels(app) == ["/fold", "/fold-status", "/fold-editor"]
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.prompt.text == "/fold "
+        assert app.sent() == []
+        app.prompt.input.clear()
+        await pilot.press("/", "h", "e", "l", "p", "enter")
+        await pilot.pause()
+        assert app.sent() == [("send", "/help")]
+        assert app.prompt.text == "" and not app.prompt.popup.is_open
+        await pilot.press("/", "f", "o", "l", "d", "down", "enter")  # another one chosen
+        await pilot.pause()
+        assert app.prompt.text == "/fold-status "
+        assert app.sent() == [("send", "/help")]
