@@ -24,13 +24,15 @@ import pytest
 from textual.pilot import Pilot
 
 from pifold_agent.loop import AgentEvent
+from pifold_agent.loop.approval import Approver
 from pifold_agent.run_command import HeadlessOptions
 from pifold_core.engine import Engine
 from pifold_core.tokens import TiktokenCounter
-from pifold_tui.app.app import PifoldApp
+from pifold_tui.app.app import Launch, PifoldApp
 from pifold_tui.app.conversation import Conversation
-from pifold_tui.app.launch import conversation_for, live_loader, prompt_for
+from pifold_tui.app.launch import conversation_for, prompt_for
 from pifold_tui.app.prompt import PromptArea, PromptInput
+from pifold_tui.app.session_setup import open_live
 from tests.core.engine_checks import assert_clean_audit, assert_lossless, durable_state
 
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
@@ -97,9 +99,14 @@ def options(
 
 
 def flow_app(command_line: HeadlessOptions) -> PifoldApp:
-    """The app exactly as ``pifold`` opens it on a live session (the approval question is
-    asked unless ``yes`` is set, as with ``--yes``)."""
-    return PifoldApp(live_loader(command_line), conversation_for, prompt_for, cwd=command_line.cwd)
+    """The app as ``pifold`` opens it on a live session: the product's conversation and
+    prompt, the session opened by :func:`~pifold_tui.app.session_setup.open_live` (the
+    approval question is asked unless ``yes`` is set, as with ``--yes``)."""
+
+    def load(approver: Approver) -> Launch:
+        return Launch(open_live(command_line, None if command_line.yes else approver))
+
+    return PifoldApp(load, conversation_for, prompt_for, cwd=command_line.cwd)
 
 
 class EventWatch:
@@ -168,10 +175,19 @@ async def type_text(pilot: Pilot[int], text: str) -> None:
 
 
 async def send(pilot: Pilot[int], text: str, key: str = "enter") -> None:
-    """Type ``text`` in the prompt and press ``key`` (Enter sends, Alt+Enter a follow-up)."""
+    """Type ``text`` in the prompt and press ``key`` (Enter sends, Alt+Enter a follow-up).
+
+    A ``/command`` typed alone opens the completion list, where the first Enter accepts the
+    command typed (it is offered first) and the second sends it, as a person would press.
+    """
     await type_text(pilot, text)
     await pilot.press(key)
     await pilot.pause()
+    area = pilot.app.query_one(PromptArea)
+    if text.startswith("/") and area.text:
+        assert area.text == text + " ", f"Enter completed {text!r} to {area.text!r}"
+        await pilot.press(key)
+        await pilot.pause()
 
 
 async def run_to_end(app: PifoldApp, pilot: Pilot[int]) -> None:

@@ -10,9 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
-from pifold_agent.loop.events import MessageEnd
+from pifold_agent.loop.batch import ABORTED_RESULT
+from pifold_agent.loop.events import CommitDone, MessageEnd
+from pifold_agent.loop.native_window import NativeWindow
+from pifold_agent.sessions import SessionFile
+from pifold_tui.app.app import PifoldApp
 from pifold_tui.app.footer import SessionFooter
+from pifold_tui.screens.fold import FoldScreen
 from tests.ui.app.harness import (
     GREETING,
     SIZE,
@@ -24,6 +30,7 @@ from tests.ui.app.harness import (
     options,
     prepare,
     prompt_area,
+    release,
     run_to_end,
     send,
 )
@@ -65,3 +72,183 @@ async def test_a_prompt_streams_tool_calls_and_the_bar_moves(
         footer = app.query_one(SessionFooter)
         assert footer.totals.requests == 6
         assert_session_consistent(engine_of(app))
+
+
+async def test_a_commit_inside_a_long_turn_repaints_the_bar_without_a_new_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folders = prepare(tmp_path, monkeypatch)
+    app = flow_app(options(folders, "long_turn.jsonl", budget=6_000, yes=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(app, pilot)
+        engine = engine_of(app)
+        seen: list[tuple[bool, int]] = []
+
+        def at_commit(event: object) -> None:
+            # Taken as the commit is delivered: the bar must already show the new window.
+            if isinstance(event, CommitDone) and app.bar is not None:
+                users = sum(entry.kind == "user" for entry in engine.transcript.entries)
+                seen.append((app.bar.composition == engine.composition(), users))
+
+        assert app.session is not None
+        app.session.agent.subscribe(at_commit)
+        await send(pilot, "count ten blocks")
+        await run_to_end(app, pilot)
+
+        assert seen, "no commit landed inside the turn"
+        assert all(repainted and users == 1 for repainted, users in seen)
+        assert engine.commit_count == len(seen)
+        notices = [row for row in conversation(app).rows() if "commit" in row.classes]
+        assert len(notices) == len(seen)
+        assert_session_consistent(engine)
+
+
+async def test_slash_fold_commits_and_the_bar_repaints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folders = prepare(tmp_path, monkeypatch)
+    app = flow_app(options(folders, "long_turn.jsonl", budget=6_000, yes=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(app, pilot)
+        await send(pilot, "count ten blocks")
+        await run_to_end(app, pilot)
+        engine = engine_of(app)
+        commits, bar = engine.commit_count, app.bar
+        assert bar is not None
+        before = bar.composition
+        await send(pilot, "/fold")
+        assert isinstance(app.screen, FoldScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert engine.commit_count == commits + 1 and not engine.marks
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, FoldScreen)
+        assert bar.composition == engine.composition() != before
+        assert_session_consistent(engine)
+
+
+async def test_escape_aborts_a_running_tool_and_the_session_stays_consistent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folders = prepare(tmp_path, monkeypatch)
+    app = flow_app(options(folders, "held_batch.jsonl", yes=True))
+    async with app.run_test(size=SIZE) as pilot:
+        watch = await opened(app, pilot)
+        await send(pilot, "wait for it")
+        await watch.until_type("tool_execution_start")
+        assert prompt_area(app).running
+        await pilot.press("escape")
+        await run_to_end(app, pilot)
+
+        end = watch.events[-1]
+        assert end.type == "run_end" and getattr(end, "outcome", None) == "aborted"
+        assert not app.running and not prompt_area(app).running
+        call = conversation(app).calls["wait1"]
+        assert call.result is not None and call.result.text == ABORTED_RESULT
+        engine = engine_of(app)
+        assert_session_consistent(engine)
+        assert app.session is not None and app.session.session_file is not None
+        path = app.session.session_file.path
+        logged = [entry.record_bytes for entry in engine.transcript.entries]
+        await pilot.press("ctrl+q")
+    recorded = SessionFile.open(path)
+    try:
+        kinds = [entry.kind for entry in recorded.messages()]
+        assert kinds == ["user", "assistant", "tool_result"]
+        assert [entry.record_bytes for entry in recorded.messages()] == logged
+    finally:
+        recorded.close()
+
+
+async def test_a_message_typed_during_the_batch_is_queued_and_lands_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folders = prepare(tmp_path, monkeypatch)
+    app = flow_app(options(folders, "held_batch.jsonl", yes=True))
+    async with app.run_test(size=SIZE) as pilot:
+        watch = await opened(app, pilot)
+        await send(pilot, "wait for it")
+        await watch.until_type("tool_execution_start")
+        await send(pilot, "use the other folder")
+        strip = prompt_area(app).strip
+        assert [item.text for item in strip.queued] == ["use the other folder"]
+        assert strip.display  # shown until it lands
+        engine = engine_of(app)
+        assert [entry.kind for entry in engine.transcript.entries] == ["user", "assistant"]
+        release(folders)
+        await run_to_end(app, pilot)
+
+        kinds = [entry.kind for entry in engine.transcript.entries]
+        assert kinds == ["user", "assistant", "tool_result", "user", "assistant"]
+        assert engine.transcript.entries[3].text == "use the other folder"
+        assert strip.queued == [] and not strip.display
+        assert engine.transcript.entries[2].text.strip() == "released"
+        assert_session_consistent(engine)
+
+
+async def test_resume_reopens_the_session_with_the_same_bar_and_transcript(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folders = prepare(tmp_path, monkeypatch)
+    app = flow_app(options(folders, "long_turn.jsonl", budget=6_000, yes=True))
+    async with app.run_test(size=SIZE) as pilot:
+        watch = await opened(app, pilot)
+        await send(pilot, "count ten blocks")
+        await run_to_end(app, pilot)
+        first = app.session
+        assert first is not None and first.session_file is not None and app.bar is not None
+        first_id, composition = first.session_file.id, app.bar.composition
+        transcript = [entry.record_bytes for entry in first.recorder.recorded()]
+        rows = list(conversation(app).shown)
+
+        await send(pilot, "/new")
+        await until_shown(app, pilot, 2)
+        assert app.session is not first and list(app.session.recorder.recorded()) == []  # type: ignore[union-attr]
+        assert conversation(app).shown == {}
+
+        await send(pilot, f"/resume {first_id[:8]}")
+        await until_shown(app, pilot, 3)
+        resumed = app.session
+        assert resumed is not None and resumed.session_file is not None
+        assert resumed.session_file.id == first_id
+        assert [entry.record_bytes for entry in resumed.recorder.recorded()] == transcript
+        assert app.bar is not None and app.bar.composition == composition
+        assert list(conversation(app).shown) == rows  # the same rows, read from the session
+        watch.follow(app)
+        assert_session_consistent(engine_of(app))
+
+
+async def until_shown(app: PifoldApp, pilot: Pilot[int], count: int) -> None:
+    """Until the app has put its ``count``-th session on screen."""
+    while app.sessions_shown < count:
+        await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+
+
+async def test_compact_hands_the_context_to_native_compaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folders = prepare(tmp_path, monkeypatch)
+    app = flow_app(options(folders, "compact.jsonl", yes=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await opened(app, pilot)
+        await send(pilot, "print batch 0")
+        await run_to_end(app, pilot)
+        session = app.session
+        assert session is not None and session.session_file is not None
+        assert_session_consistent(engine_of(app))
+        await send(pilot, "/compact")
+        # The summarisation runs in the command, not in a run: wait for its outcome.
+        while not app.notes or not app.notes[-1].startswith(
+            ("Compacted", "/compact: nothing", "/compact needs")
+        ):
+            await pilot.pause()
+        assert app.notes[-1].startswith("Compacted"), app.notes[-1]
+        assert session.engine is None and app.bar is None
+        assert isinstance(session.agent.window, NativeWindow)
+        compaction = session.session_file.latest_compaction()
+        assert compaction is not None
+        assert compaction.summary.startswith("The user asked for three batches")
+        notices = [row for row in conversation(app).rows() if "commit" in row.classes]
+        assert notices, "the compaction is not shown in the conversation"
