@@ -56,6 +56,7 @@ class SettledText(Static):
 
     DEFAULT_CSS = """
     SettledText { margin: 0 0 1 0; }
+    SettledText:last-child { margin: 0; }
     """
 
     def __init__(self, markdown: str) -> None:
@@ -141,9 +142,8 @@ class AssistantMessage(Vertical):
             widgets, self.tool_calls = widgets_for(entry)
             await self.mount_all(widgets)
         else:
-            # The streamed Markdown trees become settled text: what was recorded, in one
-            # widget each (Textual's incremental append can also drop a space at a fragment
-            # boundary after inline markup, which a full render does not).
+            # The streamed Markdown trees become settled text, one widget each: a long
+            # session keeps many messages mounted and every layout walks every widget.
             for index, part in sorted(self.parts.items()):
                 if isinstance(part, Markdown):
                     settled = SettledText(self.texts[index])

@@ -59,10 +59,12 @@ from pifold_tui.app.conversation.source import (
 from pifold_tui.app.conversation.tool_call import ToolCallView
 from pifold_tui.app.messages import AgentEventPosted
 
-MOUNTED_LIMIT = 200
-"""Rows kept mounted while following the tail. Textual lays out every mounted widget, so
-the cost of an append grows with this; 200 rows is several screens of history, and the
-append benchmark (``benchmarks/bench_conversation.py``) stays far inside a frame at it."""
+MOUNTED_LIMIT = 100
+"""Rows kept mounted while following the tail. Every layout of the screen walks every
+mounted widget, so an append costs a fixed part plus a part per row: on the project's
+loaded 2-core machine ``benchmarks/bench_conversation.py`` measured a user message's
+handler at 16 / 23 / 37 ms CPU with 50 / 100 / 200 rows. 100 rows is several screens of
+history; older ones come back from the session when the user scrolls up."""
 
 EARLIER_BATCH = 50
 """Rows re-created at a time when the user scrolls to the top."""

@@ -29,7 +29,7 @@ from pifold_agent.tools.read import ReadTool
 from pifold_agent.tools.write import WriteTool
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry
-from pifold_tui.app.conversation import Conversation
+from pifold_tui.app.conversation import Conversation, FoldSource
 from pifold_tui.app.messages import AgentEventPosted, FoldEditorRequested
 from tests.core.builders import CharCounter, filler, small_options
 from tests.core.engine_checks import assert_clean_audit, assert_lossless
@@ -151,7 +151,7 @@ class ConversationHarness(App[None]):
     def __init__(
         self,
         source: EventSource | MemoryRecorder,
-        folds: Engine | None = None,
+        folds: FoldSource | None = None,
         theme: str = "textual-dark",
         limit: int | None = None,
     ) -> None:
