@@ -10,6 +10,7 @@ per ``@`` completion, off the UI thread (the prompt calls it in a worker).
 from __future__ import annotations
 
 import itertools
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -113,18 +114,21 @@ class PathIndex:
         self.scan_limit = scan_limit
         """Paths walked at most."""
         self._paths: list[str] | None = None
+        # Each keystroke asks from its own worker thread: the first walks, the rest wait.
+        self._walking = threading.Lock()
         self.truncated = False
         """Whether the walk stopped at :attr:`scan_limit` (some paths are not offered)."""
 
     def paths(self) -> list[str]:
         """Every path walked, folders ending in ``/`` (walks on the first call: call it
         off the UI thread)."""
-        if self._paths is None:
-            walked = itertools.islice(walk(self.root), self.scan_limit + 1)
-            found = [relative + "/" if is_folder else relative for relative, is_folder in walked]
-            self.truncated = len(found) > self.scan_limit
-            self._paths = found[: self.scan_limit]
-        return self._paths
+        with self._walking:
+            if self._paths is None:
+                walked = itertools.islice(walk(self.root), self.scan_limit + 1)
+                found = [relative + "/" if folder else relative for relative, folder in walked]
+                self.truncated = len(found) > self.scan_limit
+                self._paths = found[: self.scan_limit]
+            return self._paths
 
 
 def _rank(path: str, fragment: str) -> int | None:

@@ -4,11 +4,16 @@ respected): the popup's contents, accepting with Tab or Enter, dismissing with E
 from __future__ import annotations
 
 import subprocess
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pifold_agent.tools import gitignore
 from pifold_tui.app.prompt import PathIndex, query_at
 from pifold_tui.app.prompt.completion import command_candidates, path_candidates
 from tests.ui.app.test_prompt_harness import PromptHarness, command_registry, typed
@@ -226,3 +231,23 @@ async def test_a_command_typed_in_full_is_offered_first_and_enter_runs_it(
         await pilot.pause()
         assert app.prompt.text == "/fold-status "
         assert app.sent() == [("send", "/help")]
+
+
+def test_keystrokes_asking_at_once_share_one_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a.txt").write_text("", encoding="utf-8")
+    walks: list[Path] = []
+    real_walk = gitignore.walk
+
+    def counted_walk(root: Path) -> Iterator[tuple[str, bool]]:
+        walks.append(root)
+        time.sleep(0.05)  # long enough for the other threads to arrive during the walk
+        yield from real_walk(root)
+
+    monkeypatch.setattr("pifold_tui.app.prompt.completion.walk", counted_walk)
+    index = PathIndex(tmp_path)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: index.paths(), range(4)))
+    assert walks == [tmp_path]
+    assert results == [["a.txt"]] * 4
