@@ -70,7 +70,10 @@ def cpu_seconds(pid: int) -> float:
 
 
 def tmux(*arguments: str) -> str:
-    return subprocess.run(["tmux", *arguments], check=True, capture_output=True, text=True).stdout
+    done = subprocess.run(["tmux", *arguments], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"tmux {arguments[0]} failed: {done.stderr.strip()}")
+    return done.stdout
 
 
 def time_one(command: str, marker: str, environment: dict[str, str], session: str) -> Sample:
@@ -115,12 +118,20 @@ def main() -> int:
             "pifold (no key: the demo)": (f"{prefix} {pifold}", FIRST_FRAME_MARKER),
         }
         results: dict[str, list[Sample]] = {name: [] for name in programs}
-        # Interleaved, so a burst of load on the machine hits both alike; one warm-up each.
-        for run in range(options.runs + 1):
-            for name, (command, marker) in programs.items():
-                sample = time_one(command, marker, environment, f"pifold-startup-{os.getpid()}")
-                if run:
-                    results[name].append(sample)
+        # A session that outlives the runs keeps the tmux server up between them (a server
+        # that exits with its last session races the next new-session).
+        holder = f"pifold-startup-{os.getpid()}-holder"
+        tmux("new-session", "-d", "-s", holder, "sleep 3600")
+        try:
+            # Interleaved, so a burst of load hits both alike; one warm-up run each.
+            for run in range(options.runs + 1):
+                for name, (command, marker) in programs.items():
+                    session = f"pifold-startup-{os.getpid()}-{run}-{len(results[name])}"
+                    sample = time_one(command, marker, environment, session)
+                    if run:
+                        results[name].append(sample)
+        finally:
+            subprocess.run(["tmux", "kill-session", "-t", holder], capture_output=True)
     print(f"first interactive frame, {options.runs} runs each (tmux 120x36, polled every 5 ms)")
     print(f"{'program':<42} {'wall median':>11} {'wall min':>9} {'cpu median':>11}")
     for name, samples in results.items():

@@ -162,6 +162,11 @@ class PifoldApp(App[int]):
         return bars.first() if bars else None
 
     def on_mount(self) -> None:
+        # After the first frame is on screen: the session's imports (the SDKs, tiktoken, the
+        # engine) would otherwise compete with drawing it.
+        self.call_after_refresh(self._start_opening)
+
+    def _start_opening(self) -> None:
         self.run_worker(self._open(), name="open session", exit_on_error=False)
 
     async def _open(self) -> None:

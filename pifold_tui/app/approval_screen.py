@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -20,7 +20,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, Static
 
-from pifold_agent.loop.approval import ApprovalDecision, ApprovalRequest
+if TYPE_CHECKING:
+    # The loop loads after the app's first frame; the question needs it only when asked.
+    from pifold_agent.loop.approval import ApprovalDecision, ApprovalRequest
 
 ARGUMENT_PREVIEW_CHARS = 1_200
 """How much of a call's arguments the question shows (a write's content can be long)."""
@@ -36,7 +38,7 @@ def argument_preview(request: ApprovalRequest) -> str:
     return text
 
 
-class ApprovalScreen(ModalScreen[ApprovalDecision]):
+class ApprovalScreen(ModalScreen["ApprovalDecision"]):
     """Asks whether one call may run: y (once), a (for this session), n or Escape (deny)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -80,6 +82,8 @@ class ApprovalScreen(ModalScreen[ApprovalDecision]):
 
     def action_answer(self, decision: str) -> None:
         """Resolve the question with ``decision`` and close."""
+        from pifold_agent.loop.approval import ApprovalDecision
+
         chosen = ApprovalDecision(decision)
         if not self.answer.done():
             self.answer.set_result(chosen)

@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
-from typing import TextIO
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from textual.widget import Widget
 
-from pifold_agent.loop.approval import Approver
-from pifold_agent.run_command import HeadlessOptions
 from pifold_tui.app.app import Launch, Loader, PifoldApp
-from pifold_tui.app.session_setup import AppSession
+
+if TYPE_CHECKING:
+    from pifold_agent.loop.approval import Approver
+    from pifold_agent.run_command import HeadlessOptions
+    from pifold_tui.app.session_setup import AppSession
 
 KEY_VARIABLE_OF = {
     "anthropic": ("ANTHROPIC_API_KEY",),
@@ -85,48 +88,68 @@ def open_prompt_project(app: PifoldApp, session: AppSession) -> None:
         prompt.open_project(session.cwd, history, CONNECT_HINT if session.demo else None)
 
 
-def live_loader(options: HeadlessOptions) -> Loader:
+def live_loader(options: Callable[[], HeadlessOptions]) -> Loader:
     """Opens the session the options name (the app's approver unless ``--yes``)."""
 
     def load(approver: Approver) -> Launch:
         from pifold_tui.app.session_setup import open_live
 
-        return Launch(open_live(options, None if options.yes else approver))
+        chosen = options()
+        return Launch(open_live(chosen, None if chosen.yes else approver))
 
     return load
 
 
-def demo_loader(options: HeadlessOptions) -> Loader:
-    """Opens the demo in the options' working directory (nothing there is touched)."""
+def demo_loader(cwd: Path) -> Loader:
+    """Opens the demo in ``cwd`` (nothing there is touched)."""
 
     def load(approver: Approver) -> Launch:
         from pifold_tui.app.demo import open_demo
 
-        session, gate, opening = open_demo(options.cwd.resolve())
+        session, gate, opening = open_demo(cwd.resolve())
         return Launch(session, gate, opening)
 
     return load
 
 
 def run_app(options: HeadlessOptions, stderr: TextIO | None = None) -> int:
-    """Open the app; returns the exit code (a refusal already said on stderr)."""
+    """Open the app with the command line's options; returns the exit code (a refusal is
+    already said on stderr)."""
     err = sys.stderr if stderr is None else stderr
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        err.write(
-            "error: pifold needs a terminal to open the app; run one prompt headless with "
-            'pifold -p "prompt", or the demo with pifold demo\n'
-        )
-        return 2
     live = model_configured(options, os.environ)
     if not live and wants_live(options):
         from pifold_agent.run_command import NO_KEY_HELP
 
         err.write(f"error: {NO_KEY_HELP}\n")
         return 2
-    loader = live_loader(options) if live else demo_loader(options)
-    app = PifoldApp(
-        loader, conversation_for, prompt_for, cwd=options.cwd, on_session=open_prompt_project
-    )
+    loader = live_loader(lambda: options) if live else demo_loader(options.cwd)
+    return _run(loader, options.cwd, err)
+
+
+def run_plain(stderr: TextIO | None = None) -> int:
+    """``pifold`` with no arguments at all: what :func:`run_app` does with the defaults, with
+    nothing imported before the first frame but the app and its first widgets (the options
+    and the agent load in the worker that opens the session)."""
+    err = sys.stderr if stderr is None else stderr
+    cwd = Path.cwd()
+
+    def defaults() -> HeadlessOptions:
+        from pifold_agent.run_command import HeadlessOptions
+
+        return HeadlessOptions(prompt=None, cwd=cwd)
+
+    live = any(os.environ.get(variable) for variable in KEY_VARIABLE_OF[None])
+    return _run(live_loader(defaults) if live else demo_loader(cwd), cwd, err)
+
+
+def _run(loader: Loader, cwd: Path, err: TextIO) -> int:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        err.write(
+            "error: pifold needs a terminal to open the app; run one prompt headless with "
+            'pifold -p "prompt", or the demo with pifold demo\n'
+        )
+        return 2
+    app = PifoldApp(loader, conversation_for, prompt_for, cwd=cwd, on_session=open_prompt_project)
     code = app.run()
     if app.failure is not None:
         err.write(f"error: {app.failure}\n")
@@ -134,4 +157,4 @@ def run_app(options: HeadlessOptions, stderr: TextIO | None = None) -> int:
     return code if isinstance(code, int) else 0
 
 
-__all__ = ["model_configured", "run_app", "wants_live"]
+__all__ = ["model_configured", "run_app", "run_plain", "wants_live"]

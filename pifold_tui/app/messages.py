@@ -7,11 +7,13 @@ the other messages here. No widget reaches into the loop's state.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from textual.message import Message
 
-from pifold_agent.loop.events import AgentEvent
+if TYPE_CHECKING:
+    # Only a type here: the app's first frame must not wait for the loop to import.
+    from pifold_agent.loop.events import AgentEvent
 
 PromptMode = Literal["send", "steer", "follow_up"]
 """``send`` starts a run (or, during a run, is queued as steering); ``follow_up`` waits for

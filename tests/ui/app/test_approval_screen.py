@@ -35,11 +35,18 @@ def two_commands(tmp_path: Path) -> Path:
     return write_script(tmp_path / "two.jsonl", [*calls, {"assistant": "Both done."}])
 
 
-async def wait_for_question(app: PifoldApp, pilot: object) -> ApprovalScreen:
+async def wait_for_question(
+    app: PifoldApp, pilot: object, call_id: str = "first"
+) -> ApprovalScreen:
     for _ in range(300):
         await pilot.pause(0.01)  # type: ignore[attr-defined]
-        if isinstance(app.screen, ApprovalScreen):
-            return app.screen
+        screen = app.screen
+        if (
+            isinstance(screen, ApprovalScreen)
+            and screen.request.call_id == call_id
+            and screen.query("#approval-summary")
+        ):
+            return screen
     raise AssertionError("no approval question was asked")
 
 
@@ -59,8 +66,7 @@ async def test_deny_then_allow_once_each_asked_and_answered(tmp_path: Path) -> N
         assert question.request.summary == "run: echo first > first.txt"
         assert "echo first > first.txt" in str(question.query_one("#approval-summary").render())
         await pilot.press("n")
-        question = await wait_for_question(app, pilot)
-        assert question.request.call_id == "second"
+        question = await wait_for_question(app, pilot, "second")
         await pilot.press("y")
         await finish(app, pilot)
         assert not (options.cwd / "first.txt").exists()
