@@ -138,7 +138,7 @@ class FoldStore:
             raise
 
     def _read(self, digest: str) -> bytes:
-        version, payload, listing = self._read_file(digest)
+        version, payload, listing, length = self._read_file(digest)
         if version == OBJECT_FORMAT_VERSION:
             return payload
         parts = self._listing_of(digest, payload, listing)
@@ -147,6 +147,12 @@ class FoldStore:
             data = self.get(part)  # verified, and remembered as damaged if it is not
             insides.append(inside(data) if kind == "fold" else data)
         source = assemble(insides)
+        if len(source) != length:
+            raise StoreObjectCorrupt(
+                f"fold store object {digest} reassembles to {len(source)} bytes, its header "
+                f"says {length}",
+                digest,
+            )
         actual = sha256_hex(source)
         if actual != digest:
             raise StoreObjectCorrupt(
@@ -170,8 +176,9 @@ class FoldStore:
         except ListingError as error:
             raise StoreObjectCorrupt(f"fold store object {digest}: {error}", digest) from None
 
-    def _read_file(self, digest: str) -> tuple[int, bytes, str | None]:
-        """One object file, checked on its own: ``(format, payload, listing digest)``.
+    def _read_file(self, digest: str) -> tuple[int, bytes, str | None, int]:
+        """One object file, checked on its own: ``(format, payload, listing digest, length)``
+        (the length of the source, for a fold object).
 
         A plain object's payload is verified against its name here; a fold object's
         listing is only checked against its header (its parts are read by :meth:`_read`).
@@ -204,7 +211,7 @@ class FoldStore:
             )
         payload = data[match.end() :]
         if version == FOLD_FORMAT_VERSION:
-            return version, payload, listing
+            return version, payload, listing, length
         if listing is not None:
             raise StoreObjectCorrupt(f"fold store object {digest} has a damaged header", digest)
         if len(payload) != length:
@@ -217,7 +224,7 @@ class FoldStore:
             raise StoreObjectCorrupt(
                 f"fold store object {digest} is corrupt: its bytes hash to {actual}", digest
             )
-        return version, payload, None
+        return version, payload, None, length
 
     def own_error(self, digest: str) -> StoreError | None:
         """Whether the object file itself is sound, its parts not read: ``None`` when it is.
@@ -225,7 +232,7 @@ class FoldStore:
         What a repair needs: a fold whose parts are damaged has a sound object of its own.
         """
         try:
-            version, payload, listing = self._read_file(digest)
+            version, payload, listing, _ = self._read_file(digest)
             if version == FOLD_FORMAT_VERSION:
                 self._listing_of(digest, payload, listing)
         except StoreError as error:
