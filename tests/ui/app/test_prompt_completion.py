@@ -4,13 +4,14 @@ respected): the popup's contents, accepting with Tab or Enter, dismissing with E
 from __future__ import annotations
 
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pifold_agent.tools import gitignore
@@ -251,3 +252,42 @@ def test_keystrokes_asking_at_once_share_one_walk(
         results = list(pool.map(lambda _: index.paths(), range(4)))
     assert walks == [tmp_path]
     assert results == [["a.txt"]] * 4
+
+
+names = st.sampled_from(["app", "build", "notes", "main", "debug"])
+extensions = st.sampled_from([".py", ".log", ".md"])
+relative_files = st.lists(names, min_size=1, max_size=3).flatmap(
+    lambda parts: extensions.map(lambda extension: "/".join(parts) + extension)
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    files=st.lists(relative_files, min_size=1, max_size=8, unique=True),
+    fragment=st.sampled_from(["", "a", "app", "build", "main/", "notes/de", ".log", "b"]),
+)
+def test_offered_paths_are_the_unignored_ones_containing_the_fragment(
+    files: list[str], fragment: str
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / ".gitignore").write_text("*.log\n/build/\n", encoding="utf-8")
+        made: list[str] = []
+        for relative in files:
+            target = root / relative
+            if any(parent.is_file() for parent in target.parents) or target.is_dir():
+                continue  # a name already taken by a file (or a folder) of another example
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text("", encoding="utf-8")
+            made.append(relative)
+        offered = [candidate.label for candidate in path_candidates(PathIndex(root), fragment)]
+        assert len(offered) == len(set(offered))
+        for path in offered:
+            assert not path.endswith(".log") and not path.startswith("build/")
+            assert fragment.lower() in path.lower()
+        visible = {
+            path for path in made if not path.endswith(".log") and not path.startswith("build/")
+        }
+        if not fragment.endswith("/"):
+            expected = {path for path in visible if fragment.lower() in path.lower()}
+            assert expected <= set(offered)
