@@ -58,12 +58,15 @@ class UsageTotals:
 
 
 def compact_count(tokens: int) -> str:
-    """``950``, ``12.3k``, ``4.56M``: short enough for the footer."""
+    """``950``, ``12.3k``, ``4.56M``, ``1.20B``: short enough for the footer. The unit is
+    chosen after rounding, so 999,960 reads ``1.00M``, never ``1000.0k``."""
     if tokens < 1_000:
         return str(tokens)
-    if tokens < 1_000_000:
+    if round(tokens / 1_000, 1) < 1_000:
         return f"{tokens / 1_000:.1f}k"
-    return f"{tokens / 1_000_000:.2f}M"
+    if round(tokens / 1_000_000, 2) < 1_000:
+        return f"{tokens / 1_000_000:.2f}M"
+    return f"{tokens / 1_000_000_000:.2f}B"
 
 
 def short_path(path: Path, home: Path | None = None, width: int = 40) -> str:
