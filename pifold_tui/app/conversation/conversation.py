@@ -332,6 +332,8 @@ class Conversation(VerticalScroll):
             await self.append(Notice(commit_notice(event), "commit"))
             await self.place_folds()
         elif isinstance(event, CompactionDone):
+            # Native compaction has taken over the context: there are no folds to mark.
+            self.folds = None
             await self.append(Notice(compaction_notice(event), "commit"))
             await self.place_folds()
         elif isinstance(event, RetryWait):

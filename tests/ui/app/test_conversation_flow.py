@@ -7,13 +7,14 @@ from pathlib import Path
 from textual.widgets import Markdown
 from textual.widgets._collapsible import CollapsibleTitle
 
-from pifold_agent.loop.events import CommitDone, MessageEnd, MessageUpdate
+from pifold_agent.loop.events import CommitDone, ErrorEvent, MessageEnd, MessageUpdate, RetryWait
 from pifold_tui.app.conversation.assistant import AssistantMessage, SettledText, ThinkingView
 from pifold_tui.app.conversation.conversation import NEW_MESSAGES
 from pifold_tui.app.conversation.rows import FoldRowView, Notice, UserMessage
 from tests.ui.app.test_conversation_support import (
     ConversationHarness,
     EventSource,
+    failing_session,
     folding_session,
     tool_session,
 )
@@ -233,3 +234,23 @@ async def test_a_restored_session_renders_its_history_from_the_source(tmp_path: 
         }
         assert results == results_live
         assert restored.conversation.calls["r1"].has_class("error")
+
+
+async def test_retry_waits_and_errors_are_shown(tmp_path: Path) -> None:
+    session = await failing_session(tmp_path)
+    wait = next(event for event in session.events if isinstance(event, RetryWait))
+    failure = next(event for event in session.events if isinstance(event, ErrorEvent))
+    source = EventSource()
+    harness = ConversationHarness(source, session.engine)
+    async with harness.run_test(size=SIZE) as pilot:
+        for event in session.events:
+            harness.feed(source, event)
+        await pilot.pause()
+        notices = list(harness.conversation.query(Notice))
+        assert [(notice.text, notice.has_class("error")) for notice in notices] == [
+            (f"retry 1 in {wait.delay_s:.1f} s: {wait.error}", False),
+            (f"error: {failure.message}", True),
+        ]
+        assert "overloaded, try again" in wait.error and "invalid x-api-key" in failure.message
+        # The failed request's empty reply shows nothing; the user's message stays.
+        assert [type(row) for row in harness.conversation.rows()] == [UserMessage, Notice, Notice]

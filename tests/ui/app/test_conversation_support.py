@@ -93,6 +93,26 @@ def tool_script(path: Path) -> Path:
     return target
 
 
+def failing_script(path: Path) -> Path:
+    """A transient failure the loop waits out, then a fatal one that ends the run."""
+    lines: list[dict[str, object]] = [
+        {"script": "pifold", "version": 1, "tools": "execute"},
+        {"user": "Say hello."},
+        {"error": "transient", "message": "overloaded, try again", "retry_after_s": 0.01},
+        {"error": "fatal", "message": "invalid x-api-key"},
+        {"assistant": "Never played: the fatal error ends the run."},
+    ]
+    target = path / "failing.jsonl"
+    target.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    return target
+
+
+async def failing_session(folder: Path) -> RecordedSession:
+    work = folder / "work"
+    work.mkdir()
+    return await run_script(work, failing_script(folder), retry_delay_s=0.01, plays_all=False)
+
+
 def folding_script(path: Path) -> Path:
     """A long turn reading large files one by one: the engine commits inside it."""
     lines: list[dict[str, object]] = [
@@ -112,20 +132,33 @@ def folding_script(path: Path) -> Path:
     return target
 
 
-async def run_script(folder: Path, script: Path, budget: int = 200_000) -> RecordedSession:
-    """Run ``script`` through the real loop in ``folder``; every event is kept."""
+async def run_script(
+    folder: Path,
+    script: Path,
+    budget: int = 200_000,
+    retry_delay_s: float = 2.0,
+    plays_all: bool = True,
+) -> RecordedSession:
+    """Run ``script`` through the real loop in ``folder``; every event is kept. ``plays_all``:
+    the run plays every reply (a run a fatal error ends leaves the rest)."""
     counter = CharCounter()
     engine = Engine.open(folder / "state", small_options(budget=budget), counter)
     provider = ScriptedProvider(load_script(script), counter)
     tools: list[Tool] = [ReadTool(), WriteTool(), EditTool(), BashTool()]
     prompt = system_prompt(ordered_tools(tools), folder, datetime.date(2026, 12, 1))
     recorder = MemoryRecorder()
-    agent = Agent(engine, provider, tools, recorder, AgentConfig(folder, prompt))
+    agent = Agent(
+        engine,
+        provider,
+        tools,
+        recorder,
+        AgentConfig(folder, prompt, retry_base_delay_s=retry_delay_s),
+    )
     provider.attach(agent.queues)
     events: list[AgentEvent] = []
     agent.subscribe(events.append)
     await agent.run(provider.opening_prompt())
-    assert provider.exhausted
+    assert provider.exhausted == plays_all
     return RecordedSession(events, recorder, engine)
 
 
@@ -200,5 +233,16 @@ async def test_the_folding_session_commits_inside_its_turn_losslessly(tmp_path: 
     commits = [event for event in session.events if isinstance(event, CommitDone)]
     assert commits and commits[0].folds >= 1
     assert any(row.state == "collapsed" for row in session.engine.fold_rows())
+    assert_clean_audit(session.engine)
+    assert_lossless(session.engine)
+
+
+async def test_the_failing_session_waits_then_ends_with_the_providers_words(
+    tmp_path: Path,
+) -> None:
+    session = await failing_session(tmp_path)
+    kinds = [event.type for event in session.events]
+    assert kinds.count("retry_wait") == 1 and kinds.count("error") == 1
+    assert [entry.kind for entry in session.recorder.entries][0] == "user"
     assert_clean_audit(session.engine)
     assert_lossless(session.engine)
