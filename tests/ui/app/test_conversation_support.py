@@ -243,6 +243,6 @@ async def test_the_failing_session_waits_then_ends_with_the_providers_words(
     session = await failing_session(tmp_path)
     kinds = [event.type for event in session.events]
     assert kinds.count("retry_wait") == 1 and kinds.count("error") == 1
-    assert [entry.kind for entry in session.recorder.entries][0] == "user"
+    assert session.recorder.entries[0].kind == "user"
     assert_clean_audit(session.engine)
     assert_lossless(session.engine)
