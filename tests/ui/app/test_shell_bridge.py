@@ -1,0 +1,103 @@
+"""The bridge: a message sent during a run is steering and lands after the current tool
+batch, a follow-up lands when the run would stop; the command palette runs the registry's
+commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import OptionList
+
+from pifold_agent.loop.events import MessageEnd
+from pifold_tui.screens.status import FoldStatusScreen
+from tests.ui.app.shell_fixtures import (
+    assert_session_consistent,
+    live_options,
+    log_of,
+    prompt_of,
+    shell_app,
+    write_script,
+)
+
+SIZE = (100, 30)
+
+
+async def test_steering_lands_after_the_batch_and_a_follow_up_after_the_stop(
+    tmp_path: Path,
+) -> None:
+    script = write_script(
+        tmp_path / "steer.jsonl",
+        [
+            {
+                "assistant": "Waiting a moment.",
+                "tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "sleep 1"}}],
+            },
+            {"assistant": "Steered."},
+            {"assistant": "Followed up."},
+        ],
+    )
+    app = shell_app(live_options(tmp_path, script))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.loaded.wait()
+        prompt_of(app).type_line("wait, then answer")
+        for _ in range(300):
+            await pilot.pause(0.01)
+            if "tool_execution_start" in log_of(app).types():
+                break
+        prompt_of(app).type_line("also check the lexer")
+        prompt_of(app).type_line("and then summarise", "follow_up")
+        await pilot.pause()
+        assert app.notes[-2] == "Queued: it lands after the current tool batch."
+        assert app.notes[-1] == "Queued as a follow-up: it lands when the run would stop."
+        assert app.bridge is not None
+        await app.bridge.wait()
+        await pilot.pause()
+        engine = app.session.engine  # type: ignore[union-attr]
+        assert engine is not None
+        shown = [
+            (entry.kind, entry.text)
+            for entry in engine.transcript.entries
+            if entry.kind in ("user", "tool_result")
+        ]
+        # The scripted provider adds its own "Continue." between two replies that had no
+        # user message between them in the script; ours comes first.
+        assert shown == [
+            ("user", "wait, then answer"),
+            ("tool_result", "(no output)"),
+            ("user", "also check the lexer"),
+            ("user", "and then summarise"),
+            ("user", "Continue."),
+        ]
+        users = [
+            event.entry.text
+            for event in log_of(app).events
+            if isinstance(event, MessageEnd) and event.entry.kind == "user"
+        ]
+        assert users == [text for kind, text in shown if kind == "user"]
+        assert log_of(app).types().count("run_start") == 1  # one run, all of it
+        assert_session_consistent(engine)
+
+
+async def test_the_palette_runs_a_slash_command(tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.jsonl", [{"assistant": "Seen."}])
+    app = shell_app(live_options(tmp_path, script))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.loaded.wait()
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"/fold-stat")
+        for _ in range(200):
+            await pilot.pause(0.02)
+            hits = app.screen.query(OptionList)
+            if hits and hits.first().option_count:
+                first = hits.first().get_option_at_index(0)
+                if "/fold-status" in str(first.prompt):
+                    break
+        else:
+            raise AssertionError("the palette never offered /fold-status")
+        await pilot.press("enter")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, FoldStatusScreen):
+                break
+        assert isinstance(app.screen, FoldStatusScreen)
