@@ -123,3 +123,43 @@ def test_tool_results_go_with_the_message_that_made_the_call() -> None:
     rows = transcript_rows(entries)
     assert [row.entry.id for row in rows] == ["u1", "a1", "r2", "a2"]
     assert {call: result.id for call, result in rows[1].results.items()} == {"c1": "r1"}
+
+
+@st.composite
+def transcripts(draw: st.DrawFn) -> list[Entry]:
+    """Random sessions: asks, replies with 0-2 calls, results in any order, stray results."""
+    entries: list[Entry] = []
+    open_calls: list[str] = []
+    for number in range(draw(st.integers(0, 30))):
+        step = draw(st.sampled_from(["user", "assistant", "result", "stray"]))
+        if step == "assistant":
+            calls = [f"c{number}-{index}" for index in range(draw(st.integers(0, 2)))]
+            blocks = tuple(ToolCallBlock(call, "read", {}) for call in calls)
+            entries.append(Entry(f"a{number}", "assistant", 0, blocks or (TextBlock("ok"),)))
+            open_calls += calls
+        elif step == "result" and open_calls:
+            call = open_calls.pop(draw(st.integers(0, len(open_calls) - 1)))
+            entries.append(entry(f"r{number}", "tool_result", call))
+        elif step == "stray":
+            entries.append(entry(f"s{number}", "tool_result", f"none{number}"))
+        else:
+            entries.append(entry(f"u{number}", "user"))
+    return entries
+
+
+@given(transcripts())
+def test_every_entry_is_shown_once_in_order(entries: list[Entry]) -> None:
+    rows = transcript_rows(entries)
+    shown = [row.entry.id for row in rows] + [
+        result.id for row in rows for result in row.results.values()
+    ]
+    assert sorted(shown) == sorted(entry.id for entry in entries)
+    order = [entry.id for entry in entries]
+    positions = [order.index(row.entry.id) for row in rows]
+    assert positions == sorted(positions)
+    for row in rows:
+        calls = {call.id for call in row.entry.tool_calls}
+        assert set(row.results) <= calls
+        assert all(
+            order.index(result.id) > order.index(row.entry.id) for result in row.results.values()
+        )
