@@ -13,7 +13,9 @@ p99 of:
   pruned, scrolled to the tail;
 * **answer (handler)**: an assistant answer streamed in three Markdown pieces and recorded;
 * **append + repaint (pilot)**: the user message posted as an ``AgentEventPosted`` and the
-  app idle again with the frame drawn (Textual's pilot waits for idle, so an upper bound).
+  app idle again with the frame drawn (Textual's pilot waits for idle, so an upper bound);
+* **bare Textual, same rows (pilot)**: the floor on this machine: a one-line ``Static``
+  appended to a plain ``VerticalScroll`` of as many rows (and the first removed), repainted.
 
 Target on the project's 2-core machine: under 16 ms (one frame at 60 Hz).
 """
@@ -30,6 +32,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
 
 from pifold_agent.loop import MemoryRecorder
 from pifold_agent.loop.events import MessageEnd, MessageStart, MessageUpdate
@@ -133,6 +137,36 @@ async def measure(messages: int, samples: int, limit: int) -> dict[str, list[Sam
     return results
 
 
+class BareScroll(App[None]):
+    """The baseline: a plain ``VerticalScroll`` of one-line ``Static`` widgets."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__()
+        self.count = count
+
+    def compose(self) -> ComposeResult:
+        yield VerticalScroll(*(Static(f"line {number}") for number in range(self.count)))
+
+
+async def measure_baseline(count: int, samples: int) -> list[Sample]:
+    """Mount one ``Static`` at the end of ``count`` and drop the first, then repaint."""
+    app = BareScroll(count)
+    results: list[Sample] = []
+    async with app.run_test(size=SCREEN_SIZE) as pilot:
+        await pilot.pause()
+        scroll = app.query_one(VerticalScroll)
+        for number in range(samples):
+
+            async def append(number: int = number) -> None:
+                await scroll.mount(Static(f"appended {number}"))
+                await scroll.children[0].remove()
+                scroll.scroll_end(animate=False)
+                await pilot.pause()
+
+            results.append(await timed(append))
+    return results
+
+
 def percentile(values: Sequence[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
@@ -143,6 +177,7 @@ def table(results: dict[str, list[Sample]], messages: int, limit: int) -> Table:
         "user": "user message (handler)",
         "answer": "answer, 3 pieces (handler)",
         "pilot": "append + repaint (pilot)",
+        "baseline": "bare Textual, same rows (pilot)",
     }
     grid = Table(title=f"append to {messages:,} messages, {limit} rows mounted (ms)")
     grid.add_column("case")
@@ -170,6 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if min(options.messages, options.samples, options.limit) < 1:
         parser.error("--messages, --samples and --limit must be at least 1")
     results = asyncio.run(measure(options.messages, options.samples, options.limit))
+    results["baseline"] = asyncio.run(measure_baseline(options.limit, options.samples))
     Console().print(table(results, options.messages, options.limit))
     print("target: under 16 ms")
     return 0
