@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from pifold_tui.app.demo import PauseGate
     from pifold_tui.app.session_setup import AppSession
     from pifold_tui.fold_bar import FoldBar
-    from pifold_tui.screens.editor import FoldEditorScreen
 
 HINTS = "esc abort · ctrl+p commands · /help"
 """The keys the footer names in a live session."""
@@ -344,7 +343,9 @@ class PifoldApp(App[int]):
 
     def on_fold_editor_requested(self, message: FoldEditorRequested) -> None:
         message.stop()
-        self.open_fold_editor(message.handle)
+        from pifold_tui.app.slash import open_fold_editor
+
+        open_fold_editor(self, message.handle)
 
     def action_pause(self) -> None:
         """The demo's pause key: hold or resume the stream."""
@@ -362,47 +363,6 @@ class PifoldApp(App[int]):
     def open_screen(self, screen: Screen[Any]) -> None:
         """Push a fold screen; the bar repaints when it closes."""
         self.push_screen(screen, callback=self.refresh_bar)
-
-    def open_fold_editor(self, handle: str | None = None) -> None:
-        """The fold editor on the live engine, on ``handle``'s fold when it names one."""
-        session = self.session
-        if session is None or session.engine is None:
-            self.say("/fold-editor needs the folding engine (this session has none).", "warning")
-            return
-        from pifold_tui.screens.editor import FoldEditorScreen
-
-        # During a run the window must not change under a request in flight: browse and
-        # peek only (the screen refuses the rest, saying so).
-        screen = FoldEditorScreen(session.engine, read_only=self.running)
-        self.open_screen(screen)
-        if handle is not None:
-            screen.call_after_refresh(self._select_fold, screen, handle)
-
-    def _select_fold(self, screen: FoldEditorScreen, handle: str) -> None:
-        window_map = screen.window_map
-        for position, row in enumerate(window_map.rows):
-            if row.handle == handle:
-                window_map.move_to(position)
-                screen.show_source()
-                return
-        self.say(f"{handle} is not a fold of this window.", "warning")
-
-    async def reopen(self, resume: str | None) -> None:
-        """``/new`` (``resume`` is ``None``) or ``/resume ID``: show that session instead."""
-        current = self.session
-        if current is None:
-            return
-        from pifold_agent.run_command import CommandError as OpenRefused
-        from pifold_tui.app.session_setup import reopen
-
-        try:
-            fresh = await asyncio.to_thread(reopen, current, resume)
-        except (OpenRefused, OSError) as error:
-            self.say(str(error), "error")
-            return
-        await self.show_session(Launch(fresh))
-        named = fresh.session_file.id if fresh.session_file is not None else "?"
-        self.say(("Resumed " if resume else "New session ") + named)
 
     async def session_changed(self) -> None:
         """The session's agent or window changed (``/compact``): follow it."""

@@ -8,6 +8,7 @@ figures, and the commands that change the session wait for the run to end.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, cast
 
@@ -18,6 +19,7 @@ from pifold_tui.app.commands import Command, CommandRegistry
 if TYPE_CHECKING:
     from pifold_tui.app.app import PifoldApp
     from pifold_tui.app.session_setup import AppSession
+    from pifold_tui.screens.editor import FoldEditorScreen
 
 
 def _session(app: PifoldApp, command: str) -> AppSession | None:
@@ -59,8 +61,55 @@ def fold(app: PifoldApp, arguments: str) -> None:
     app.open_screen(FoldScreen(session.engine))
 
 
+def open_fold_editor(app: PifoldApp, handle: str | None = None) -> None:
+    """The fold editor on the live engine, on ``handle``'s fold when it names one (a fold
+    row of the conversation asks for that)."""
+    session = app.session
+    if session is None or session.engine is None:
+        app.say("/fold-editor needs the folding engine (this session has none).", "warning")
+        return
+    from pifold_tui.screens.editor import FoldEditorScreen
+
+    # During a run the window must not change under a request in flight: browse and peek
+    # only (the screen refuses the rest, saying so).
+    screen = FoldEditorScreen(session.engine, read_only=app.running)
+    app.open_screen(screen)
+    if handle is not None:
+        screen.call_after_refresh(_select_fold, app, screen, handle)
+
+
+def _select_fold(app: PifoldApp, screen: FoldEditorScreen, handle: str) -> None:
+    window_map = screen.window_map
+    for position, row in enumerate(window_map.rows):
+        if row.handle == handle:
+            window_map.move_to(position)
+            screen.show_source()
+            return
+    app.say(f"{handle} is not a fold of this window.", "warning")
+
+
 def fold_editor(app: PifoldApp, arguments: str) -> None:
-    app.open_fold_editor(arguments or None)
+    open_fold_editor(app, arguments or None)
+
+
+async def reopen(app: PifoldApp, resume: str | None) -> None:
+    """``/new`` (``resume`` is ``None``) or ``/resume ID``: show that session instead; a
+    refusal (an unknown id) leaves the open session as it was."""
+    current = app.session
+    if current is None:
+        return
+    from pifold_agent.run_command import CommandError as OpenRefused
+    from pifold_tui.app.app import Launch
+    from pifold_tui.app.session_setup import reopen as open_other
+
+    try:
+        fresh = await asyncio.to_thread(open_other, current, resume)
+    except (OpenRefused, OSError) as error:
+        app.say(str(error), "error")
+        return
+    await app.show_session(Launch(fresh))
+    named = fresh.session_file.id if fresh.session_file is not None else "?"
+    app.say(("Resumed " if resume else "New session ") + named)
 
 
 def fold_settings(app: PifoldApp, arguments: str) -> None:
@@ -130,7 +179,7 @@ def model(app: PifoldApp, arguments: str) -> None:
 async def new(app: PifoldApp, arguments: str) -> None:
     session = _live(app, "/new")
     if session is not None:
-        await app.reopen(None)
+        await reopen(app, None)
 
 
 async def resume(app: PifoldApp, arguments: str) -> None:
@@ -138,7 +187,7 @@ async def resume(app: PifoldApp, arguments: str) -> None:
     if session is None:
         return
     if arguments:
-        await app.reopen(arguments)
+        await reopen(app, arguments)
         return
     from pifold_agent.sessions.catalogue import list_sessions
     from pifold_tui.app.info_screens import ChoiceScreen
@@ -159,7 +208,7 @@ async def resume(app: PifoldApp, arguments: str) -> None:
 
     async def chosen(identifier: str | None) -> None:
         if identifier is not None:
-            await app.reopen(identifier)
+            await reopen(app, identifier)
 
     app.push_screen(ChoiceScreen(f"/resume · sessions of {session.cwd}", choices), chosen)
 
@@ -276,4 +325,4 @@ def _runner(app: PifoldApp, command: Command[PifoldApp]) -> Callable[[], Awaitab
     return run
 
 
-__all__ = ["COMMANDS", "SlashCommandProvider", "build_registry"]
+__all__ = ["COMMANDS", "SlashCommandProvider", "build_registry", "open_fold_editor", "reopen"]

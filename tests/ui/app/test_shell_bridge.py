@@ -9,6 +9,8 @@ from pathlib import Path
 from textual.widgets import OptionList
 
 from pifold_agent.loop.events import MessageEnd
+from pifold_tui.app.messages import FoldEditorRequested
+from pifold_tui.screens.editor import FoldEditorScreen
 from pifold_tui.screens.status import FoldStatusScreen
 from tests.ui.app.shell_fixtures import (
     assert_session_consistent,
@@ -101,3 +103,37 @@ async def test_the_palette_runs_a_slash_command(tmp_path: Path) -> None:
             if isinstance(app.screen, FoldStatusScreen):
                 break
         assert isinstance(app.screen, FoldStatusScreen)
+
+
+async def test_a_fold_row_opens_the_editor_on_its_fold(tmp_path: Path) -> None:
+    from tests.ui.app.test_shell import long_turn
+
+    app = shell_app(live_options(tmp_path, long_turn(tmp_path), budget=6_000))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.loaded.wait()
+        prompt_of(app).type_line("count")
+        await pilot.pause()
+        assert app.bridge is not None
+        await app.bridge.wait()
+        engine = app.session.engine  # type: ignore[union-attr]
+        assert engine is not None and engine.forest.folds
+        handle = next(iter(engine.forest.folds))
+        prompt_of(app).post_message(FoldEditorRequested(handle))
+        for _ in range(200):
+            await pilot.pause(0.01)
+            screen = app.screen
+            if isinstance(screen, FoldEditorScreen):
+                selected = screen.window_map.selected
+                if selected is not None and selected.handle == handle:
+                    break
+        else:
+            raise AssertionError(f"the editor never selected {handle}")
+        assert not screen.read_only  # no run is going: every action is offered
+        await pilot.press("escape")
+        await pilot.pause()
+        prompt_of(app).post_message(FoldEditorRequested("fold-000000000000"))
+        for _ in range(200):
+            await pilot.pause(0.01)
+            if app.notes and app.notes[-1].startswith("fold-000000000000"):
+                break
+        assert app.notes[-1] == "fold-000000000000 is not a fold of this window."
