@@ -59,6 +59,10 @@ from pifold_core.tokens import TiktokenCounter, TokenCounter
 from pifold_core.transcript import Transcript, TranscriptError
 from pifold_core.window import compose
 
+SETTLED_RECHECK_ENTRIES = 32
+"""Appended entries after which :meth:`Engine.settled_boundary` is computed again even
+though nothing else that moves it changed."""
+
 
 @dataclass(frozen=True, slots=True)
 class Request:
@@ -144,6 +148,8 @@ class Engine(FoldVerbs):
         self.commit_history: list[CommitView] = []
         """What every commit of the session did, oldest first, live or restored."""
         self.commit_count = 0
+        self._settled: tuple[object, int] | None = None
+        """The last :meth:`settled_boundary` answer and the state it was computed for."""
         self.mark_count = 0
         self.clipped_total = 0
         """Tool results clipped by every commit of the session."""
@@ -509,11 +515,34 @@ class Engine(FoldVerbs):
 
     def settled_boundary(self) -> int:
         """Projection messages the next band commit will not rewrite (DESIGN §13): where its
-        preview's bytes first change, or the whole projection when it would change none."""
+        preview's bytes first change, or the whole projection when it would change none.
+
+        The dry run behind it costs a commit's work, and a host asks before every request,
+        so the answer is kept until something that moves it changes: a commit, the marks,
+        pins, staged refolds, ephemeral peeks, the options, or another
+        :data:`SETTLED_RECHECK_ENTRIES` appended entries (a growing window can make the commit
+        cut spans earlier than the marks; an answer late by those few entries costs at most
+        one breakpoint's worth of cache at the next commit, never a wrong byte).
+        """
+        key = (
+            self.commit_count,
+            tuple((mark.id, mark.start, mark.end) for mark in self.marks.values()),
+            frozenset(self.pinned),
+            frozenset(self.staged_refolds),
+            frozenset(self.forest.expanded),
+            tuple(self.ephemeral),
+            self.options,
+            self.folding_stopped,
+            len(self.transcript.entries) // SETTLED_RECHECK_ENTRIES,
+        )
+        if self._settled is not None and self._settled[0] == key:
+            return min(self._settled[1], len(self.projection.items))
         preview = self.preview_commit("threshold")
-        if preview.first_changed is None:
-            return len(self.projection.items)
-        return preview.first_changed
+        boundary = (
+            len(self.projection.items) if preview.first_changed is None else preview.first_changed
+        )
+        self._settled = (key, boundary)
+        return boundary
 
     def recover_from_overflow(self) -> OverflowRecovery:
         """The provider refused the request as too long: fold and commit at once."""

@@ -219,3 +219,27 @@ def test_commit_history_lists_every_commit_and_survives_reopen(tmp_path: Path) -
     reopened = reopen(engine)
     assert reopened.status().commit_history == history
     reopened.close()
+
+
+def test_settled_boundary_is_kept_until_something_that_moves_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine, _ = pending_engine(tmp_path, count=6)
+    first = engine.settled_boundary()
+    calls: list[str] = []
+    real = engine.preview_commit
+
+    def counting(cause: str = "command") -> object:
+        calls.append(cause)
+        return real(cause)
+
+    monkeypatch.setattr(engine, "preview_commit", counting)
+    assert engine.settled_boundary() == first
+    assert calls == []  # answered from what it kept
+    pending = sorted(engine.marks.values(), key=lambda mark: mark.start)
+    assert pending, "the session should have pending marks"
+    engine.unmark(pending[0].id)  # the stalest mark decided where the commit starts
+    fresh = real("threshold").first_changed
+    expected = len(engine.projection.items) if fresh is None else fresh
+    assert engine.settled_boundary() == expected
+    assert calls == ["threshold"]
