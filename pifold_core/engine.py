@@ -55,7 +55,7 @@ from pifold_core.restore import check_restored, replay_record, settle_commit
 from pifold_core.state_folder import LOG_NAME, prepare_state, refuse_lost_log
 from pifold_core.status import CommitView, EngineStatus, FoldRow
 from pifold_core.store import FoldStore, make_private_folder
-from pifold_core.tokens import TiktokenCounter, TokenCounter
+from pifold_core.tokens import TiktokenCounter, TokenCounter, token_record
 from pifold_core.transcript import Transcript, TranscriptError
 from pifold_core.window import compose
 
@@ -312,6 +312,10 @@ class Engine(FoldVerbs):
         body: dict[str, Any] = {"record": entry.to_record()}
         if laid:
             body["marks"] = [mark.to_record() for mark in laid]
+        # A pure function of the bytes, kept so a reopen need not tokenise the entry again.
+        body["tokens"] = token_record(
+            self.projection.counter, self.projection.whole_tokens(len(self.transcript) - 1)
+        )
         try:
             self.journal.append("entry", body)
         except BaseException:

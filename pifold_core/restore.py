@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pifold_core.audit import request_digest
 from pifold_core.canonical import digest_of, sha256_hex
 from pifold_core.entries import Entry
+from pifold_core.fold_verify import verify_fold_objects
 from pifold_core.folds import Fold, source_of
 from pifold_core.mark_edits import with_brief
 from pifold_core.marks import Mark
@@ -22,6 +23,7 @@ from pifold_core.notice import NOTICE_TAG
 from pifold_core.options import EngineOptions
 from pifold_core.status import CommitView
 from pifold_core.store import StoreObjectCorrupt
+from pifold_core.tokens import remember_tokens
 from pifold_core.views import clipped_text, withdrawn_text
 
 if TYPE_CHECKING:
@@ -42,8 +44,7 @@ def check_restored(engine: Engine) -> None:
             raise StoreObjectCorrupt(
                 f"fold {fold.handle} does not match its logged source", fold.source_digest
             )
-    for digest in sorted({fold.source_digest for fold in engine.forest.folds.values()}):
-        engine.store.verify(digest)
+    verify_fold_objects(engine.store, engine.forest.folds, engine.transcript.entries)
     for identifier in sorted(engine.evidence_ids):
         engine.evidence.verify(identifier)
 
@@ -52,6 +53,7 @@ def replay_record(engine: Engine, kind: str, body: dict[str, Any]) -> None:
     """Apply one log record to ``engine`` exactly as the live call that wrote it did."""
     if kind == "entry":
         entry = Entry.from_record(body["record"])
+        remember_tokens(engine.projection.counter, entry.wire_digest, body.get("tokens"))
         engine._apply_entry(entry)
         evidence = entry.extra.get("evidence")
         if isinstance(evidence, dict) and isinstance(evidence.get("bytes"), int):

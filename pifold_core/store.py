@@ -239,6 +239,18 @@ class FoldStore:
             return error
         return None
 
+    def read_listing(self, digest: str) -> tuple[list[tuple[str, str]], int] | None:
+        """A fold object's verified listing and recorded source length, parts not read;
+        ``None`` for a plain object (verified whole here).
+
+        Raises:
+            StoreError: the object file itself is missing or damaged.
+        """
+        version, payload, listing, length = self._read_file(digest)
+        if version == OBJECT_FORMAT_VERSION:
+            return None
+        return self._listing_of(digest, payload, listing), length
+
     def put_fold(self, digest: str, parts: Sequence[FoldPart]) -> str:
         """Store a fold whose source hashes to ``digest`` as the listing of its ``parts``.
 

@@ -100,6 +100,12 @@ class TiktokenCounter:
             self._cache.popitem(last=False)
         return tokens
 
+    def remember(self, digest: str, tokens: int) -> None:
+        """Take a count kept from an earlier run (the same encoding's) for ``digest``."""
+        self._cache[digest] = tokens
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+
     def _count_value(self, content: JsonValue) -> int:
         if isinstance(content, str):
             return self.count_text(content)
@@ -129,3 +135,26 @@ def _compact_json(value: JsonValue) -> str:
     import json
 
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def token_record(counter: TokenCounter, tokens: int) -> dict[str, JsonValue]:
+    """What an entry's log record keeps of its count: the count and the encoding's name."""
+    return {"encoding": counter.name, "count": tokens}
+
+
+def remember_tokens(counter: TokenCounter, digest: str, kept: object) -> bool:
+    """Seed ``counter`` with a count an entry's log record kept; whether it was used.
+
+    A count is only taken from the same encoding (a counter of another name counts anew)
+    and only by a tiktoken counter: other counters are cheap, and a count from an older
+    log that lacks the field is simply recomputed.
+    """
+    if not isinstance(counter, TiktokenCounter) or not isinstance(kept, dict):
+        return False
+    count, encoding = kept.get("count"), kept.get("encoding")
+    if encoding != counter.name or not isinstance(count, int) or isinstance(count, bool):
+        return False
+    if count < MESSAGE_OVERHEAD_TOKENS:
+        return False  # no message costs less than its framing: a damaged count
+    counter.remember(digest, count)
+    return True

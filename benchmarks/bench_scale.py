@@ -1,0 +1,252 @@
+"""The engine at scale (issue 12): a long synthetic session through the real engine API.
+
+Run: ``.venv/bin/python benchmarks/bench_scale.py [--entries 10000 50000] [--budget 100000]``
+
+For each size a fresh process drives a deterministic session (seed 12): a user ask every 60
+entries, then tool calls whose results are 2-20 KB of code-like text, each followed by a
+short note; ``prepare_request`` before every assistant message, as a host does. A second
+fresh process reopens the state folder. Printed, each time in CPU and wall seconds (the
+machine is shared: CPU time is what the engine itself spent):
+
+* commit requests: median, p99, and the median of the first and the last five;
+* ordinary requests: median of the first and the last 500;
+* the state folder's size against the raw record bytes appended, and its file count;
+* peak resident memory (``ru_maxrss``) of the driving and of the reopening process;
+* reopen time, and whether the reopened projection is the live one, digest for digest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from pifold_core.audit import request_digest
+from pifold_core.engine import Engine
+from pifold_core.entries import Entry, TextBlock, ToolCallBlock, Usage
+from pifold_core.options import EngineOptions
+
+SEED = 12
+WORDS = [
+    "value",
+    "result",
+    "parser",
+    "token",
+    "buffer",
+    "index",
+    "module",
+    "config",
+    "handler",
+    "request",
+    "response",
+    "error",
+    "cache",
+    "session",
+    "window",
+    "commit",
+    "fold",
+    "entry",
+    "record",
+    "digest",
+    "stream",
+    "client",
+    "server",
+    "retry",
+]
+
+
+def synthetic_session(count: int, seed: int = SEED) -> Iterator[Entry]:
+    """``count`` entries: asks, tool calls with 2-20 KB results, and notes."""
+    rng = random.Random(seed)
+    produced = 0
+    index = 0
+    while produced < count:
+        index += 1
+        timestamp = 1_700_000_000_000 + index * 10_000
+        if index % 20 == 1:
+            yield Entry(f"u{index}", "user", timestamp, (TextBlock(f"Task {index}: fix it."),))
+            produced += 1
+        call = f"call-{index}"
+        path = f"src/module_{rng.randrange(400)}.py"
+        yield Entry(
+            f"a{index}",
+            "assistant",
+            timestamp + 1,
+            (TextBlock(f"Reading {path}."), ToolCallBlock(call, "read", {"path": path})),
+            usage=Usage(input_tokens=100, output_tokens=40),
+        )
+        size = rng.randrange(2_000, 20_000)
+        lines: list[str] = []
+        length = 0
+        while length < size:
+            line = (
+                f"{len(lines):04d} def {rng.choice(WORDS)}_{rng.randrange(10_000)}("
+                + ", ".join(rng.choice(WORDS) for _ in range(rng.randrange(1, 6)))
+                + f"): return {rng.randrange(1_000_000)}"
+            )
+            lines.append(line)
+            length += len(line) + 1
+        yield Entry(
+            f"r{index}",
+            "tool_result",
+            timestamp + 2,
+            (TextBlock("\n".join(lines)),),
+            call_id=call,
+            tool_name="read",
+        )
+        yield Entry(f"n{index}", "assistant", timestamp + 3, (TextBlock(f"Noted {path}."),))
+        produced += 3
+
+
+def _clocks() -> tuple[float, float]:
+    return time.process_time(), time.perf_counter()
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
+    """Drive the session into ``state``; per-request CPU and wall seconds, and sizes."""
+    engine = Engine.open(state, EngineOptions(budget=budget))
+    requests: list[tuple[float, float]] = []
+    commits: list[tuple[float, float]] = []
+    raw_bytes = 0
+    cpu, wall = _clocks()
+    for entry in synthetic_session(count):
+        if entry.kind == "assistant":
+            request = engine.prepare_request()
+            now_cpu, now_wall = _clocks()
+            (commits if request.commit is not None else requests).append(
+                (now_cpu - cpu, now_wall - wall)
+            )
+            cpu, wall = now_cpu, now_wall
+        kept = engine.append(entry)
+        raw_bytes += len(kept.record_bytes)
+    final = request_digest(engine.projection.digests())
+    engine.close()
+    files = [Path(folder) / name for folder, _, names in os.walk(state) for name in names]
+    return {
+        "entries": count,
+        "requests": requests,
+        "commits": commits,
+        "folds": len(engine.forest),
+        "raw_bytes": raw_bytes,
+        "state_bytes": sum(path.stat().st_size for path in files),
+        "files": len(files),
+        "peak_rss_mb": _peak_rss_mb(),
+        "projection": final,
+    }
+
+
+def reopen(state: Path) -> dict[str, Any]:
+    cpu, wall = _clocks()
+    engine = Engine.open(state, read_only=True)
+    end_cpu, end_wall = _clocks()
+    result = {
+        "reopen": (end_cpu - cpu, end_wall - wall),
+        "peak_rss_mb": _peak_rss_mb(),
+        "projection": request_digest(engine.projection.digests()),
+        "tokens": engine.projection.tokens,
+    }
+    engine.close()
+    return result
+
+
+def _child(mode: str, state: Path, count: int, budget: int) -> dict[str, Any]:
+    command = [sys.executable, __file__, f"--{mode}", str(state), str(count), str(budget)]
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    result: dict[str, Any] = json.loads(output.splitlines()[-1])
+    return result
+
+
+def _pair(values: Sequence[Sequence[float]], pick: Any) -> str:
+    if not values:
+        return "-"
+    cpu = pick([value[0] for value in values]) * 1000
+    wall = pick([value[1] for value in values]) * 1000
+    return f"{cpu:,.1f} / {wall:,.1f}"
+
+
+def _p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--entries", type=int, nargs="+", default=[10_000, 50_000])
+    parser.add_argument("--budget", type=int, default=100_000)
+    parser.add_argument("--drive", nargs=3, metavar=("STATE", "N", "BUDGET"))
+    parser.add_argument("--reopen", nargs=3, metavar=("STATE", "N", "BUDGET"))
+    arguments = parser.parse_args()
+    if arguments.drive:
+        state, count, budget = arguments.drive
+        print(json.dumps(drive(Path(state), int(count), int(budget))))
+        return
+    if arguments.reopen:
+        print(json.dumps(reopen(Path(arguments.reopen[0]))))
+        return
+    table = Table(title=f"The engine at scale (budget {arguments.budget:,}; ms as CPU / wall)")
+    rows = (
+        "commits",
+        "commit median",
+        "commit p99",
+        "commit first 5 / last 5 (CPU)",
+        "request first 500",
+        "request last 500",
+        "state / raw bytes",
+        "files",
+        "peak RSS driving MB",
+        "reopen ms",
+        "peak RSS reopening MB",
+        "reopened identical",
+    )
+    table.add_column("")
+    columns: list[list[str]] = []
+    for count in arguments.entries:
+        with tempfile.TemporaryDirectory(prefix="pifold-scale-") as scratch:
+            state = Path(scratch) / "state"
+            driven = _child("drive", state, count, arguments.budget)
+            reopened = _child("reopen", state, count, arguments.budget)
+        commits, requests = driven["commits"], driven["requests"]
+        first = statistics.median(value[0] for value in commits[:5]) * 1000 if commits else 0
+        last = statistics.median(value[0] for value in commits[-5:]) * 1000 if commits else 0
+        columns.append(
+            [
+                f"{len(commits)}",
+                _pair(commits, statistics.median),
+                _pair(commits, _p99),
+                f"{first:,.0f} / {last:,.0f}",
+                _pair(requests[:500], statistics.median),
+                _pair(requests[-500:], statistics.median),
+                f"{driven['state_bytes'] / 1e6:,.0f} / {driven['raw_bytes'] / 1e6:,.0f} MB = "
+                f"{driven['state_bytes'] / driven['raw_bytes']:.2f}×",
+                f"{driven['files']:,}",
+                f"{driven['peak_rss_mb']:,.0f}",
+                _pair([reopened["reopen"]], statistics.median),
+                f"{reopened['peak_rss_mb']:,.0f}",
+                "yes" if reopened["projection"] == driven["projection"] else "NO",
+            ]
+        )
+        table.add_column(f"{count:,} entries", justify="right")
+    for number, label in enumerate(rows):
+        table.add_row(label, *(column[number] for column in columns))
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()

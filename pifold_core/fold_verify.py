@@ -1,0 +1,73 @@
+"""Verifying every fold object of a session once, as a reopen does (issue 12).
+
+Reading each fold whole (:meth:`FoldStore.get`) would re-read a child's parts once for every
+level above it. The reopen has something better to check against: the log's entries and
+folds, from which each fold's parts follow exactly (:func:`fold_parts`), and whose sources the
+reopen has already hashed against the folds' digests. So each fold object is checked on its
+own, its listing compared with the parts the log implies, and every leaf read and hashed
+once. A fold whose object, leaf or child is damaged is recorded in ``store.damaged`` with the
+error that names the damaged object, exactly as a read would have recorded it; if listing and
+leaves all verify, reassembling gives the source the log hashes to, byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pifold_core.entries import Entry
+from pifold_core.folds import Fold
+from pifold_core.merkle import fold_parts, source_length
+from pifold_core.store import FoldStore, StoreError, StoreObjectCorrupt
+
+
+def verify_fold_objects(
+    store: FoldStore, folds: Mapping[str, Fold], entries: Sequence[Entry]
+) -> int:
+    """Check every fold's object against the log; returns how many objects were read."""
+    leaves: dict[str, StoreError | None] = {}
+    outcome: dict[str, StoreError | None] = {}
+    # Children before parents: a child's span is strictly inside its parent's.
+    for fold in sorted(folds.values(), key=lambda fold: (fold.end - fold.start, fold.start)):
+        if fold.source_digest in outcome:
+            continue  # the same source folded twice is one object
+        error = _check_one(store, fold, folds, entries, leaves, outcome)
+        outcome[fold.source_digest] = error
+        if error is None:
+            store.damaged.pop(fold.source_digest, None)
+        else:
+            store.damaged[fold.source_digest] = error
+    return len(outcome) + len(leaves)
+
+
+def _check_one(
+    store: FoldStore,
+    fold: Fold,
+    folds: Mapping[str, Fold],
+    entries: Sequence[Entry],
+    leaves: dict[str, StoreError | None],
+    outcome: Mapping[str, StoreError | None],
+) -> StoreError | None:
+    try:
+        listed = store.read_listing(fold.source_digest)
+    except StoreError as error:
+        return error
+    if listed is None:
+        return None  # a whole-source object (format 1): read and hashed whole just now
+    parts = fold_parts(fold, folds, entries)
+    listing, length = listed
+    if listing != [(part.kind, part.digest) for part in parts] or length != source_length(parts):
+        return StoreObjectCorrupt(
+            f"fold store object {fold.source_digest} lists other parts than the log's fold "
+            f"{fold.handle} holds",
+            fold.source_digest,
+        )
+    for part in parts:
+        if part.kind == "leaf" and part.digest not in leaves:
+            leaves[part.digest] = store.verify(part.digest)
+        found = leaves[part.digest] if part.kind == "leaf" else outcome.get(part.digest)
+        if found is not None:
+            return found
+    return None
+
+
+__all__ = ["verify_fold_objects"]
