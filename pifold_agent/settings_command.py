@@ -7,6 +7,8 @@ the file and the reason on stderr.
 from __future__ import annotations
 
 import json
+import shutil
+import textwrap
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -53,18 +55,31 @@ def show(
         }
         typer.echo(json.dumps(report, indent=2))
         return
-    state = "" if settings.found else " (not found: every option is the default)"
-    typer.echo(f"settings file: {settings.path}{state}")
+    columns = shutil.get_terminal_size().columns
+    head = f"settings file: {settings.path}"
+    if not settings.found:
+        state = "(not found: every option is the default)"
+        # On a narrow terminal the state goes on its own line rather than being cut.
+        head = f"{head} {state}" if len(head) + 1 + len(state) <= columns else f"{head}\n{state}"
+    typer.echo(head)
     width = max(len(name) for name in OPTION_NAMES)
     for name in OPTION_NAMES:
         source = "file" if name in settings.names else "default"
-        typer.echo(f"  {name:<{width}}  {json.dumps(values[name])}  ({source})")
+        value = json.dumps(values[name])
+        row = f"  {name:<{width}}  {value}  ({source})"
+        if len(row) <= columns:
+            typer.echo(row)
+            continue
+        # Too wide for the terminal (the thresholds at 80 columns): the value goes under
+        # the name, wrapped between its items.
+        typer.echo(f"  {name:<{width}}  ({source})")
+        for piece in textwrap.wrap(value, max(20, columns - 6)):
+            typer.echo(f"      {piece}")
     if "providerInputBudget" not in settings.names:
         # The default shown is pifold's fallback; the user should not think it is the
         # budget every session gets.
-        typer.echo(
-            "providerInputBudget is not set by the file, so a session takes its model's budget."
-        )
+        note = "providerInputBudget is not set by the file, so a session takes its model's budget."
+        typer.echo(textwrap.fill(note, max(20, columns)))
 
 
 @settings_app.command()

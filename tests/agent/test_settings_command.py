@@ -25,7 +25,8 @@ def settings_file(tmp_path: Path) -> Path:
 
 
 def test_show_prints_the_merged_options_and_their_sources(settings_file: Path) -> None:
-    result = RUNNER.invoke(settings_app, ["show", "--file", str(settings_file)])
+    wide = {"COLUMNS": "200"}  # one line per option (the 80-column layout is tested below)
+    result = RUNNER.invoke(settings_app, ["show", "--file", str(settings_file)], env=wide)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0] == f"settings file: {settings_file}"
@@ -35,6 +36,27 @@ def test_show_prints_the_merged_options_and_their_sources(settings_file: Path) -
     assert '["bash"]  (file)' in rows["blacklistAutoFoldTools"]
     assert '"maxTarget": 0.8' in rows["thresholds"] and rows["thresholds"].endswith("(default)")
     assert "a session takes its model's budget" in result.stdout
+
+
+def test_show_fits_an_80_column_terminal(tmp_path: Path) -> None:
+    missing = tmp_path / "absent.json"
+    result = RUNNER.invoke(settings_app, ["show", "--file", str(missing)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    # Every line but the file's path (printed whole, however long) fits.
+    assert max(len(line) for line in lines[1:]) <= 80, result.stdout
+    assert lines[1] == "(not found: every option is the default)"
+    rows = {line.split()[0]: line for line in lines[2:] if line.startswith("  ") and line[2] != " "}
+    assert list(rows) == list(OPTION_NAMES)
+    assert rows["thresholds"] == "  thresholds              (default)"
+    # The value that did not fit follows under the name, whole.
+    below = " ".join(line.strip() for line in lines if line.startswith("      "))
+    assert json.loads(below) == {
+        "maxTarget": 0.8,
+        "minTarget": 0.2,
+        "consolidateAfter": 10,
+        "minFoldChars": 8000,
+    }
 
 
 def test_show_json_is_one_object_that_loads_back(settings_file: Path) -> None:
