@@ -109,9 +109,11 @@ class Committer:
         staged_refolds: set[str],
         protect: set[str] | None = None,
         only: set[str] | None = None,
+        top_up: bool = True,
     ) -> CommitOutcome:
         """Apply the commit. ``protect`` names folds no new fold may swallow (being expanded);
-        ``only``, when given, names the marks to land (the others stay pending)."""
+        ``only``, when given, names the marks to land (the others stay pending); without
+        ``top_up`` no span is cut beyond the marks (a cold-cache commit lands marks only)."""
         outcome = CommitOutcome(number, cause, target, self.projection.tokens)
         self._protected = {h for h in (protect or set()) if h in self.forest}
         # A fold being expanded keeps its ancestors open: their staged refolds are dropped.
@@ -137,7 +139,7 @@ class Committer:
                 outcome.held_marks.append(mark.id)
                 continue
             self._apply_mark(mark, outcome)
-        if target is not None and self.projection.tokens > target:
+        if top_up and target is not None and self.projection.tokens > target:
             self._top_up(target, outcome)
         self._consolidate(outcome, target)
         self._withdraw_peeks(outcome)

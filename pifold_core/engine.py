@@ -52,6 +52,16 @@ from pifold_core.preview import CommitPreview, build_preview, check_cause, stopp
 from pifold_core.projection import Projection
 from pifold_core.reporting import build_status, fold_rows
 from pifold_core.restore import check_restored, replay_record, settle_commit
+from pifold_core.runway import (
+    COLD_COMMIT_SHARE,
+    Floor,
+    RunwayBlocked,
+    buys_runway,
+    cache_is_cold,
+    check_request_clock,
+    make_floor,
+    runway_tokens,
+)
 from pifold_core.state_folder import LOG_NAME, prepare_state, refuse_lost_log
 from pifold_core.status import CommitView, EngineStatus, FoldRow
 from pifold_core.store import FoldStore, make_private_folder
@@ -116,9 +126,21 @@ class Engine(FoldVerbs):
         options: EngineOptions,
         counter: TokenCounter | None = None,
         host_measures: bool = True,
+        cold_cache_commits: bool = True,
+        cold_commit_share: float = COLD_COMMIT_SHARE,
     ) -> None:
         self.state_dir = Path(state_dir)
         self.options = options
+        self.cold_cache_commits = cold_cache_commits
+        """Whether a request that finds the cache cold commits standing marks (issue 12);
+        an engine flag, not a user option: the bench's ``fold-no-cold`` arm turns it off."""
+        self.cold_commit_share = cold_commit_share
+        """Share of the budget the expected occupancy must reach for a cold-cache commit."""
+        self.last_request_ms: int | None = None
+        """When the previous request was prepared (host clock), as logged; ``None``: unknown."""
+        self.floor: Floor | None = None
+        """What blocked the latest threshold commit for want of runway (``None``: nothing)."""
+        self._blocked_at: tuple[object, ...] | None = None
         self.transcript = Transcript()
         self.forest = Forest()
         self.projection = Projection(
@@ -185,6 +207,8 @@ class Engine(FoldVerbs):
         counter: TokenCounter | None = None,
         host_measures: bool = True,
         read_only: bool = False,
+        cold_cache_commits: bool = True,
+        cold_commit_share: float = COLD_COMMIT_SHARE,
     ) -> Engine:
         """Open a session's state, restoring it when a log exists.
 
@@ -199,6 +223,9 @@ class Engine(FoldVerbs):
         writer), and every verb that would change the session raises
         :class:`ReadOnlySession`. A store object or evidence artifact found damaged does not
         stop the open: ``status().damaged`` names it and touching it raises.
+
+        ``cold_cache_commits`` and ``cold_commit_share`` are engine flags, not logged options:
+        they decide when the live engine commits, and a reopen replays the commits logged.
         """
         folder = Path(state_dir)
         if read_only and not (folder / LOG_NAME).is_file():
@@ -206,11 +233,14 @@ class Engine(FoldVerbs):
             raise EngineError(f"{folder} holds no session log ({LOG_NAME}) to open read-only")
         lock = None if read_only else _take_lock(folder)
         try:
-            return cls._open_state(folder, options, counter, host_measures, lock)
+            engine = cls._open_state(folder, options, counter, host_measures, lock)
         except BaseException:
             if lock is not None:
                 lock.release()
             raise
+        engine.cold_cache_commits = cold_cache_commits
+        engine.cold_commit_share = cold_commit_share
+        return engine
 
     @classmethod
     def _open_state(
@@ -411,30 +441,57 @@ class Engine(FoldVerbs):
 
     # -- requests and commits -------------------------------------------------------------------
 
-    def prepare_request(self) -> Request:
-        """The projection for the next model request; commits first when it is due."""
+    def prepare_request(
+        self, now_ms: int | None = None, cache_lifetime_s: int | None = None
+    ) -> Request:
+        """The projection for the next model request; commits first when it is due.
+
+        ``now_ms`` (the host's clock) and ``cache_lifetime_s`` (the model descriptor's cache
+        lifetime) let the engine see a cold cache: more than the lifetime since the previous
+        request. Both go in the request's log record, so a reopened engine knows when its
+        last request was sent. Commits, in order:
+
+        - **threshold**: expected occupancy at ``maxTarget``; it lands only when it buys
+          runway (:mod:`pifold_core.runway`: occupancy after it at least half the band's
+          width below ``maxTarget``), unless the request would not fit the budget at all.
+          Blocked, nothing is committed and :attr:`floor` says what blocks it (host prompt,
+          pins, fresh tail) and which budget would work; overflow recovery stays the net.
+        - **cold-cache**: the cache is cold and occupancy is at least
+          :attr:`cold_commit_share` of the budget: standing marks land down to
+          ``minTarget`` (no spans are cut), since the re-send is coming regardless. Off with
+          the ``cold_cache_commits`` flag.
+
+        A usage report that read nothing from the cache is not a cold signal: that request
+        already wrote the cache again.
+        """
         self._refuse_if_read_only("prepare_request")
+        check_request_clock(now_ms, cache_lifetime_s)
         commit = None
         if self.folding_stopped is None:
             self._maybe_notice()
-            if self.expected_tokens() >= self.options.max_tokens and not self._stalled():
-                commit = self._guarded_commit("threshold")
+            expected = self.expected_tokens()
+            if expected >= self.options.max_tokens and not self._stalled():
+                commit = self._threshold_commit(expected)
+            if commit is None and self._cold_commit_due(now_ms, cache_lifetime_s, expected):
+                commit = self._guarded_commit("cold-cache", top_up=False)
         digests = self.projection.digests()
         # Classified, logged, then counted: a request whose record cannot be written was
         # never sent, so live and reopened numbering agree.
         record = self.audit.classify(digests, self.projection.tokens)
-        self.journal.append(
-            "request",
-            {
-                "n": record.number,
-                "count": len(digests),
-                "prefix": request_digest(digests),
-                "class": record.classification,
-                "wire": WIRE_FORMAT_VERSION,
-            },
-        )
+        body: dict[str, Any] = {
+            "n": record.number,
+            "count": len(digests),
+            "prefix": request_digest(digests),
+            "class": record.classification,
+            "wire": WIRE_FORMAT_VERSION,
+        }
+        if now_ms is not None:
+            body["at"] = now_ms
+        if cache_lifetime_s is not None:
+            body["lifetime"] = cache_lifetime_s
+        self.journal.append("request", body)
         self.audit.accept(record, digests)
-        self._after_request(record.number)
+        self._after_request(record.number, now_ms)
         return Request(
             self.projection.messages(),
             digests,
@@ -444,18 +501,91 @@ class Engine(FoldVerbs):
             self.expected_tokens(),
         )
 
-    def _after_request(self, number: int) -> None:
+    def _after_request(self, number: int, at_ms: int | None = None) -> None:
         self.sent_through = len(self.transcript)
+        self.last_request_ms = at_ms
         self.meter.sent_request(number, self.projection.tokens, self.epoch)
 
-    def _guarded_commit(self, cause: str) -> CommitOutcome | None:
-        """A policy commit; a failure to persist stops folding instead of stopping the agent."""
+    def _guarded_commit(
+        self, cause: str, top_up: bool = True, runway: bool = False
+    ) -> CommitOutcome | None:
+        """A policy commit; a failure to persist stops folding instead of stopping the agent.
+
+        With ``runway``, a commit that would not buy runway is taken back unlogged."""
         try:
-            commit = self._commit(cause, target=self.meter.estimate_for(self.options.min_tokens))
+            commit = self._commit(
+                cause,
+                target=self.meter.estimate_for(self.options.min_tokens),
+                top_up=top_up,
+                runway=runway,
+            )
         except OSError as error:
             self.folding_stopped = f"commit could not be saved: {error}"
             return None
+        except RunwayBlocked as blocked:
+            self.floor = blocked.floor
+            self._blocked_at = self._runway_key()
+            return None
         return commit
+
+    def _runway_key(self) -> tuple[object, ...]:
+        """What a blocked threshold commit waits on before it is tried again: new marks,
+        pins, a commit, the options, or occupancy grown by a quarter of the runway."""
+        step = max(1, runway_tokens(self.options) // 4)
+        return (
+            self.mark_count,
+            frozenset(self.pinned),
+            self.commit_count,
+            self.options,
+            self.expected_tokens() // step,
+        )
+
+    def _threshold_commit(self, expected: int) -> CommitOutcome | None:
+        """The band's commit, held to the runway rule while the request still fits."""
+        runway = expected < self.options.budget
+        if runway and self._blocked_at is not None and self._blocked_at == self._runway_key():
+            return None  # blocked at this state already: the dry run would say the same
+        commit = self._guarded_commit("threshold", runway=runway)
+        if commit is not None:
+            self.floor, self._blocked_at = None, None
+        return commit
+
+    def _cold_commit_due(
+        self, now_ms: int | None, cache_lifetime_s: int | None, expected: int
+    ) -> bool:
+        """A cold cache, occupancy past the cold point, and a standing mark that can land."""
+        if not self.cold_cache_commits:
+            return False
+        if not cache_is_cold(self.last_request_ms, now_ms, cache_lifetime_s):
+            return False
+        if expected < self.cold_commit_share * self.options.budget:
+            return False
+        if expected <= self.options.min_tokens:
+            return False
+        fresh = self.transcript.fresh_start
+        return any(
+            mark.end <= fresh and not self._held_raw(mark.start, mark.end)
+            for mark in self.marks.values()
+        )
+
+    def _floor_after(self, tokens_after: int) -> Floor:
+        """The floor report for a commit that left the projection at ``tokens_after``."""
+        ratio = self.meter.calibration
+        expected_after = self.meter.expected(tokens_after)
+        fresh = self.transcript.fresh_start
+        fresh_tokens = sum(item.tokens for item in self.projection.items if item.start >= fresh)
+        pin_tokens = sum(
+            item.tokens
+            for item in self.projection.items
+            if item.start < fresh and item.fold is None and item.start in self.pinned
+        )
+        return make_floor(
+            self.options,
+            expected_after,
+            host_tokens=max(0, expected_after - round(ratio * tokens_after)),
+            pin_tokens=round(ratio * pin_tokens),
+            fresh_tokens=round(ratio * fresh_tokens),
+        )
 
     def _maybe_notice(self) -> None:
         if not self.options.pre_commit_notice or self._noticed:
@@ -575,6 +705,8 @@ class Engine(FoldVerbs):
         target: int | None,
         expand: Fold | None = None,
         only: set[str] | None = None,
+        top_up: bool = True,
+        runway: bool = False,
     ) -> CommitOutcome:
         self._refuse_if_read_only("a commit")
         snapshot = self._snapshot()
@@ -592,8 +724,10 @@ class Engine(FoldVerbs):
             )
             protect = {expand.handle} if expand is not None else None
             outcome = committer.run(
-                self.commit_count + 1, cause, target, self.staged_refolds, protect, only
+                self.commit_count + 1, cause, target, self.staged_refolds, protect, only, top_up
             )
+            if runway and not buys_runway(self.options, self.meter.expected(outcome.tokens_after)):
+                raise RunwayBlocked(self._floor_after(outcome.tokens_after))
             if expand is not None:
                 self.forest.expanded.add(expand.handle)
                 self.projection.show_fold(expand)

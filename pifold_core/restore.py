@@ -100,7 +100,8 @@ def replay_record(engine: Engine, kind: str, body: dict[str, Any]) -> None:
             raise StoreObjectCorrupt(
                 f"request {body['n']} does not rebuild byte for byte", str(body["prefix"])
             )
-        engine._after_request(record.number)
+        at = body.get("at")  # the host's clock, when it passed one (cold-cache commits)
+        engine._after_request(record.number, at if isinstance(at, int) else None)
 
 
 def _logged_prefix(engine: Engine, body: dict[str, Any]) -> str:

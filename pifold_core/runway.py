@@ -1,0 +1,159 @@
+"""The commit policy's two cache-aware rules (issue 12): cold-cache commits and runway.
+
+**Cold cache.** A request sent more than the provider's cache lifetime after the previous one
+finds the cache expired: the whole prompt is re-sent uncached whatever the engine does, so a
+commit at that request costs no extra uncached input. The host passes the request's time and
+the model's cache lifetime (:meth:`pifold_core.engine.Engine.prepare_request`); the engine
+keeps the previous request's time in the log, so a reopened session decides the same way.
+A usage report that read nothing from the cache is *not* taken as a cold signal: the request
+it describes has already been sent (and written the cache again), so it says nothing about
+the next one.
+
+**Runway.** A threshold commit exists to buy room. When mass the engine cannot fold (the
+host's own system prompt and tools, pinned entries, the fresh tail) keeps a commit from
+landing well under ``maxTarget``, committing again and again a few requests apart rewrites the
+cache for little room each time. So a threshold commit lands only when the occupancy expected
+after it is at least :data:`RUNWAY_SHARE` of the band's width below ``maxTarget``; otherwise
+nothing is committed, the :class:`Floor` says what blocks it, and overflow recovery stays the
+safety net.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from pifold_core.engine_errors import EngineError
+from pifold_core.options import EngineOptions
+
+RUNWAY_SHARE = 0.5
+"""Share of the band's width (``maxTarget - minTarget``) a threshold commit must open below
+``maxTarget`` to land: with the default 0.8/0.2 band at a 60k budget, 18k tokens."""
+
+COLD_COMMIT_SHARE = 0.5
+"""Share of the budget the expected occupancy must reach before a cold cache triggers a
+commit. Lower points fold earlier and lose visible detail for no saving the threshold commit
+would not make later; the figures behind the choice are in the README."""
+
+
+@dataclass(frozen=True, slots=True)
+class Floor:
+    """What keeps a threshold commit from buying runway, in provider tokens."""
+
+    host_tokens: int
+    """The host's system prompt and tools: occupancy the engine's estimate does not see."""
+    pin_tokens: int
+    """Pinned entries, which stay raw through every commit."""
+    fresh_tokens: int
+    """The fresh tail, never folded."""
+    other_tokens: int
+    """Everything else the commit left (fold placeholders, unfoldable raw entries)."""
+    expected_after: int
+    """Occupancy the commit would have left."""
+    needed_after: int
+    """Occupancy it had to reach to land (``maxTarget`` minus the runway)."""
+    budget_that_works: int
+    """The smallest budget (rounded up to 1,000) at which this floor leaves the runway."""
+
+    def describe(self) -> str:
+        """One line for status, the tool and the bar."""
+        return (
+            f"commit blocked by the floor: it would leave {self.expected_after:,} tokens, "
+            f"above the {self.needed_after:,} that buys runway; host prompt "
+            f"{self.host_tokens:,}, pins {self.pin_tokens:,}, fresh tail "
+            f"{self.fresh_tokens:,}, folds and the rest {self.other_tokens:,}; a budget of "
+            f"{self.budget_that_works:,} would work"
+        )
+
+
+def runway_tokens(options: EngineOptions) -> int:
+    """Room a threshold commit must open below ``maxTarget``."""
+    band = options.thresholds.max_target - options.thresholds.min_target
+    return int(RUNWAY_SHARE * band * options.budget)
+
+
+def needed_after(options: EngineOptions) -> int:
+    """The occupancy a threshold commit must reach to land."""
+    return options.max_tokens - runway_tokens(options)
+
+
+def buys_runway(options: EngineOptions, expected_after: int) -> bool:
+    """Whether a commit leaving ``expected_after`` tokens opens the runway."""
+    return expected_after <= needed_after(options)
+
+
+def budget_that_works(options: EngineOptions, floor_tokens: int) -> int:
+    """The smallest budget whose runway target sits at or above ``floor_tokens``."""
+    thresholds = options.thresholds
+    share = thresholds.max_target - RUNWAY_SHARE * (thresholds.max_target - thresholds.min_target)
+    return int(math.ceil(floor_tokens / share / 1_000) * 1_000)
+
+
+def make_floor(
+    options: EngineOptions,
+    expected_after: int,
+    host_tokens: int,
+    pin_tokens: int,
+    fresh_tokens: int,
+) -> Floor:
+    """The floor report for a commit that would leave ``expected_after`` tokens."""
+    fixed = host_tokens + pin_tokens + fresh_tokens
+    return Floor(
+        host_tokens=host_tokens,
+        pin_tokens=pin_tokens,
+        fresh_tokens=fresh_tokens,
+        other_tokens=max(0, expected_after - fixed),
+        expected_after=expected_after,
+        needed_after=needed_after(options),
+        budget_that_works=budget_that_works(options, expected_after),
+    )
+
+
+def check_request_clock(now_ms: int | None, cache_lifetime_s: int | None) -> None:
+    """Refuse a request time or lifetime that is not a whole, sensible number."""
+    for name, value in (("now_ms", now_ms), ("cache_lifetime_s", cache_lifetime_s)):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise EngineError(f"{name} must be a whole number or None, got {value!r}")
+    if now_ms is not None and now_ms < 0:
+        raise EngineError(f"now_ms must not be negative, got {now_ms}")
+    if cache_lifetime_s is not None and cache_lifetime_s <= 0:
+        raise EngineError(f"cache_lifetime_s must be above 0 seconds, got {cache_lifetime_s}")
+
+
+def cache_is_cold(
+    previous_ms: int | None, now_ms: int | None, cache_lifetime_s: int | None
+) -> bool:
+    """Whether a request at ``now_ms`` finds the cache expired since the previous one.
+
+    Unknown times or lifetime: not cold (the engine never guesses an expiry).
+    """
+    if previous_ms is None or now_ms is None or cache_lifetime_s is None:
+        return False
+    return now_ms - previous_ms > cache_lifetime_s * 1_000
+
+
+class RunwayBlocked(Exception):
+    """Raised inside a threshold commit that would not buy runway; the engine restores its
+    snapshot (nothing was logged) and keeps :attr:`floor` for status."""
+
+    def __init__(self, floor: Floor) -> None:
+        super().__init__(floor.describe())
+        self.floor = floor
+        """What blocked it."""
+
+
+__all__ = [
+    "COLD_COMMIT_SHARE",
+    "RUNWAY_SHARE",
+    "Floor",
+    "RunwayBlocked",
+    "budget_that_works",
+    "buys_runway",
+    "cache_is_cold",
+    "check_request_clock",
+    "make_floor",
+    "needed_after",
+    "runway_tokens",
+]
