@@ -12,12 +12,16 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
+from pifold_agent.loop.approval import Approver
 from pifold_agent.loop.batch import ABORTED_RESULT
 from pifold_agent.loop.events import CommitDone, MessageEnd
 from pifold_agent.loop.native_window import NativeWindow
 from pifold_agent.sessions import SessionFile
-from pifold_tui.app.app import PifoldApp
+from pifold_tui.app.app import Launch, PifoldApp
+from pifold_tui.app.demo import CONNECT_HINT, open_demo
 from pifold_tui.app.footer import SessionFooter
+from pifold_tui.app.launch import conversation_for, prompt_for
+from pifold_tui.screens.editor import FoldEditorScreen
 from pifold_tui.screens.fold import FoldScreen
 from tests.ui.app.harness import (
     GREETING,
@@ -252,3 +256,47 @@ async def test_compact_hands_the_context_to_native_compaction(
         assert compaction.summary.startswith("The user asked for three batches")
         notices = [row for row in conversation(app).rows() if "commit" in row.classes]
         assert notices, "the compaction is not shown in the conversation"
+
+
+async def test_the_no_key_demo_commits_pauses_and_a_fold_row_opens_the_editor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folders = prepare(tmp_path, monkeypatch)
+
+    def load(approver: Approver) -> Launch:
+        # Unpaced, so the first commit comes in seconds rather than the demo's minute.
+        session, gate, opening = open_demo(folders.cwd, text_delay_s=0, call_delay_s=0)
+        return Launch(session, gate, opening)
+
+    app = PifoldApp(load, conversation_for, prompt_for, cwd=folders.cwd)
+    async with app.run_test(size=SIZE) as pilot:
+        watch = await opened(app, pilot)
+        commit = await watch.until_type("commit")
+        assert isinstance(commit, CommitDone) and commit.tokens_after < commit.tokens_before
+        await pilot.press("f2")
+        assert app.gate is not None and app.gate.paused
+        await pilot.pause()
+        engine = engine_of(app)
+        assert app.bar is not None and app.bar.composition == engine.composition()
+        # The conversation shows the folds where the model now sees their placeholders.
+        rows = [view for view, _ in conversation(app).fold_views]
+        assert rows, "no fold row in the conversation after the commit"
+        await send(pilot, "fix the bug please")  # the demo has no model to send it to
+        assert app.notes[-1] == CONNECT_HINT
+        rows[0].focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        editor = app.screen
+        assert isinstance(editor, FoldEditorScreen) and editor.read_only  # the demo plays on
+        await pilot.pause()
+        selected = editor.window_map.selected
+        assert selected is not None and selected.handle == rows[0].handle
+        peeked = engine.peek(rows[0].handle)
+        assert peeked.complete
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("f2")
+        assert not app.gate.paused
+        app.action_abort()
+        await run_to_end(app, pilot)
+        assert_session_consistent(engine)
