@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
@@ -372,10 +373,10 @@ class PifoldApp(App[int]):
         self.bridge.replace_agent(session.agent)
         await self._mount_bar()
 
-    def say(self, text: str, severity: str = "information", timeout: float = 6) -> None:
+    def say(self, text: str, severity: SeverityLevel = "information", timeout: float = 6) -> None:
         """Tell the user ``text`` in a notification (and keep it in :attr:`notes`)."""
         self.notes.append(text)
-        self.notify(text, severity=severity, timeout=timeout, markup=False)  # type: ignore[arg-type]
+        self.notify(text, severity=severity, timeout=timeout, markup=False)
 
     async def action_quit(self) -> None:
         if self.bridge is not None and self.bridge.abort():
