@@ -41,6 +41,11 @@ SCRIPTS = Path(__file__).resolve().parent / "scripts"
 SIZE = (100, 32)
 """The terminal every flow runs in."""
 
+EVENT_WAIT_LIMIT_S = 60.0
+"""How long :meth:`EventWatch.until` waits for the next event before failing: not a measure
+of speed (nothing asserts a duration), only so that a flow whose event never comes fails
+with a traceback instead of hanging the suite."""
+
 GREETING = 'def greet() -> str:\n    return "hello"\n'
 """``src/greet.py`` in the fresh repository (the tools script edits it)."""
 
@@ -144,7 +149,7 @@ class EventWatch:
                     return event
             start = len(self.events)
             self._arrived.clear()
-            await asyncio.wait_for(self._arrived.wait(), timeout=30)
+            await asyncio.wait_for(self._arrived.wait(), timeout=EVENT_WAIT_LIMIT_S)
 
     async def until_type(self, kind: str, start: int = 0) -> AgentEvent:
         return await self.until(lambda event: event.type == kind, start)
