@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from pifold_core.runway import Floor
+
 
 class Category(StrEnum):
     """The six categories of the bar, in the bar's order: most compressed first."""
@@ -98,6 +100,8 @@ class Composition:
     """Folding has stopped (the engine is suspended); the bar says ``FOLDING STOPPED``."""
     available: bool = True
     """False when the composition could not be computed; the bar states it is unavailable."""
+    floor: Floor | None = None
+    """Set while a threshold commit is held back for want of runway: what blocks it."""
 
     @property
     def fill_share(self) -> float | None:

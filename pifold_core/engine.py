@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -849,7 +849,7 @@ class Engine(FoldVerbs):
     def composition(self) -> Composition:
         """What fills the window, for the fold bar."""
         reading = self.meter.reading(self.epoch)
-        return compose(
+        composed = compose(
             self.projection,
             self.forest,
             self.marks.values(),
@@ -859,6 +859,7 @@ class Engine(FoldVerbs):
             reading=reading,
             folding_stopped=self.folding_stopped is not None,
         )
+        return replace(composed, floor=self.floor)  # a threshold commit held for runway
 
     def status(self) -> EngineStatus:
         """Everything the ``status`` action reports."""

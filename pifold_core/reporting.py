@@ -93,6 +93,7 @@ def build_status(engine: Engine) -> EngineStatus:
         commits=engine.commit_count,
         last_commit=engine.last_commit,
         stalled_reason=engine.stalled_reason,
+        floor=engine.floor,
         folding_stopped=engine.folding_stopped,
         torn_tail=engine.torn_tail,
         damaged=damaged_objects(engine),

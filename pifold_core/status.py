@@ -11,6 +11,7 @@ from typing import Literal
 
 from pifold_core.composition import FoldCounts, Reading
 from pifold_core.journal import TornTail
+from pifold_core.runway import Floor
 
 FoldState = Literal["collapsed", "expanded", "hidden"]
 """How a fold shows now: as its placeholder, open one level, or inside a collapsed ancestor."""
@@ -201,3 +202,6 @@ class EngineStatus:
     """Bytes of those sources."""
     max_depth: int = 0
     """Deepest nesting of folds: 0 with none, 1 with only roots, 2 with a child, ..."""
+    floor: Floor | None = None
+    """Set when the last threshold commit was held back for want of runway: the floor that
+    blocks it (host prompt, pins, fresh tail) and the budget that would work."""

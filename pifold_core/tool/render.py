@@ -127,6 +127,8 @@ def _occupancy_line(status: EngineStatus) -> str:
 
 
 def _trigger_line(status: EngineStatus) -> str:
+    if status.floor is not None:
+        return f"next commit: {status.floor.describe()}"
     if status.stalled_reason is not None:
         return f"next commit: stalled, {status.stalled_reason}"
     distance = status.max_tokens - status.occupancy.tokens

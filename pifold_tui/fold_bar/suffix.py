@@ -101,6 +101,24 @@ def _folds_parts(composition: Composition) -> list[SuffixPart]:
     return parts
 
 
+def thousands(tokens: int) -> str:
+    """Tokens in whole thousands (``30k``), or as they are under a thousand."""
+    return f"{round_half_up(tokens / 1_000)}k" if tokens >= 1_000 else str(tokens)
+
+
+def _floor_parts(composition: Composition) -> list[SuffixPart]:
+    """``blocked by floor (host 30k, pins 0, tail 9k; 75k budget works)``, when it is."""
+    floor = composition.floor
+    if floor is None:
+        return []
+    text = (
+        f" blocked by floor (host {thousands(floor.host_tokens)}, pins "
+        f"{thousands(floor.pin_tokens)}, tail {thousands(floor.fresh_tokens)}; "
+        f"{thousands(floor.budget_that_works)} budget works)"
+    )
+    return [SuffixPart(text, Role.MUTED)]
+
+
 def suffix_parts(composition: Composition | None) -> tuple[SuffixPart, ...]:
     """The suffix for ``composition`` as coloured runs (``None``: unavailable)."""
     state = state_of(composition)
@@ -111,6 +129,7 @@ def suffix_parts(composition: Composition | None) -> tuple[SuffixPart, ...]:
         *_reading_parts(composition, state),
         SuffixPart(SEPARATOR, Role.MUTED),
         SuffixPart(commit),
+        *_floor_parts(composition),
         SuffixPart(SEPARATOR, Role.MUTED),
         *_folds_parts(composition),
     )

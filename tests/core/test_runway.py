@@ -16,6 +16,8 @@ from pifold_core.entries import Usage
 from pifold_core.journal import Journal
 from pifold_core.options import EngineOptions
 from pifold_core.runway import budget_that_works, needed_after, runway_tokens
+from pifold_core.tool.render import render_status
+from pifold_tui.fold_bar.suffix import suffix_text
 from tests.core.builders import SessionBuilder, small_options
 from tests.core.engine_checks import assert_reopens_identically, pending_engine
 
@@ -101,3 +103,23 @@ def test_a_request_that_would_not_fit_commits_whatever_the_runway(tmp_path: Path
     assert request.commit is not None and request.commit.cause == "threshold"
     assert engine.expected_tokens() > needed_after(engine.options)  # no runway, but it fits
     assert_reopens_identically(engine)
+
+
+def test_status_the_tool_and_the_bar_name_the_floor_that_blocks(tmp_path: Path) -> None:
+    engine = _with_host_prompt(tmp_path, 10_000)
+    engine.prepare_request()
+    floor = engine.floor
+    assert floor is not None
+    status = engine.status()
+    assert status.floor == floor
+    text = render_status(status)
+    assert "next commit: commit blocked by the floor" in text
+    assert f"fresh tail {floor.fresh_tokens:,}" in text and "budget of 21,000" in text
+    bar = suffix_text(engine.composition())
+    assert "blocked by floor (host 10k" in bar and "21k budget works" in bar
+    # Once the budget that works is taken and the commit lands, every surface clears.
+    engine.apply_options(_options(floor.budget_that_works))
+    engine.append(SessionBuilder(prefix="cleared").user("now"))
+    assert engine.prepare_request().commit is not None
+    assert engine.status().floor is None and "blocked" not in suffix_text(engine.composition())
+    assert "blocked" not in render_status(engine.status())
