@@ -46,11 +46,15 @@ def make_private_folder(folder: Path) -> None:
         os.chmod(created, FOLDER_MODE)  # mkdir's mode is cut by the umask
 
 
-def write_file_atomically(path: Path, data: bytes, mode: int = OBJECT_MODE) -> None:
+def write_file_atomically(
+    path: Path, data: bytes, mode: int = OBJECT_MODE, sync_folder: bool = True
+) -> None:
     """Write ``data`` to ``path`` so a crash leaves either the old file or the new one.
 
     Temporary file in the same folder, fsync, chmod, rename over the target, fsync the folder.
-    Missing folders are created private (0700).
+    Missing folders are created private (0700). A caller writing many files may pass
+    ``sync_folder=False`` and fsync each folder once itself (:func:`fsync_directory`) before
+    anything that depends on the files is made durable.
     """
     make_private_folder(path.parent)
     descriptor, temporary = tempfile.mkstemp(
@@ -67,7 +71,8 @@ def write_file_atomically(path: Path, data: bytes, mode: int = OBJECT_MODE) -> N
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
-    fsync_directory(path.parent)
+    if sync_folder:
+        fsync_directory(path.parent)
 
 
 def remove_temporaries(root: Path) -> list[Path]:

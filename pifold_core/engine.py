@@ -735,11 +735,12 @@ class Engine(FoldVerbs):
             self.forest.validate_folds([built.fold for built in outcome.built], self.transcript)
             # Children before parents: a fold object lists its child folds by digest, so
             # they are stored first (every object on disk has all its parts).
-            for built in sorted(outcome.built, key=lambda built: built.fold.end - built.fold.start):
-                self.store.put_fold(
-                    built.fold.source_digest,
-                    fold_parts(built.fold, self.forest.folds, self.transcript.entries),
-                )
+            folds, entries = self.forest.folds, self.transcript.entries
+            smallest_first = [built.fold for built in outcome.built]
+            smallest_first.sort(key=lambda fold: fold.end - fold.start)
+            self.store.put_folds(
+                [(fold.source_digest, fold_parts(fold, folds, entries)) for fold in smallest_first]
+            )
             spent = sorted(set(snapshot["ephemeral"]) - set(self.ephemeral))
             record: dict[str, Any] = {
                 "n": outcome.number,

@@ -100,18 +100,23 @@ class FoldStore:
             raise ValueError(f"not a sha256 hex digest: {digest!r}")
         return self.root / HASH_ALGORITHM / digest[:2] / digest
 
-    def put(self, payload: bytes) -> str:
+    def put(self, payload: bytes, unsynced: set[Path] | None = None) -> str:
         """Store ``payload`` once and return its SHA-256. Idempotent.
 
         An existing object is verified rather than rewritten, so a damaged object is reported
-        instead of being silently trusted.
+        instead of being silently trusted. With ``unsynced`` the new file's folder is added
+        to it instead of being fsynced: the caller fsyncs each folder once.
         """
         digest = sha256_hex(payload)
         path = self.path_of(digest)
         if os.path.lexists(path):
             self.get(digest)
             return digest
-        write_file_atomically(path, self._file_bytes(payload), mode=OBJECT_MODE)
+        write_file_atomically(
+            path, self._file_bytes(payload), mode=OBJECT_MODE, sync_folder=unsynced is None
+        )
+        if unsynced is not None:
+            unsynced.add(path.parent)
         self.damaged.pop(digest, None)
         return digest
 
@@ -252,35 +257,46 @@ class FoldStore:
         return self._listing_of(digest, payload, listing), length
 
     def put_fold(self, digest: str, parts: Sequence[FoldPart]) -> str:
-        """Store a fold whose source hashes to ``digest`` as the listing of its ``parts``.
+        """Store one fold (see :meth:`put_folds`); returns its digest."""
+        self.put_folds([(digest, parts)])
+        return digest
+
+    def put_folds(self, folds: Sequence[tuple[str, Sequence[FoldPart]]]) -> None:
+        """Store folds, each as the listing of its parts, children before parents.
 
         Each leaf part carries its bytes and is stored (once: an existing leaf is verified);
-        each child fold part must already be stored. The fold object is written last, so a
-        fold object on disk always has every part it lists. Idempotent, like :meth:`put`.
+        each child fold part must be stored already or earlier in ``folds``. Every file is
+        fsynced as it is written, and every folder touched once at the end (a commit writes
+        thousands of leaves), before the caller makes the folds' log record durable. Fold
+        objects that exist are verified, not rewritten.
 
         Raises:
             StoreObjectMissing: a child fold part is not in the store.
-            ValueError: a leaf part without its bytes, or no parts.
+            ValueError: a leaf part without its bytes, or a fold without parts.
         """
-        if not parts:
-            raise ValueError(f"fold {digest} has no parts")
-        for part in parts:
-            if part.kind == "leaf":
-                if part.payload is None:
-                    raise ValueError(f"leaf {part.digest} of fold {digest} comes without bytes")
-                self.put(part.payload)
-            elif not os.path.lexists(self.path_of(part.digest)):
-                raise StoreObjectMissing(
-                    f"fold store object {part.digest} (a child of fold {digest}) is missing",
-                    part.digest,
-                )
-        path = self.path_of(digest)
-        if os.path.lexists(path):
-            self.get(digest)
-            return digest
-        write_file_atomically(path, self._fold_file_bytes(parts), mode=OBJECT_MODE)
-        self.damaged.pop(digest, None)
-        return digest
+        unsynced: set[Path] = set()
+        for digest, parts in folds:
+            if not parts:
+                raise ValueError(f"fold {digest} has no parts")
+            for part in parts:
+                if part.kind == "leaf":
+                    if part.payload is None:
+                        raise ValueError(f"leaf {part.digest} of fold {digest} has no bytes")
+                    self.put(part.payload, unsynced)
+                elif not os.path.lexists(self.path_of(part.digest)):
+                    raise StoreObjectMissing(
+                        f"fold store object {part.digest} (a child of fold {digest}) is missing",
+                        part.digest,
+                    )
+            path = self.path_of(digest)
+            if os.path.lexists(path):
+                self.get(digest)
+                continue
+            write_file_atomically(path, self._fold_file_bytes(parts), OBJECT_MODE, False)
+            unsynced.add(path.parent)
+            self.damaged.pop(digest, None)
+        for folder in sorted(unsynced):
+            fsync_directory(folder)
 
     @staticmethod
     def _fold_file_bytes(parts: Sequence[FoldPart]) -> bytes:

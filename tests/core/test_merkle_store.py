@@ -136,7 +136,7 @@ def test_put_fold_refuses_a_missing_child_and_a_leaf_without_bytes(tmp_path: Pat
     ghost = FoldPart("fold", "0" * 64, 10)
     with pytest.raises(StoreObjectMissing, match="0" * 64):
         store.put_fold("1" * 64, [ghost])
-    with pytest.raises(ValueError, match="without bytes"):
+    with pytest.raises(ValueError, match="has no bytes"):
         store.put_fold("1" * 64, [FoldPart("leaf", "2" * 64, 3)])
     assert not store.path_of("1" * 64).exists()
 
