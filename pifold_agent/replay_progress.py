@@ -137,8 +137,11 @@ class RunFigures:
 class ReplayDriver:
     """Runs the steps of one replay against an engine, resuming from the notes it finds."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, cache_lifetime_s: int | None = None) -> None:
         self.engine = engine
+        self.cache_lifetime_s = cache_lifetime_s
+        """The priced family's cache lifetime, passed with each request beside the trace's
+        own clock (the answer's timestamp) so cold-cache commits happen as they would live."""
         self.figures = RunFigures()
         for note in replay_notes(engine):
             if note.body[NOTE_KEY] == "answer":
@@ -169,7 +172,7 @@ class ReplayDriver:
             {NOTE_KEY: "request", "position": position, **self._counters()}
         )
         if engine.audit.counts.requests == asked.body["requests"]:
-            engine.prepare_request()
+            engine.prepare_request(entry.timestamp_ms, self.cache_lifetime_s)
         overflow, answer = pending.get("overflow"), pending.get("answer")
         if overflow is None and answer is None and engine.expected_tokens() > engine.options.budget:
             # A live provider would refuse this request as too long: recover as a host would,

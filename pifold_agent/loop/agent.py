@@ -64,6 +64,9 @@ class AgentConfig:
     """A stable id for the provider's prompt cache key."""
     max_output_tokens: int | None = None
     """The model's output reservation, when known."""
+    cache_lifetime_s: int | None = None
+    """The model's prompt-cache lifetime (its descriptor's), passed with every request so
+    the engine can commit when the cache is cold anyway; ``None``: unknown."""
     transient_retries: int = 3
     """How many times a transient failure is retried before the run ends."""
     retry_base_delay_s: float = 2.0
@@ -103,7 +106,9 @@ class Agent:
         clock: Callable[[], int] = now_ms,
     ) -> None:
         self.window: ContextWindow = (
-            EngineWindow(context) if isinstance(context, Engine) else context
+            EngineWindow(context, clock, config.cache_lifetime_s)
+            if isinstance(context, Engine)
+            else context
         )
         """What requests are built from: the folding engine, or native compaction."""
         self.provider = provider

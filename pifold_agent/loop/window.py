@@ -92,8 +92,17 @@ class ContextWindow(Protocol):
 class EngineWindow:
     """The folding engine as the loop's context."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        clock: Callable[[], int] | None = None,
+        cache_lifetime_s: int | None = None,
+    ) -> None:
         self.engine = engine
+        self.clock = clock
+        """Milliseconds now, passed with each request so the engine can see a cold cache."""
+        self.cache_lifetime_s = cache_lifetime_s
+        """The model's cache lifetime (its descriptor's), when known."""
         """The engine every message goes to."""
 
     def entries(self) -> Sequence[Entry]:
@@ -119,7 +128,8 @@ class EngineWindow:
         return missing
 
     async def prepare(self, emit: Callable[[AgentEvent], None]) -> Prepared:
-        request = self.engine.prepare_request()
+        now = self.clock() if self.clock is not None else None
+        request = self.engine.prepare_request(now, self.cache_lifetime_s)
         if request.commit is not None:
             emit(commit_event(request.commit))
         settled = self.engine.settled_boundary()
