@@ -231,7 +231,8 @@ def test_a_kill_around_the_overflow_commit_resumes_with_the_retried_request(
     state = tmp_path / "state"
     assert crash_child(CODEX, state, KillPoint("commit", 1, mode, cause="overflow")) is None
     assert differences(CODEX, state) == []
-    assert reference(CODEX).report["commits"] == 21
+    # 21 commits before issue 12's runway rule held back the ones that bought little room.
+    assert reference(CODEX).report["commits"] == 16
 
 
 @pytest.mark.skipif(trace_path(CODEX) is None, reason="../shared/traces is not present")
