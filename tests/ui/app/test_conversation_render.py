@@ -101,7 +101,13 @@ def test_truncation_keeps_a_prefix_and_counts_what_it_hides(lines: list[str]) ->
     text = "\n".join(lines)
     cut = truncated(text)
     assert text.startswith(cut.shown)
-    assert len(cut.shown.splitlines()) + cut.hidden_lines == len(text.splitlines())
+    every = text.splitlines()
+    if cut.hidden_lines:
+        # The shown part is exactly the first lines, blank ones included.
+        assert cut.shown.split("\n") == every[:RESULT_LINES]
+        assert RESULT_LINES + cut.hidden_lines == len(every)
+    else:
+        assert cut.shown == text
 
 
 def entry(identifier: str, kind: str, call: str | None = None) -> Entry:
