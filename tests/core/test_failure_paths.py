@@ -31,7 +31,7 @@ def test_a_commit_retried_after_a_failure_carries_the_new_brief(
     )
     span = next(mark for mark in engine.marks.values() if mark.kind == "span")
 
-    def full_disk(self: FoldStore, payload: bytes) -> str:
+    def full_disk(self: FoldStore, payload: bytes, *rest: object) -> str:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(FoldStore, "put", full_disk)
@@ -67,7 +67,7 @@ def test_a_calibration_sample_that_cannot_be_logged_is_not_learned(
     assert_reopens_identically(engine)
 
 
-def test_a_stall_cleared_by_a_later_commit_stays_cleared_after_reopen(tmp_path: Path) -> None:
+def test_a_floor_cleared_by_a_later_commit_stays_cleared_after_reopen(tmp_path: Path) -> None:
     engine = Engine.open(
         tmp_path / "state", small_options(budget=20_000, min_fold_chars=1_000), CharCounter()
     )
@@ -77,11 +77,14 @@ def test_a_stall_cleared_by_a_later_commit_stays_cleared_after_reopen(tmp_path: 
     session.batch([25_000, 25_000, 25_000], text="reading it all", seed=1)
     session.assistant("Read.")
     drive(engine, session.entries)
-    # Before "Read." the batch was the fresh tail: that commit fell short and says why.
-    assert engine.stalled_reason is not None
-    stalled = reopen(engine)
-    assert stalled.stalled_reason == engine.stalled_reason
-    stalled.close()
+    # Before "Read." the batch was the fresh tail: no commit could buy runway, so none
+    # landed, and status names the floor that blocks it (the fresh tail) and a budget that
+    # would work.
+    floor = engine.status().floor
+    assert floor is not None and floor.fresh_tokens > 0
+    assert floor.budget_that_works > 20_000
+    # (A reopen names the floor again at its next request: the floor is a finding of the
+    # last threshold check, not logged state.)
     # Once the model has moved on, the batch leaves the fresh tail and is marked: the next
     # threshold commit reaches its target.
     more = SessionBuilder(prefix="m")
@@ -94,9 +97,11 @@ def test_a_stall_cleared_by_a_later_commit_stays_cleared_after_reopen(tmp_path: 
     assert_clean_audit(engine)
     assert_lossless(engine)
     assert engine.stalled_reason is None
+    assert engine.status().floor is None
     reopened = reopen(engine)
     try:
         assert reopened.stalled_reason is None
         assert reopened.status().stalled_reason is None
+        assert reopened.status().floor is None
     finally:
         reopened.close()

@@ -257,7 +257,7 @@ def test_a_commit_that_cannot_be_saved_stops_folding_not_the_session(
     engine, _ = _over_the_trigger(tmp_path)
     calls: list[int] = []
 
-    def broken_put(self: FoldStore, payload: bytes) -> str:
+    def broken_put(self: FoldStore, payload: bytes, *rest: object) -> str:
         calls.append(len(payload))
         raise OSError(28, "No space left on device")
 
@@ -310,7 +310,7 @@ def test_an_explicit_commit_that_cannot_be_saved_raises_and_changes_nothing(
 ) -> None:
     engine, _ = pending_engine(tmp_path)
 
-    def broken_put(self: FoldStore, payload: bytes) -> str:
+    def broken_put(self: FoldStore, payload: bytes, *rest: object) -> str:
         raise OSError(5, "Input/output error")
 
     monkeypatch.setattr(FoldStore, "put", broken_put)
