@@ -310,13 +310,24 @@ class FoldStore:
     def rewrite_fold(self, digest: str, parts: Sequence[FoldPart], quarantine: Path) -> Path | None:
         """Put back a damaged fold object from its parts (:meth:`rewrite` for a fold).
 
-        The parts are the fold's as the log's entries and folds give them; the rewritten
-        object is then read back whole and must hash to ``digest``, so nothing is trusted
-        unverified. Returns where the damaged file was moved, if there was one.
+        The parts are the fold's as the log's entries and folds give them; they are read
+        (verified) and reassembled first, and nothing is written unless the whole hashes to
+        ``digest``, so nothing is trusted unverified. Returns where the damaged file was
+        moved, if there was one.
 
         Raises:
-            StoreError: the object does not verify after the rewrite (a part is damaged).
+            StoreError: a part is damaged, or the parts do not reassemble to ``digest``.
         """
+        insides = [
+            inside(self.get(p.digest)) if p.kind == "fold" else self.get(p.digest) for p in parts
+        ]
+        actual = sha256_hex(assemble(insides))
+        if actual != digest:
+            raise StoreObjectCorrupt(
+                f"refusing to rewrite fold store object {digest}: its parts reassemble to "
+                f"bytes that hash to {actual}",
+                digest,
+            )
         moved = self._set_aside(digest, quarantine)
         write_file_atomically(self.path_of(digest), self._fold_file_bytes(parts), OBJECT_MODE)
         self.damaged.pop(digest, None)

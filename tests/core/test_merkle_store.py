@@ -115,9 +115,10 @@ def test_a_listing_edited_with_its_header_still_fails_on_the_whole_source(
     swapped = [FoldPart("fold", child.digest, child.length), _leaf(records[0]), _leaf(records[3])]
     path = store.path_of(parent.digest)
     _damage(path, None)
-    # A wrong fold object written through the public API, under the parent's name.
+    # A repair from the wrong parts is refused before anything is written.
     with pytest.raises(StoreObjectCorrupt, match="reassemble"):
         store.rewrite_fold(parent.digest, swapped, tmp_path / "quarantine")
+    assert not path.exists()
 
 
 def test_old_whole_source_objects_still_read_and_can_be_children(tmp_path: Path) -> None:
