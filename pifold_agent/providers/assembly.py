@@ -19,11 +19,11 @@ import json
 import re
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pifold_agent.providers.base import TextDelta, ThinkingDelta, ToolCallDelta
 from pifold_core.canonical import JsonValue
-from pifold_core.entries import Block, TextBlock, ThinkingBlock, ToolCallBlock
+from pifold_core.entries import Block, TextBlock, ThinkingBlock, ToolCallBlock, Usage
 
 CALL_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """What every provider accepts as a tool call id."""
@@ -171,3 +171,16 @@ class BlockAssembler:
                 call_id = block.call_id or f"call_{position}"
                 result.append(ToolCallBlock(call_id, block.name, parse_arguments(arguments)))
         return tuple(result)
+
+
+def disjoint_usage(prompt_tokens: int | None, output_tokens: int | None, details: Any) -> Usage:
+    """OpenAI-style usage (a prompt total that includes its cached part, with the cached and
+    written tokens in ``details``) as the engine's disjoint buckets: input excludes both."""
+    cached = getattr(details, "cached_tokens", None) or 0
+    written = getattr(details, "cache_write_tokens", None) or 0
+    return Usage(
+        input_tokens=max(0, (prompt_tokens or 0) - cached - written),
+        output_tokens=output_tokens or 0,
+        cache_read_tokens=cached,
+        cache_write_tokens=written,
+    )

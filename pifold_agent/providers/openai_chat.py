@@ -19,7 +19,7 @@ from typing import Any
 
 import openai
 
-from pifold_agent.providers.assembly import BlockAssembler, arguments_text
+from pifold_agent.providers.assembly import BlockAssembler, arguments_text, disjoint_usage
 from pifold_agent.providers.base import (
     ProviderRequest,
     StopReason,
@@ -113,14 +113,8 @@ def build_body(request: ProviderRequest, model: str, openai_proper: bool) -> dic
 
 def map_usage(usage: Any) -> Usage:
     """Chat usage as disjoint buckets: cached prompt tokens are taken out of the input."""
-    details = getattr(usage, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) or 0
-    written = getattr(details, "cache_write_tokens", None) or 0
-    return Usage(
-        input_tokens=max(0, (usage.prompt_tokens or 0) - cached - written),
-        output_tokens=usage.completion_tokens or 0,
-        cache_read_tokens=cached,
-        cache_write_tokens=written,
+    return disjoint_usage(
+        usage.prompt_tokens, usage.completion_tokens, getattr(usage, "prompt_tokens_details", None)
     )
 
 

@@ -20,7 +20,12 @@ from typing import Any
 
 import openai
 
-from pifold_agent.providers.assembly import BlockAssembler, arguments_text, normalise_call_id
+from pifold_agent.providers.assembly import (
+    BlockAssembler,
+    arguments_text,
+    disjoint_usage,
+    normalise_call_id,
+)
 from pifold_agent.providers.base import (
     ProviderRequest,
     StopReason,
@@ -109,14 +114,8 @@ def build_body(request: ProviderRequest, model: str, reasoning: bool) -> dict[st
 
 def map_usage(usage: Any) -> Usage:
     """Responses usage as disjoint buckets (see the module docstring)."""
-    details = getattr(usage, "input_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) or 0
-    written = getattr(details, "cache_write_tokens", None) or 0
-    return Usage(
-        input_tokens=max(0, (usage.input_tokens or 0) - cached - written),
-        output_tokens=usage.output_tokens or 0,
-        cache_read_tokens=cached,
-        cache_write_tokens=written,
+    return disjoint_usage(
+        usage.input_tokens, usage.output_tokens, getattr(usage, "input_tokens_details", None)
     )
 
 
