@@ -32,9 +32,11 @@ from pifold_agent.loop import (
     ToolCrash,
     event_json,
 )
+from pifold_agent.loop.approval import Approver
 from pifold_agent.loop.events import CommitDone, CompactionDone, RetryWait
 from pifold_agent.loop.native_window import NativeWindow
 from pifold_agent.providers.base import Provider
+from pifold_agent.providers.models import ModelDescriptor, cache_lifetime
 from pifold_agent.providers.scripted import ScriptedProvider
 from pifold_agent.sessions import SessionError, SessionFile, find, latest_for
 from pifold_agent.tools import builtin_tools
@@ -107,7 +109,8 @@ def run_headless(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: Text
 
 def _run(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: TextIO) -> int:
     messages = _messages(options, stdin)
-    provider, model_budget = make_provider(options)
+    provider, descriptor = provider_and_model(options)
+    model_budget = descriptor.serving_budget if descriptor is not None else None
     cwd = options.cwd.resolve()
     session = open_session(cwd, options)
     for problem in session.problems:
@@ -119,7 +122,7 @@ def _run(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: TextIO) -> i
         else:
             engine = window = open_engine(session.state_directory, options, model_budget)
         tools = agent_tools(provider)
-        config = AgentConfig(cwd, session_id=session.id)
+        config = agent_config(cwd, session.id, descriptor)
         agent = Agent(window, provider, tools, session, config)
         agent.resume()
         if isinstance(provider, ScriptedProvider):
@@ -188,6 +191,13 @@ def _messages(options: HeadlessOptions, stdin: TextIO) -> list[str]:
 
 def make_provider(options: HeadlessOptions) -> tuple[Provider, int | None]:
     """The provider, and the serving budget its model descriptor states (when known)."""
+    provider, descriptor = provider_and_model(options)
+    return provider, descriptor.serving_budget if descriptor is not None else None
+
+
+def provider_and_model(options: HeadlessOptions) -> tuple[Provider, ModelDescriptor | None]:
+    """The provider, and its model's descriptor (``None``: unknown, or the scripted
+    provider, which has no prompt cache and no window of its own)."""
     if options.provider == "scripted" or options.script is not None:
         return _scripted(options), None
     from pifold_agent.providers.models import ModelsFileError
@@ -209,7 +219,25 @@ def make_provider(options: HeadlessOptions) -> tuple[Provider, int | None]:
         raise CommandError(str(error)) from None
     except (ProviderChoiceError, ModelsFileError) as error:
         raise CommandError(str(error)) from None
-    return provider, descriptor.serving_budget if descriptor is not None else None
+    return provider, descriptor
+
+
+def agent_config(
+    cwd: Path,
+    session_id: str,
+    descriptor: ModelDescriptor | None,
+    approver: Approver | None = None,
+) -> AgentConfig:
+    """The loop's configuration for a session on the model ``descriptor`` describes.
+
+    The descriptor's cache lifetime goes with every request, so the engine commits when a
+    pause has let the cache expire anyway. A model without one (unknown, a local server,
+    a descriptor stating 0, the scripted provider) passes ``None``: no pause is ever taken
+    for a cold cache, and only the band's threshold commits.
+    """
+    return AgentConfig(
+        cwd, session_id=session_id, cache_lifetime_s=cache_lifetime(descriptor), approver=approver
+    )
 
 
 def _scripted(options: HeadlessOptions) -> Provider:
@@ -327,11 +355,13 @@ __all__ = [
     "NO_KEY_HELP",
     "CommandError",
     "HeadlessOptions",
+    "agent_config",
     "agent_tools",
     "main_stdio",
     "make_provider",
     "native_window",
     "open_engine",
     "open_session",
+    "provider_and_model",
     "run_headless",
 ]

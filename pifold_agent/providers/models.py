@@ -153,6 +153,18 @@ def lookup(
     return (load_models() if table is None else table).get(model)
 
 
+def cache_lifetime(descriptor: ModelDescriptor | None) -> int | None:
+    """The prompt-cache lifetime a host passes with each request, in seconds.
+
+    ``None`` for a model the table does not know, or one whose descriptor states 0 (no
+    prompt cache, or none known, as for a local server): the engine then never takes a
+    pause for an expired cache, since it never guesses an expiry.
+    """
+    if descriptor is None or descriptor.cache_lifetime_s <= 0:
+        return None
+    return descriptor.cache_lifetime_s
+
+
 _FIELDS = {item.name: item for item in fields(ModelDescriptor) if item.name != "id"}
 _INTEGERS = {"context_window", "output_reservation", "cache_lifetime_s"}
 
@@ -207,6 +219,7 @@ __all__ = [
     "TABLE_DATE",
     "ModelDescriptor",
     "ModelsFileError",
+    "cache_lifetime",
     "load_models",
     "lookup",
     "models_file",

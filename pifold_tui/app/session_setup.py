@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pifold_agent.loop import Agent, AgentConfig, SessionRecorder
+from pifold_agent.loop import Agent, SessionRecorder
 from pifold_agent.loop.approval import Approver
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.models import ModelDescriptor, load_models
@@ -22,10 +22,12 @@ from pifold_agent.providers.scripted import ScriptedProvider
 from pifold_agent.run_command import (
     CommandError,
     HeadlessOptions,
+    agent_config,
     agent_tools,
     make_provider,
     open_engine,
     open_session,
+    provider_and_model,
 )
 from pifold_agent.sessions import SessionFile
 from pifold_core.engine import Engine
@@ -95,7 +97,8 @@ def open_live(options: HeadlessOptions, approver: Approver | None) -> AppSession
         pifold_agent.run_command.CommandError: no key, a bad option, an unknown session, or
             state that cannot be opened; the message says which.
     """
-    provider, model_budget = make_provider(options)
+    provider, descriptor = provider_and_model(options)
+    model_budget = descriptor.serving_budget if descriptor is not None else None
     cwd = options.cwd.resolve()
     session = open_session(cwd, options)
     try:
@@ -103,7 +106,7 @@ def open_live(options: HeadlessOptions, approver: Approver | None) -> AppSession
     except BaseException:
         session.close()
         raise
-    config = AgentConfig(cwd, session_id=session.id, approver=approver)
+    config = agent_config(cwd, session.id, descriptor, approver)
     agent = Agent(engine, provider, agent_tools(provider), session, config)
     agent.resume()
     if isinstance(provider, ScriptedProvider):
