@@ -7,6 +7,15 @@ commit) are also fsynced. An append that fails (a short write, a failed fsync) i
 the file is cut to where it ended before, so the log never holds a record its writer went on
 without.
 
+**Entry records are the leaves of the fold store** (issue 12). An entry's record bytes live
+in one place, its ``entry`` line here: a fold object lists the entry by its digest and its
+line's :class:`LogSpan` (byte offset and length in this file), and a read re-reads that line
+with ``pread`` and verifies it (:func:`read_entry_bytes`: the line's checksum, its kind, and
+the SHA-256 of the record's canonical bytes against the digest the fold lists). Offsets never
+move: the log is append-only, and a torn last line is cut before anything is written after
+it, so no span of a kept line ever points at other bytes. :attr:`Journal.entry_spans` maps
+every logged entry's id to its line.
+
 On reopen every line is verified. A damaged *last* line is a torn write: it is reported,
 truncated away before anything new is written, and nothing before it is lost. A damaged line
 anywhere else is corruption, and opening fails loudly with the line number.
@@ -25,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from pifold_core.atomic_files import fsync_directory, make_private_folder
 from pifold_core.canonical import (
     CanonicalError,
     canonical_bytes,
@@ -32,7 +42,6 @@ from pifold_core.canonical import (
     sha256_hex,
     wire_bytes,
 )
-from pifold_core.store import fsync_directory, make_private_folder
 
 LOG_MODE = 0o600
 """The log holds everything the user and the tools said: private to the user."""
@@ -47,6 +56,25 @@ class JournalReadOnly(RuntimeError):
     """An append to a log opened read-only (the engine refuses such verbs before this)."""
 
 
+class LogEntryDamaged(ValueError):
+    """An entry's line in the log no longer holds the entry a fold lists (a damaged region,
+    or a log cut short); the message names the byte range and what is wrong."""
+
+
+@dataclass(frozen=True, slots=True)
+class LogSpan:
+    """Where one line of the log lies: what a fold object names an entry's bytes by."""
+
+    offset: int
+    """Byte offset of the line's first byte in the log file."""
+    length: int
+    """Bytes of the line, its newline not counted."""
+
+    def describe(self) -> str:
+        """``bytes 1,024-2,047 of the log``: what an error message names."""
+        return f"bytes {self.offset:,}-{self.offset + self.length:,} of the log"
+
+
 @dataclass(frozen=True, slots=True)
 class JournalRecord:
     """One verified line."""
@@ -54,6 +82,8 @@ class JournalRecord:
     sequence: int
     kind: str
     body: dict[str, Any]
+    span: LogSpan | None = None
+    """Where the line lies in the log file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +104,60 @@ def _check(sequence: int, kind: str, body: dict[str, Any]) -> str:
     return sha256_hex(canonical_bytes([sequence, kind, body]))[:16]
 
 
+def parse_line(line: bytes) -> JournalRecord | None:
+    """One log line parsed and its checksum verified; ``None`` when it is damaged.
+
+    The sequence number is returned as written: the caller checks it against its place.
+    """
+    try:
+        value = parse_json(line)
+    except (ValueError, CanonicalError):
+        return None
+    if not isinstance(value, dict) or set(value) != {"n", "k", "b", "c"}:
+        return None
+    sequence, kind, body = value["n"], value["k"], value["b"]
+    if not isinstance(sequence, int) or not isinstance(kind, str) or not isinstance(body, dict):
+        return None
+    if value["c"] != _check(sequence, kind, body):
+        return None
+    return JournalRecord(sequence, kind, body)
+
+
+def entry_record_bytes(line: bytes, span: LogSpan, digest: str) -> bytes:
+    """The canonical record bytes an ``entry`` line holds, verified against ``digest``.
+
+    Raises:
+        LogEntryDamaged: the line is damaged, not an entry record, or its record does not
+            hash to ``digest``.
+    """
+    record = parse_line(line)
+    if record is None:
+        raise LogEntryDamaged(f"{span.describe()} is not a sound log line (damaged)")
+    if record.kind != "entry" or not isinstance(record.body.get("record"), dict):
+        raise LogEntryDamaged(f"{span.describe()} holds a {record.kind!r} record, not an entry")
+    data = canonical_bytes(record.body["record"])
+    actual = sha256_hex(data)
+    if actual != digest:
+        raise LogEntryDamaged(
+            f"{span.describe()} holds an entry whose record hashes to {actual}, not {digest}"
+        )
+    return data
+
+
+def read_entry_bytes(descriptor: int, span: LogSpan, digest: str) -> bytes:
+    """Read one entry's exact record bytes from an open log with ``pread``, verified.
+
+    The line must be whole (its newline follows it), sound, an entry, and hash to ``digest``.
+
+    Raises:
+        LogEntryDamaged: naming the byte range and what is wrong.
+    """
+    data = os.pread(descriptor, span.length + 1, span.offset)
+    if len(data) != span.length + 1 or not data.endswith(b"\n"):
+        raise LogEntryDamaged(f"{span.describe()} is not a whole line (the log is cut short)")
+    return entry_record_bytes(data[:-1], span, digest)
+
+
 class Journal:
     """Reads and appends the state log of one session."""
 
@@ -88,7 +172,27 @@ class Journal:
         self.unfinished: TornTail | None = None
         """Set by a read-only :meth:`read_all` for an unterminated last line it left alone:
         a live writer's line in progress, or (when no writer holds the session) a torn one."""
+        self.entry_spans: dict[str, LogSpan] = {}
+        """Every logged entry's line, by entry id, from :meth:`read_all` and :meth:`append`
+        (what :func:`pifold_core.merkle.fold_parts` lists a fold's entries by)."""
+        self.last_span: LogSpan | None = None
+        """Where the line of the latest successful :meth:`append` lies."""
         self._handle: IO[bytes] | None = None
+
+    def read_entry(self, span: LogSpan, digest: str) -> bytes:
+        """One entry's exact record bytes, read from the log and verified against ``digest``
+        (the entry's :attr:`~pifold_core.entries.Entry.digest`): the public way to get an
+        entry's bytes back without holding them in memory (see :func:`read_entry_bytes`).
+
+        Raises:
+            LogEntryDamaged: the line at ``span`` is not that entry, whole and sound.
+            OSError: the log cannot be read.
+        """
+        descriptor = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            return read_entry_bytes(descriptor, span, digest)
+        finally:
+            os.close(descriptor)
 
     def read_all(self) -> Iterator[JournalRecord]:
         """Yield every verified record; truncate a torn last line (and report it)."""
@@ -111,8 +215,10 @@ class Journal:
                     f"cannot be trusted, so the session is not opened"
                 )
             self.next_sequence = record.sequence + 1
+            span = LogSpan(offset, len(line))
+            self._note_entry(record.kind, record.body, span)
             offset += len(line) + 1
-            yield record
+            yield JournalRecord(record.sequence, record.kind, record.body, span)
         if trailing and self.read_only:
             self.unfinished = TornTail(len(complete) + 1, len(trailing))
         elif trailing:
@@ -121,18 +227,19 @@ class Journal:
         # halfway through it.
 
     def _parse(self, line: bytes, expected: int) -> JournalRecord | None:
-        try:
-            value = parse_json(line)
-        except (ValueError, CanonicalError):
+        record = parse_line(line)
+        if record is None or record.sequence != expected:
             return None
-        if not isinstance(value, dict) or set(value) != {"n", "k", "b", "c"}:
-            return None
-        sequence, kind, body = value["n"], value["k"], value["b"]
-        if sequence != expected or not isinstance(kind, str) or not isinstance(body, dict):
-            return None
-        if value["c"] != _check(sequence, kind, body):
-            return None
-        return JournalRecord(sequence, kind, body)
+        return record
+
+    def _note_entry(self, kind: str, body: dict[str, Any], span: LogSpan) -> None:
+        """Remember where an entry's line lies (its bytes are the store's leaf)."""
+        if kind != "entry":
+            return
+        record = body.get("record")
+        identifier = record.get("id") if isinstance(record, dict) else None
+        if isinstance(identifier, str):
+            self.entry_spans[identifier] = span
 
     def _truncate(self, offset: int, line_number: int, byte_count: int) -> None:
         self.torn = TornTail(line_number, byte_count)
@@ -181,6 +288,8 @@ class Journal:
                 os.ftruncate(descriptor, size)
             raise
         self.next_sequence += 1
+        self.last_span = LogSpan(size, len(line))
+        self._note_entry(kind, body, self.last_span)
         return sequence
 
     def sync(self) -> None:
