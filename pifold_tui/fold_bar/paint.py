@@ -16,8 +16,9 @@ from rich.style import Style
 
 from palettes import Palette
 from pifold_core.composition import CATEGORY_ORDER, Category, Composition
-from pifold_tui.fold_bar.layout import BarCell, BarLayout, layout_bar
-from pifold_tui.fold_bar.suffix import Role, SuffixPart, suffix_parts
+from pifold_tui.fold_bar.fit import fitted_suffix
+from pifold_tui.fold_bar.layout import BAR_COLUMNS, BarCell, BarLayout, layout_bar
+from pifold_tui.fold_bar.suffix import Role, SuffixPart
 
 GAP = " "
 """Between the bar and its suffix."""
@@ -123,13 +124,26 @@ def to_segments(painted: Sequence[PaintedCell]) -> list[Segment]:
 
 
 def paint(layout: BarLayout, parts: Sequence[SuffixPart], colours: BarColours) -> list[PaintedCell]:
-    """The bar's cells, a gap and the suffix, painted."""
+    """The bar's cells, then a gap and the suffix if there is one, painted."""
     painted = [paint_cell(cell, colours) for cell in layout.cells]
-    painted.append(PaintedCell(GAP, colours.text, colours.background))
-    painted.extend(paint_suffix(part, colours) for part in parts)
+    if parts:
+        painted.append(PaintedCell(GAP, colours.text, colours.background))
+        painted.extend(paint_suffix(part, colours) for part in parts)
     return painted
 
 
-def render_bar(composition: Composition | None, colours: BarColours) -> list[Segment]:
-    """Everything the bar's row shows for ``composition``, as Rich segments."""
-    return to_segments(paint(layout_bar(composition), suffix_parts(composition), colours))
+def suffix_columns(width: int | None) -> int | None:
+    """Cells a row of ``width`` leaves the suffix after the bar and the gap (``None``: no
+    limit)."""
+    if width is None:
+        return None
+    return max(0, width - BAR_COLUMNS - len(GAP))
+
+
+def render_bar(
+    composition: Composition | None, colours: BarColours, width: int | None = None
+) -> list[Segment]:
+    """Everything the bar's row shows for ``composition`` in ``width`` cells, as Rich
+    segments; the suffix is shortened to fit (:mod:`pifold_tui.fold_bar.fit`), never cut."""
+    parts = fitted_suffix(composition, suffix_columns(width))
+    return to_segments(paint(layout_bar(composition), parts, colours))

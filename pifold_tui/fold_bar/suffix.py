@@ -1,13 +1,16 @@
 """The words after the bar: ``34% · commit at 80% · 7 Folds (2 Cons., 3 Span, 1 Pin)``.
 
 Pure text with a role per piece, so a painter can colour each kind's label like its part of
-the bar without parsing the string back.
+the bar without parsing the string back. Each of the three figures (the reading, the trigger
+with the floor that may block it, the folds) can be written in a full form and in shorter
+ones; :mod:`pifold_tui.fold_bar.fit` chooses which forms a given width can hold.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 
 from pifold_core.composition import Category, Composition
 from pifold_tui.fold_bar.layout import BarState, round_half_up, state_of
@@ -16,21 +19,27 @@ SEPARATOR = " · "
 """Between the suffix's three figures."""
 
 UNAVAILABLE_TEXT = "composition unavailable"
+UNAVAILABLE_SHORT = "unavailable"
 NOT_MEASURED_TEXT = "not measured yet"
+NOT_MEASURED_SHORT = "not measured"
 STALE_NOTE = " before commit"
 """Appended to a reading taken before the last commit rewrote the window."""
+STALE_SHORT = " stale"
+"""The same note where the width is short."""
 ESTIMATE_PREFIX = "~"
 ESTIMATE_NOTE = " estimated"
-"""Around a reading that is the engine's own estimate rather than the provider's count."""
+"""Around a reading that is the engine's own estimate rather than the provider's count
+(the short form keeps only the ``~``)."""
 
-KIND_LABELS: tuple[tuple[str, Category], ...] = (
-    ("Cons.", Category.CONSOLIDATED),
-    ("Span", Category.SPAN),
-    ("Tool", Category.TOOL),
-    ("Mark", Category.MARKED),
-    ("Pin", Category.PINNED),
+KIND_LABELS: tuple[tuple[str, str, Category], ...] = (
+    ("Cons.", "C", Category.CONSOLIDATED),
+    ("Span", "S", Category.SPAN),
+    ("Tool", "T", Category.TOOL),
+    ("Mark", "M", Category.MARKED),
+    ("Pin", "P", Category.PINNED),
 )
-"""The counted kinds in the bar's order, each with the category whose colour it takes."""
+"""The counted kinds in the bar's order: the label, its one-letter form (coloured like the
+bar, as the label is) and the category whose colour it takes."""
 
 
 class Role(StrEnum):
@@ -42,6 +51,56 @@ class Role(StrEnum):
     """Separators, notes and states: secondary ink."""
     CATEGORY = "category"
     """A kind's count and label, in its category's colour."""
+
+
+class ReadingForm(IntEnum):
+    """How the occupancy figure is written, longest first."""
+
+    FULL = 0
+    """``34% before commit``, ``~34% estimated``, ``not measured yet``."""
+    SHORT = 1
+    """``34% stale``, ``~34%``, ``not measured``, ``unavailable``."""
+
+
+class TriggerForm(IntEnum):
+    """How the commit trigger, and the floor when it blocks the commit, are written."""
+
+    FULL = 0
+    """``commit at 80% blocked by floor (host 30k, pins 0, tail 9k; 75k budget works)``."""
+    BLOCKED_AT = 1
+    """``commit at 80% blocked: 75k budget works``."""
+    BLOCKED = 2
+    """``commit blocked: 75k budget works`` (the bar's mark shows where it fires)."""
+    BLOCKED_BARE = 3
+    """``commit blocked``."""
+    HIDDEN = 4
+    """Left out."""
+
+
+class FoldsForm(IntEnum):
+    """How the fold counts are written."""
+
+    FULL = 0
+    """``7 Folds (2 Cons., 3 Span, 4 Mark, 1 Pin)``."""
+    LETTERS = 1
+    """``7 Folds (2C 3S 4M 1P)``."""
+    COUNT = 2
+    """``7 Folds``."""
+    HIDDEN = 3
+    """Left out."""
+
+
+@dataclass(frozen=True, slots=True)
+class SuffixForms:
+    """Which form of each figure a suffix uses."""
+
+    reading: ReadingForm = ReadingForm.FULL
+    trigger: TriggerForm = TriggerForm.FULL
+    folds: FoldsForm = FoldsForm.FULL
+
+
+FULL_FORMS = SuffixForms()
+"""Every figure written out (DESIGN §10's suffix)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,18 +126,25 @@ def format_percent(fill_tokens: int, budget: int) -> str:
     return f"{percent}%"
 
 
-def _reading_parts(composition: Composition, state: BarState) -> list[SuffixPart]:
+def _reading_parts(
+    composition: Composition, state: BarState, form: ReadingForm
+) -> list[SuffixPart]:
+    short = form is ReadingForm.SHORT
     if state is BarState.NOT_MEASURED or composition.fill_tokens is None:
-        return [SuffixPart(NOT_MEASURED_TEXT, Role.MUTED)]
+        return [SuffixPart(NOT_MEASURED_SHORT if short else NOT_MEASURED_TEXT, Role.MUTED)]
     percent = format_percent(composition.fill_tokens, composition.budget)
     if state is BarState.STALE_AFTER_COMMIT:
-        return [SuffixPart(percent), SuffixPart(STALE_NOTE, Role.MUTED)]
+        return [SuffixPart(percent), SuffixPart(STALE_SHORT if short else STALE_NOTE, Role.MUTED)]
     if state is BarState.ESTIMATED:
+        if short:
+            return [SuffixPart(ESTIMATE_PREFIX + percent)]
         return [SuffixPart(ESTIMATE_PREFIX + percent), SuffixPart(ESTIMATE_NOTE, Role.MUTED)]
     return [SuffixPart(percent)]
 
 
-def _folds_parts(composition: Composition) -> list[SuffixPart]:
+def _folds_parts(composition: Composition, form: FoldsForm) -> list[SuffixPart]:
+    if form is FoldsForm.HIDDEN:
+        return []
     counts = composition.counts
     noun = "Fold" if counts.folds == 1 else "Folds"
     parts = [SuffixPart(f"{counts.folds} {noun}")]
@@ -89,14 +155,18 @@ def _folds_parts(composition: Composition) -> list[SuffixPart]:
         Category.MARKED: counts.marks,
         Category.PINNED: counts.pins,
     }
-    kinds = [(label, category) for label, category in KIND_LABELS if values[category] > 0]
-    if not kinds:
+    kinds = [
+        (label, letter, category) for label, letter, category in KIND_LABELS if values[category] > 0
+    ]
+    if not kinds or form is FoldsForm.COUNT:
         return parts
+    letters = form is FoldsForm.LETTERS
     parts.append(SuffixPart(" ("))
-    for position, (label, category) in enumerate(kinds):
+    for position, (label, letter, category) in enumerate(kinds):
         if position:
-            parts.append(SuffixPart(", "))
-        parts.append(SuffixPart(f"{values[category]} {label}", Role.CATEGORY, category))
+            parts.append(SuffixPart(" " if letters else ", "))
+        text = f"{values[category]}{letter}" if letters else f"{values[category]} {label}"
+        parts.append(SuffixPart(text, Role.CATEGORY, category))
     parts.append(SuffixPart(")"))
     return parts
 
@@ -106,35 +176,57 @@ def thousands(tokens: int) -> str:
     return f"{round_half_up(tokens / 1_000)}k" if tokens >= 1_000 else str(tokens)
 
 
-def _floor_parts(composition: Composition) -> list[SuffixPart]:
-    """``blocked by floor (host 30k, pins 0, tail 9k; 75k budget works)``, when it is."""
+def _trigger_parts(composition: Composition, form: TriggerForm) -> list[SuffixPart]:
+    """``commit at 80%``, followed, when the floor blocks the commit, by why and what works."""
+    if form is TriggerForm.HIDDEN:
+        return []
+    commit_at = f"commit at {round_half_up(100 * composition.max_target)}%"
     floor = composition.floor
     if floor is None:
-        return []
-    text = (
-        f" blocked by floor (host {thousands(floor.host_tokens)}, pins "
-        f"{thousands(floor.pin_tokens)}, tail {thousands(floor.fresh_tokens)}; "
-        f"{thousands(floor.budget_that_works)} budget works)"
-    )
-    return [SuffixPart(text, Role.MUTED)]
+        return [SuffixPart(commit_at)]
+    works = f"{thousands(floor.budget_that_works)} budget works"
+    if form is TriggerForm.FULL:
+        note = (
+            f" blocked by floor (host {thousands(floor.host_tokens)}, pins "
+            f"{thousands(floor.pin_tokens)}, tail {thousands(floor.fresh_tokens)}; {works})"
+        )
+        return [SuffixPart(commit_at), SuffixPart(note, Role.MUTED)]
+    if form is TriggerForm.BLOCKED_AT:
+        return [SuffixPart(commit_at), SuffixPart(f" blocked: {works}", Role.MUTED)]
+    if form is TriggerForm.BLOCKED:
+        return [SuffixPart("commit"), SuffixPart(f" blocked: {works}", Role.MUTED)]
+    return [SuffixPart("commit"), SuffixPart(" blocked", Role.MUTED)]
 
 
-def suffix_parts(composition: Composition | None) -> tuple[SuffixPart, ...]:
-    """The suffix for ``composition`` as coloured runs (``None``: unavailable)."""
+def _joined(groups: Sequence[list[SuffixPart]]) -> tuple[SuffixPart, ...]:
+    parts: list[SuffixPart] = []
+    for group in groups:
+        if not group:
+            continue
+        if parts:
+            parts.append(SuffixPart(SEPARATOR, Role.MUTED))
+        parts.extend(group)
+    return tuple(parts)
+
+
+def suffix_parts(
+    composition: Composition | None, forms: SuffixForms = FULL_FORMS
+) -> tuple[SuffixPart, ...]:
+    """The suffix for ``composition`` as coloured runs (``None``: unavailable), each figure
+    in the form ``forms`` names (all written out unless told otherwise)."""
     state = state_of(composition)
     if composition is None or state is BarState.UNAVAILABLE:
-        return (SuffixPart(UNAVAILABLE_TEXT, Role.MUTED),)
-    commit = f"commit at {round_half_up(100 * composition.max_target)}%"
-    return (
-        *_reading_parts(composition, state),
-        SuffixPart(SEPARATOR, Role.MUTED),
-        SuffixPart(commit),
-        *_floor_parts(composition),
-        SuffixPart(SEPARATOR, Role.MUTED),
-        *_folds_parts(composition),
+        short = forms.reading is ReadingForm.SHORT
+        return (SuffixPart(UNAVAILABLE_SHORT if short else UNAVAILABLE_TEXT, Role.MUTED),)
+    return _joined(
+        (
+            _reading_parts(composition, state, forms.reading),
+            _trigger_parts(composition, forms.trigger),
+            _folds_parts(composition, forms.folds),
+        )
     )
 
 
-def suffix_text(composition: Composition | None) -> str:
+def suffix_text(composition: Composition | None, forms: SuffixForms = FULL_FORMS) -> str:
     """The suffix as plain text."""
-    return "".join(part.text for part in suffix_parts(composition))
+    return "".join(part.text for part in suffix_parts(composition, forms))

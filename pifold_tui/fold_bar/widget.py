@@ -167,9 +167,9 @@ class FoldBar(Widget):
         base = self.visual_style.rich_style
         if y != 0:
             return Strip.blank(width, base)
-        segments = render_bar(self.composition, self.bar_colours())
+        segments = render_bar(self.composition, self.bar_colours(), width)
         return Strip(segments).adjust_cell_length(width, base).simplify()
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
-        """At least the bar itself; the suffix may be cut by a narrow container."""
+        """At least the bar itself; a narrow container gets a shorter suffix."""
         return BAR_COLUMNS

@@ -7,6 +7,7 @@ right half) and the maximum in half-cell 63 (cell 31, right half).
 from __future__ import annotations
 
 from pifold_core.composition import Category, Composition, FoldCounts, Reading
+from pifold_core.runway import Floor
 
 BUDGET = 200_000
 MIN_TARGET = 0.6
@@ -94,3 +95,24 @@ STATE_CASES: dict[str, Composition | None] = {
     "no_composition": None,
 }
 """Every state the bar can be in."""
+
+FLOOR = Floor(
+    host_tokens=10_000,
+    pin_tokens=0,
+    fresh_tokens=1_200,
+    other_tokens=300,
+    expected_after=11_500,
+    needed_after=9_000,
+    budget_that_works=21_000,
+)
+
+BLOCKED = Composition(
+    budget=BUDGET,
+    fill_tokens=168_000,
+    max_target=MAX_TARGET,
+    min_target=MIN_TARGET,
+    masses=dict(SIX_MASSES),
+    counts=EXAMPLE_COUNTS,
+    floor=FLOOR,
+)
+"""84 % full, past the trigger, and the floor keeps the commit from landing."""

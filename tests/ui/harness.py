@@ -39,24 +39,33 @@ class BarHarness(App[None]):
         yield FoldBar(self._composition, palette_setting=self._setting, truecolor=self._truecolor)
 
 
-async def _run(app: BarHarness, action: Callable[[Pilot[None]], Awaitable[None]]) -> None:
-    async with app.run_test(size=SCREEN_SIZE) as pilot:
+async def _run(
+    app: BarHarness,
+    action: Callable[[Pilot[None]], Awaitable[None]],
+    size: tuple[int, int] = SCREEN_SIZE,
+) -> None:
+    async with app.run_test(size=size) as pilot:
         await pilot.pause()
         await action(pilot)
 
 
-def run(app: BarHarness, action: Callable[[Pilot[None]], Awaitable[None]]) -> None:
-    """Run ``action`` against the mounted app, from a synchronous test."""
-    asyncio.run(_run(app, action))
+def run(
+    app: BarHarness,
+    action: Callable[[Pilot[None]], Awaitable[None]],
+    size: tuple[int, int] = SCREEN_SIZE,
+) -> None:
+    """Run ``action`` against the mounted app in a terminal of ``size``, from a synchronous
+    test."""
+    asyncio.run(_run(app, action, size))
 
 
-def screenshot(app: BarHarness) -> str:
-    """The app's SVG screenshot once it has settled."""
+def screenshot(app: BarHarness, size: tuple[int, int] = SCREEN_SIZE) -> str:
+    """The app's SVG screenshot once it has settled, in a terminal of ``size``."""
     result: list[str] = []
 
     async def capture(pilot: Pilot[None]) -> None:
         await pilot.wait_for_scheduled_animations()
         result.append(pilot.app.export_screenshot(title="fold bar"))
 
-    run(app, capture)
+    run(app, capture, size)
     return result[0]

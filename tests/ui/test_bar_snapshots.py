@@ -6,7 +6,7 @@ import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from palettes import MAP_NAMES, PaletteSetting
-from tests.ui.cases import FILL_CASES, SHAPE_CASES, STATE_CASES
+from tests.ui.cases import BLOCKED, FILL_CASES, SHAPE_CASES, STATE_CASES
 from tests.ui.harness import THEMES, BarHarness, screenshot
 
 theme_parameter = pytest.mark.parametrize("theme", sorted(THEMES))
@@ -52,3 +52,17 @@ class TestThemeColours:
     def test_without_truecolor(self, theme: str, svg_snapshot: SnapshotAssertion) -> None:
         app = BarHarness(FILL_CASES["fill_80"], THEMES[theme], truecolor=False)
         assert screenshot(app) == svg_snapshot
+
+
+@theme_parameter
+class TestNarrow:
+    """The row at 80, 60 and 40 columns: the suffix shortened in its stated order."""
+
+    @pytest.mark.parametrize("width", [80, 60, 40])
+    @pytest.mark.parametrize("case", ["fill_34", "blocked"])
+    def test_narrow(
+        self, theme: str, case: str, width: int, svg_snapshot: SnapshotAssertion
+    ) -> None:
+        composition = BLOCKED if case == "blocked" else FILL_CASES[case]
+        app = BarHarness(composition, THEMES[theme])
+        assert screenshot(app, (width, 1)) == svg_snapshot
