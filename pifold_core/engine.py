@@ -183,11 +183,17 @@ class Engine(FoldVerbs):
         self.folding_stopped: str | None = None
         """Set when a commit failed to persist: folding stops, requests go on unfolded."""
         self.stalled_reason: str | None = None
-        self._stalled_at: tuple[int, int] | None = None
+        """Why the latest threshold commit fell short of its target, while it stands."""
+        self.stalled_at: tuple[int, int] | None = None
+        """The :meth:`progress_key` a threshold commit fell short at: it is not retried
+        until that key moves (``None``: not stalled)."""
         self._blacklisted_results: list[int] = []
         """Indices of results of blacklisted tools, in order: they stay raw."""
-        self._noticed = False
-        self._restoring = False
+        self.noticed = False
+        """The pre-commit notice was given in this epoch (cleared by every commit)."""
+        self.restoring = False
+        """Set while a reopen replays the log: appended entries lay no marks of their own
+        (the log's marks are replayed instead)."""
         self.host_notes: list[HostNote] = []
         """The host's notes (:meth:`note`), oldest first, live or restored from the log."""
         self.evidence_ids: set[str] = set()
@@ -305,12 +311,12 @@ class Engine(FoldVerbs):
 
     def _restore(self, records: list[tuple[str, dict[str, Any]]]) -> None:
         """Rebuild this engine's state from its log records (see :mod:`pifold_core.restore`)."""
-        self._restoring = True
+        self.restoring = True
         try:
             for kind, body in records:
                 replay_record(self, kind, body)
         finally:
-            self._restoring = False
+            self.restoring = False
         check_restored(self)
 
     # -- appending ----------------------------------------------------------------------------
@@ -338,7 +344,7 @@ class Engine(FoldVerbs):
         evidence = _evidence_of(entry)
         new_evidence = evidence is not None and evidence not in self.evidence_ids
         layer, mark_count = copy.copy(self.layer), self.mark_count
-        laid = self._apply_entry(entry)
+        laid = self.apply_entry(entry)
         body: dict[str, Any] = {"record": entry.to_record()}
         if laid:
             body["marks"] = [mark.to_record() for mark in laid]
@@ -376,8 +382,9 @@ class Engine(FoldVerbs):
                 "result, so append a late result as a note instead"
             )
 
-    def _apply_entry(self, entry: Entry) -> list[Mark]:
-        """Apply an entry to memory; returns the marks it laid (none while restoring)."""
+    def apply_entry(self, entry: Entry) -> list[Mark]:
+        """Apply an entry to memory, nothing logged; returns the marks it laid (none while
+        :attr:`restoring`). The replay interface: :meth:`append` logs, then calls this."""
         if entry.kind == "tool_result" and entry.tool_name in self.options.blacklist:
             self._blacklisted_results.append(len(self.transcript))
         self.transcript.append(entry)
@@ -386,7 +393,7 @@ class Engine(FoldVerbs):
         if evidence is not None:
             self.evidence_ids.add(evidence)
         proposals = self.layer.advance(self.transcript, self.forest)
-        if self._restoring:
+        if self.restoring:
             return []  # restored marks come from the log, never from the policy
         laid: list[Mark] = []
         for kind, start, end in proposals:
@@ -491,7 +498,7 @@ class Engine(FoldVerbs):
             body["lifetime"] = cache_lifetime_s
         self.journal.append("request", body)
         self.audit.accept(record, digests)
-        self._after_request(record.number, now_ms)
+        self.after_request(record.number, now_ms)
         return Request(
             self.projection.messages(),
             digests,
@@ -501,7 +508,8 @@ class Engine(FoldVerbs):
             self.expected_tokens(),
         )
 
-    def _after_request(self, number: int, at_ms: int | None = None) -> None:
+    def after_request(self, number: int, at_ms: int | None = None) -> None:
+        """The bookkeeping after request ``number`` was logged (live and on replay alike)."""
         self.sent_through = len(self.transcript)
         self.last_request_ms = at_ms
         self.meter.sent_request(number, self.projection.tokens, self.epoch)
@@ -588,7 +596,7 @@ class Engine(FoldVerbs):
         )
 
     def _maybe_notice(self) -> None:
-        if not self.options.pre_commit_notice or self._noticed:
+        if not self.options.pre_commit_notice or self.noticed:
             return
         expected = self.expected_tokens()
         lead = self.options.thresholds.max_target - self.options.notice_lead_share
@@ -603,14 +611,15 @@ class Engine(FoldVerbs):
         except TranscriptError:
             return  # its id is taken: speak at the next request instead
         self.append(entry)
-        self._noticed = True
+        self.noticed = True
 
-    def _progress_key(self) -> tuple[int, int]:
+    def progress_key(self) -> tuple[int, int]:
+        """What a stalled threshold commit waits on: eligible units and marks laid."""
         return (self.transcript.eligible_units, self.mark_count)
 
     def _stalled(self) -> bool:
         """A commit that could not reach its target is not retried until something changes."""
-        return self._stalled_at is not None and self._stalled_at == self._progress_key()
+        return self.stalled_at is not None and self.stalled_at == self.progress_key()
 
     def commit_now(self, cause: str = "command") -> CommitOutcome:
         """Apply every eligible standing mark now (the ``/fold`` command)."""
@@ -768,7 +777,9 @@ class Engine(FoldVerbs):
         settle_commit(self, record)  # the bookkeeping a reopen repeats from the same record
         return outcome
 
-    def _declare(self, cause: str) -> None:
+    def declare_rewrite(self, cause: str) -> None:
+        """Announce an attributed rewrite to the audit and age the measurement (a commit or
+        a verb that changed bytes already sent; live and on replay alike)."""
         self.epoch += 1
         self.audit.declare(cause)
 
@@ -831,9 +842,10 @@ class Engine(FoldVerbs):
         if options == self.options:
             return
         self.journal.append("options", {"options": options.to_record()}, durable=True)
-        self._set_options(options)
+        self.set_options(options)
 
-    def _set_options(self, options: EngineOptions) -> None:
+    def set_options(self, options: EngineOptions) -> None:
+        """Take ``options`` in memory, nothing logged (:meth:`apply_options` logs first)."""
         if options.blacklist != self.options.blacklist:
             self._blacklisted_results = [
                 index
@@ -842,7 +854,7 @@ class Engine(FoldVerbs):
             ]
         self.options = options
         self.layer.options = options
-        self._stalled_at = None  # a new band or budget deserves a fresh attempt
+        self.stalled_at = None  # a new band or budget deserves a fresh attempt
         self.stalled_reason = None
 
     # -- reading -------------------------------------------------------------------------------

@@ -206,10 +206,10 @@ class FoldVerbs:
             raise EngineError(str(error)) from None
         self.journal.append("unpin", {"entries": [self.transcript[i].id for i in released]})
         self.pinned.difference_update(released)
-        refolds = self._release_pin_folds()
+        refolds = self.release_pin_folds()
         return replace(outcome, refolds=tuple(refolds))
 
-    def _release_pin_folds(self) -> list[str]:
+    def release_pin_folds(self) -> list[str]:
         """Stage to collapse again the folds a pin opened that hold no pin any more.
 
         Run by ``unpin`` live and on reopen alike, so it writes no log record of its own.

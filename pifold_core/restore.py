@@ -4,8 +4,10 @@ Every state change the engine makes is logged before it is applied. Reopening re
 records in order through the same code paths the live calls used (appending an entry,
 landing a commit's recorded folds, views and pins), never through the policy, so the
 rebuilt projection is byte for byte the one that was sent, and every logged request is
-checked against it. This module is the engine's friend: it sets the engine's private
-bookkeeping exactly as the live calls did.
+checked against it. It goes through the engine's public replay interface
+(:meth:`~pifold_core.engine.Engine.apply_entry`, ``set_options``, ``after_request``,
+``declare_rewrite``, ``release_pin_folds``, ``progress_key`` and the attributes they keep),
+which the live verbs call after logging, so the bookkeeping is exactly the live calls'.
 """
 
 from __future__ import annotations
@@ -54,12 +56,12 @@ def replay_record(engine: Engine, kind: str, body: dict[str, Any]) -> None:
     if kind == "entry":
         entry = Entry.from_record(body["record"])
         remember_tokens(engine.projection.counter, entry.wire_digest, body.get("tokens"))
-        engine._apply_entry(entry)
+        engine.apply_entry(entry)
         evidence = entry.extra.get("evidence")
         if isinstance(evidence, dict) and isinstance(evidence.get("bytes"), int):
             engine.evidence.used_bytes += evidence["bytes"]
         if entry.extra.get("pifold") == NOTICE_TAG:
-            engine._noticed = True
+            engine.noticed = True
         for record in body.get("marks", []):  # the marks this append laid, in one record
             mark = Mark.from_record(record)
             engine.marks[mark.id] = mark
@@ -79,7 +81,7 @@ def replay_record(engine: Engine, kind: str, body: dict[str, Any]) -> None:
         engine.pinned.update(engine.transcript.index_of[i] for i in body["entries"])
     elif kind == "unpin":
         engine.pinned.difference_update(engine.transcript.index_of[i] for i in body["entries"])
-        engine._release_pin_folds()
+        engine.release_pin_folds()
     elif kind == "ephemeral":
         engine.ephemeral[str(body["call"])] = str(body["id"])
     elif kind == "commit":
@@ -87,7 +89,7 @@ def replay_record(engine: Engine, kind: str, body: dict[str, Any]) -> None:
     elif kind == "refold":
         engine.staged_refolds.add(str(body["fold"]))
     elif kind == "options":
-        engine._set_options(EngineOptions.from_record(body["options"]))
+        engine.set_options(EngineOptions.from_record(body["options"]))
     elif kind == "usage":
         engine.meter.measure(int(body["request"]), int(body["tokens"]))
     elif kind == "calibrate":
@@ -101,7 +103,7 @@ def replay_record(engine: Engine, kind: str, body: dict[str, Any]) -> None:
                 f"request {body['n']} does not rebuild byte for byte", str(body["prefix"])
             )
         at = body.get("at")  # the host's clock, when it passed one (cold-cache commits)
-        engine._after_request(record.number, at if isinstance(at, int) else None)
+        engine.after_request(record.number, at if isinstance(at, int) else None)
 
 
 def _logged_prefix(engine: Engine, body: dict[str, Any]) -> str:
@@ -182,16 +184,16 @@ def settle_commit(engine: Engine, body: dict[str, Any]) -> None:
         else None,
     )
     engine.commit_history.append(engine.last_commit)
-    engine._noticed = False
+    engine.noticed = False
     changed = body.get("expanded") or any(
         body.get(key)
         for key in ("folds", "refolded", "pinOpened", "pinRestored", "withdrawn", "clipped")
     )
     if changed:
         # A commit that found nothing to change sent no rewrite: the reading stays valid.
-        engine._declare(f"commit {body['n']} ({body['cause']})")
+        engine.declare_rewrite(f"commit {body['n']} ({body['cause']})")
     if body["cause"] == "threshold" and body.get("short"):
-        engine._stalled_at = engine._progress_key()  # not retried until something changes
+        engine.stalled_at = engine.progress_key()  # not retried until something changes
         engine.stalled_reason = body.get("shortReason")
     elif body["cause"] == "threshold":
         engine.stalled_reason = None  # a threshold commit that reached its target clears it

@@ -45,8 +45,8 @@ def durable_state(engine: Engine) -> dict[str, Any]:
         "epoch": engine.epoch,
         "sent_through": engine.sent_through,
         "options": engine.options,
-        "noticed": engine._noticed,
-        "stalled": (engine._stalled_at, engine.stalled_reason),
+        "noticed": engine.noticed,
+        "stalled": (engine.stalled_at, engine.stalled_reason),
         "entries": [entry.record_bytes for entry in engine.transcript.entries],
     }
 

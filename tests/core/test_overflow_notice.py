@@ -181,10 +181,10 @@ def test_a_reopened_session_does_not_repeat_its_notice(tmp_path: Path) -> None:
                 split.append(entry)
                 break
         split.append(entry)
-    assert _notices(split) and split._noticed
+    assert _notices(split) and split.noticed
     split.close()
     resumed = Engine.open(tmp_path / "split", None, CharCounter())
-    assert resumed._noticed
+    assert resumed.noticed
     got += [r.digests for r in drive(resumed, session.entries[position + 1 :])]
     assert got == expected
     assert len(_notices(resumed)) == len(_notices(whole))
