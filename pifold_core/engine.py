@@ -160,7 +160,7 @@ class Engine(FoldVerbs):
         """Provider counts and the calibrated estimate (DESIGN §6)."""
         self.audit = WireAudit()
         self.layer = MarkLayer(options)
-        self.store = FoldStore(self.state_dir / "store")
+        self.store = FoldStore(self.state_dir / "store", self.state_dir / LOG_NAME)
         self.evidence = EvidenceStore(self.state_dir / "pi-fold-evidence")
         self.journal = Journal(self.state_dir / LOG_NAME)
         self.commits: list[CommitOutcome] = []
@@ -748,7 +748,10 @@ class Engine(FoldVerbs):
             smallest_first = [built.fold for built in outcome.built]
             smallest_first.sort(key=lambda fold: fold.end - fold.start)
             self.store.put_folds(
-                [(fold.source_digest, fold_parts(fold, folds, entries)) for fold in smallest_first]
+                [
+                    (fold.source_digest, fold_parts(fold, folds, entries, self.journal.entry_spans))
+                    for fold in smallest_first
+                ]
             )
             spent = sorted(set(snapshot["ephemeral"]) - set(self.ephemeral))
             record: dict[str, Any] = {
@@ -795,42 +798,24 @@ class Engine(FoldVerbs):
 
     def _snapshot(self) -> dict[str, Any]:
         return {
-            "forest_lists": (
-                dict(self.forest.folds),
-                dict(self.forest.parent),
-                set(self.forest.expanded),
-                list(self.forest._roots),
-                list(self.forest._root_starts),
-            ),
-            "projection": (
-                list(self.projection.items),
-                list(self.projection._starts),
-                self.projection.tokens,
-                dict(self.projection.views),
-            ),
+            "forest_lists": self.forest.snapshot(),
+            "projection": self.projection.snapshot(),
             "marks": dict(self.marks),
             "refolds": set(self.staged_refolds),
             "ephemeral": dict(self.ephemeral),
         }
 
     def _restore_snapshot(self, snapshot: dict[str, Any]) -> None:
-        folds, parent, expanded, roots, root_starts = snapshot["forest_lists"]
-        self.forest.folds, self.forest.parent, self.forest.expanded = folds, parent, expanded
-        self.forest._roots, self.forest._root_starts = roots, root_starts
-        items, starts, tokens, views = snapshot["projection"]
-        self.projection.items, self.projection._starts = items, starts
-        self.projection.tokens, self.projection.views = tokens, views
+        self.forest.restore_snapshot(snapshot["forest_lists"])
+        # Placeholders cached for folds the failed commit made would be served again if the
+        # same span is folded later with another brief: the projection forgets them.
+        self.projection.restore_snapshot(snapshot["projection"])
         self.marks.clear()
         self.marks.update(snapshot["marks"])
         self.staged_refolds.clear()
         self.staged_refolds.update(snapshot["refolds"])
         self.ephemeral.clear()
         self.ephemeral.update(snapshot["ephemeral"])
-        # Placeholders cached for folds the failed commit made would be served again if the
-        # same span is folded later with another brief: forget every fold no longer there.
-        cache = self.projection._placeholder_cache
-        for key in [key for key in cache if key[0] not in self.forest.folds]:
-            del cache[key]
 
     # -- options --------------------------------------------------------------------------------
 

@@ -320,6 +320,25 @@ class Forest:
         for fold in folds:
             self.add(fold)
 
+    def snapshot(
+        self,
+    ) -> tuple[dict[str, Fold], dict[str, str | None], set[str], list[str], list[int]]:
+        """The folds, parents, expanded set and roots, copied (a commit's undo)."""
+        return (
+            dict(self.folds),
+            dict(self.parent),
+            set(self.expanded),
+            list(self._roots),
+            list(self._root_starts),
+        )
+
+    def restore_snapshot(
+        self,
+        snapshot: tuple[dict[str, Fold], dict[str, str | None], set[str], list[str], list[int]],
+    ) -> None:
+        """Put back what :meth:`snapshot` copied."""
+        self.folds, self.parent, self.expanded, self._roots, self._root_starts = snapshot
+
     # -- validation ----------------------------------------------------------------------
 
     def validate(self, transcript: Transcript) -> None:

@@ -74,6 +74,24 @@ class MarkLayer:
         self._run_chars = 0
         self._run_chapter = -2
 
+    def run_state(self) -> list[int | None]:
+        """Where the walk stands: the next unit and the open run (start, end, characters,
+        chapter), what a checkpoint keeps (:mod:`pifold_core.checkpoint`)."""
+        return [self.next_unit, self._run_start, self._run_end, self._run_chars, self._run_chapter]
+
+    def restore_run_state(self, state: list[int | None]) -> None:
+        """Take back what :meth:`run_state` gave (a checkpoint's reopen)."""
+        next_unit, run_start, run_end, run_chars, run_chapter = state
+        if not all(
+            isinstance(value, int) for value in (next_unit, run_end, run_chars, run_chapter)
+        ):
+            raise ValueError(f"a mark layer's state is five whole numbers, got {state!r}")
+        if run_start is not None and not isinstance(run_start, int):
+            raise ValueError(f"a mark layer's run start is a whole number, got {run_start!r}")
+        self.next_unit, self._run_start = int(next_unit or 0), run_start
+        self._run_end, self._run_chars = int(run_end or 0), int(run_chars or 0)
+        self._run_chapter = int(run_chapter or 0)
+
     def advance(self, transcript: Transcript, forest: Forest) -> list[tuple[MarkKind, int, int]]:
         """Consider every unit that left the fresh tail since the last call."""
         proposals: list[tuple[MarkKind, int, int]] = []

@@ -113,6 +113,17 @@ class Meter:
         self._estimated_growth = SAMPLE_DECAY * self._estimated_growth + estimated_growth
         return True
 
+    def growth_evidence(self) -> tuple[float, float]:
+        """The weighted measured and estimated growth the calibration is learned from (what a
+        checkpoint keeps, :mod:`pifold_core.checkpoint`)."""
+        return self._measured_growth, self._estimated_growth
+
+    def restore_growth_evidence(self, measured: float, estimated: float) -> None:
+        """Take back what :meth:`growth_evidence` gave (a checkpoint's reopen)."""
+        if not (measured > 0 and estimated > 0):
+            raise ValueError(f"growth evidence must be positive, got {measured}, {estimated}")
+        self._measured_growth, self._estimated_growth = float(measured), float(estimated)
+
     # -- reading -------------------------------------------------------------------------
 
     @property

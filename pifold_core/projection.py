@@ -208,6 +208,35 @@ class Projection:
         self._starts = [item.start for item in self.items]
         self.tokens = sum(item.tokens for item in self.items)
 
+    def load(self, items: list[Item], views: dict[int, tuple[ViewKind, str]]) -> None:
+        """Take a projection a checkpoint kept (:mod:`pifold_core.checkpoint`): its items
+        must tile the transcript, in order."""
+        position = 0
+        for item in items:
+            if item.start != position or item.end <= item.start:
+                raise ProjectionError(f"items do not tile the transcript at entry {position}")
+            position = item.end
+        if position != len(self.transcript):
+            raise ProjectionError(f"items end at entry {position}, not {len(self.transcript)}")
+        self.items = items
+        self._starts = [item.start for item in items]
+        self.tokens = sum(item.tokens for item in items)
+        self.views = views
+
+    def snapshot(self) -> tuple[list[Item], list[int], int, dict[int, tuple[ViewKind, str]]]:
+        """The items, their starts, the tokens and the views, copied (a commit's undo)."""
+        return list(self.items), list(self._starts), self.tokens, dict(self.views)
+
+    def restore_snapshot(
+        self, snapshot: tuple[list[Item], list[int], int, dict[int, tuple[ViewKind, str]]]
+    ) -> None:
+        """Put back what :meth:`snapshot` copied, and forget placeholders cached for folds
+        the forest no longer holds (a failed commit's folds)."""
+        self.items, self._starts, self.tokens, self.views = snapshot
+        cache = self._placeholder_cache
+        for key in [key for key in cache if key[0] not in self.forest.folds]:
+            del cache[key]
+
     # -- reading ----------------------------------------------------------------------------
 
     def digests(self) -> list[str]:

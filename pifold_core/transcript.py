@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from pifold_core.entries import Entry
+from pifold_core.entry_list import EntryFacts, EntryList
 
 
 class TranscriptError(ValueError):
@@ -52,8 +53,9 @@ class Transcript:
     """Entries in order, with the unit structure kept up to date on every append."""
 
     def __init__(self) -> None:
-        self.entries: list[Entry] = []
-        """Every entry, in the order the host appended them."""
+        self.entries = EntryList()
+        """Every entry, in the order the host appended them; a folded one may be held by
+        reference only and is read back on access (:mod:`pifold_core.entry_list`)."""
         self.index_of: dict[str, int] = {}
         """Entry id to position."""
         self.units: list[Unit] = []
@@ -199,20 +201,86 @@ class Transcript:
         return first.start == start and last.end == end
 
     def split_call(self, start: int, end: int) -> str | None:
-        """The first call id that ``[start, end)`` would separate from a result, if any."""
+        """The first call id that ``[start, end)`` would separate from a result, if any.
+
+        Read from the indexes and the entries' facts, so a span of released entries is
+        checked without reading any of them back."""
         for index in range(start, end):
-            entry = self.entries[index]
-            if entry.kind == "assistant":
-                for call in entry.tool_calls:
-                    for site in self.result_sites.get(call.id, ()):
-                        if not start <= site < end:
-                            return call.id
-            elif entry.kind == "tool_result" and entry.call_id is not None:
-                call_site = self.call_site.get(entry.call_id)
+            for call_id in self._call_ids(index):
+                for site in self.result_sites.get(call_id, ()):
+                    if not start <= site < end:
+                        return call_id
+            answered = self._answered_call(index)
+            if answered is not None:
+                call_site = self.call_site.get(answered)
                 if call_site is not None and not start <= call_site < end:
-                    return entry.call_id
+                    return answered
         return None
+
+    def _call_ids(self, index: int) -> tuple[str, ...]:
+        if self.entries.is_whole(index):
+            return tuple(call.id for call in self.entries[index].tool_calls)
+        return self.entries.facts_of(index).call_ids
+
+    def _answered_call(self, index: int) -> str | None:
+        if self.entries.is_whole(index):
+            entry = self.entries[index]
+            return entry.call_id if entry.kind == "tool_result" else None
+        facts = self.entries.facts_of(index)
+        return facts.call_id if facts.kind == "tool_result" else None
 
     def size_chars(self, start: int, end: int) -> int:
         """Characters of content in ``[start, end)``."""
-        return sum(entry.size_chars for entry in self.entries[start:end])
+        entries = self.entries
+        return sum(
+            entries[index].size_chars
+            if entries.is_whole(index)
+            else entries.facts_of(index).size_chars
+            for index in range(start, end)
+        )
+
+    def kind_of(self, index: int) -> str:
+        """Entry ``index``'s kind, without reading a released entry back."""
+        if self.entries.is_whole(index):
+            return self.entries[index].kind
+        return self.entries.facts_of(index).kind
+
+    def id_of(self, index: int) -> str:
+        """Entry ``index``'s id, without reading a released entry back."""
+        if self.entries.is_whole(index):
+            return self.entries[index].id
+        return self.entries.facts_of(index).id
+
+    # -- restoring from a checkpoint ----------------------------------------------------------
+
+    def restore(
+        self, entries: list[Entry | EntryFacts], units: list[Unit], closed_through: int
+    ) -> None:
+        """Take the state a checkpoint kept (:mod:`pifold_core.checkpoint`) into this
+        empty transcript: the entries (whole, or released to their facts), the units as they
+        stood and the closure; the indexes are derived from them."""
+        if self.entries or self.units:
+            raise TranscriptError("a transcript is restored only when empty")
+        for index, item in enumerate(entries):
+            if isinstance(item, Entry):
+                self.entries.append(item)
+                facts = None
+            else:
+                self.entries.append_released(item)
+                facts = item
+            identifier = item.id
+            kind = item.kind
+            self.index_of[identifier] = index
+            if kind == "user":
+                self.chapter_starts.append(index)
+            call_ids = facts.call_ids if facts is not None else self._call_ids(index)
+            for call_id in call_ids:
+                self.call_site[call_id] = index
+            answered = facts.call_id if facts is not None else self._answered_call(index)
+            if kind == "tool_result" and answered is not None:
+                self.result_sites.setdefault(answered, []).append(index)
+        self.units = units
+        self.unit_of = [0] * len(entries)
+        for position, unit in enumerate(units):
+            self.unit_of[unit.start : unit.end] = [position] * (unit.end - unit.start)
+        self.closed_through = closed_through
