@@ -7,17 +7,34 @@ causes of any rewrite it made since the previous request, and any side calls it 
 summarisation call). At the end it shows its final window and, when it has a store, peeks.
 
 This module holds the :class:`Arm` protocol and the arms that need no summary: ``fold``,
-``fold-unbatched`` and ``fold-immediate`` (the engine), ``none`` (linear history) and
-``clip-only`` (old tool results cleared, keeping the newest three). ``native`` lives in
-:mod:`pifold_bench.native`.
+``fold-no-cold``, ``fold-unbatched`` and ``fold-immediate`` (the engine), ``none`` (linear
+history) and ``clip-only`` (old tool results cleared, keeping the newest three). ``native``
+lives in :mod:`pifold_bench.native`.
 
-The three engine arms answer different questions. ``fold-immediate`` is a different policy:
-it lands every mark as soon as it is laid, so it folds far more, far earlier, and keeps a much
-smaller window. ``fold-unbatched`` changes only the scheduling: it fires and stops where
-``fold`` does (the default band) and lands the same marks stalest first, but one per request,
-each in a rewrite of its own instead of all of them in one. That is the comparison behind the
-seeds' 5.4x (the same folds, landed one at a time or together at the next fold event), so
-``fold`` against ``fold-unbatched`` is the price of not batching, with the window held alike.
+Every request is asked for with the time it was sent (the trace's clock) and the cache
+lifetime the simulated provider bills under, as a host passes them from its model descriptor;
+the engine arms hand both to :meth:`Engine.prepare_request`, so cold-cache commits fire where
+the simulated cache really is cold. The other arms have no use for them.
+
+The engine arms answer different questions. ``fold`` is the engine as shipped, cold-cache
+commits included; ``fold-no-cold`` is the same engine with them turned off
+(``cold_cache_commits=False``), so the pair prices the cold-cache rule alone.
+``fold-immediate`` is a different policy: it lands every mark as soon as it is laid, so it
+folds far more, far earlier, and keeps a much smaller window. ``fold-unbatched`` changes only
+the scheduling: it starts and stops where ``fold`` does and lands the same marks stalest
+first, but one per request, each in a rewrite of its own instead of all of them in one. That
+is the comparison behind the seeds' 5.4x (the same folds, landed one at a time or together at
+the next fold event), so ``fold`` against ``fold-unbatched`` is the price of not batching,
+with the window held alike.
+
+Both comparison arms keep cold-cache commits, because the criterion compares scheduling, not
+whether one arm may use a free re-send the other may not. ``fold-unbatched`` starts draining
+at either of ``fold``'s two triggers, the band's top or a cold cache past the cold point (the
+engine's own rule, :func:`pifold_core.runway.cache_is_cold` and the same share of the budget),
+so the first mark of a cold drain lands on the free re-send as ``fold``'s whole batch does,
+and the rest land one per request after it. ``fold-immediate`` runs the engine with its
+defaults, so a mark the fresh tail held back when it was laid can still land on a cold cache;
+it has little else to land there, since every other mark landed the moment it was laid.
 """
 
 from __future__ import annotations
@@ -32,6 +49,7 @@ from pifold_core.entries import Entry
 from pifold_core.marks import Mark
 from pifold_core.options import EngineOptions, Thresholds
 from pifold_core.peek import PeekError
+from pifold_core.runway import COLD_COMMIT_SHARE, cache_is_cold
 from pifold_core.store import StoreError
 from pifold_core.tokens import TokenCounter
 
@@ -77,8 +95,13 @@ class Arm(Protocol):
         """Take one entry of the trace, as the host appended it."""
         ...
 
-    def prepare_request(self) -> ArmRequest:
-        """The request for the next model call (the arm may rewrite or compact first)."""
+    def prepare_request(
+        self, now_ms: int | None = None, cache_lifetime_s: int | None = None
+    ) -> ArmRequest:
+        """The request for the next model call (the arm may rewrite or compact first).
+
+        ``now_ms`` is when it is sent (the trace's clock) and ``cache_lifetime_s`` the cache
+        lifetime the provider bills under; None when unknown (the engine never guesses)."""
         ...
 
     @property
@@ -105,8 +128,8 @@ def message_digest(message: dict[str, JsonValue]) -> str:
 
 
 class EngineArm:
-    """``fold`` (the engine with its defaults) or ``fold-immediate`` (every mark applied the
-    moment it is laid, one rewrite each: the design the seeds measured against)."""
+    """``fold`` (the engine with its defaults), ``fold-no-cold`` (cold-cache commits off) or
+    ``fold-immediate`` (every mark applied the moment it is laid, one rewrite each)."""
 
     def __init__(
         self,
@@ -115,10 +138,21 @@ class EngineArm:
         counter: TokenCounter,
         immediate: bool = False,
         options: EngineOptions | None = None,
+        cold_cache_commits: bool = True,
+        cold_commit_share: float = COLD_COMMIT_SHARE,
     ) -> None:
-        self.name = "fold-immediate" if immediate else "fold"
+        if immediate:
+            self.name = "fold-immediate"
+        else:
+            self.name = "fold" if cold_cache_commits else "fold-no-cold"
         options = options if options is not None else EngineOptions(budget=budget)
-        self.engine = Engine.open(state_dir, options, counter)
+        self.engine = Engine.open(
+            state_dir,
+            options,
+            counter,
+            cold_cache_commits=cold_cache_commits,
+            cold_commit_share=cold_commit_share,
+        )
         self.counter = counter
         self.immediate = immediate
         self._causes: list[str] = []
@@ -134,8 +168,10 @@ class EngineArm:
             outcome = self.engine.commit_now("immediate")
             self._causes.append(f"commit {outcome.number} (immediate)")
 
-    def prepare_request(self) -> ArmRequest:
-        request = self.engine.prepare_request()
+    def prepare_request(
+        self, now_ms: int | None = None, cache_lifetime_s: int | None = None
+    ) -> ArmRequest:
+        request = self.engine.prepare_request(now_ms, cache_lifetime_s)
         if request.commit is not None:
             self._causes.append(f"commit {request.commit.number} ({request.commit.cause})")
         tokens = tuple(
@@ -196,7 +232,9 @@ class UnbatchedArm(EngineArm):
     """``fold-unbatched``: ``fold``'s band and marks, but one mark per request.
 
     Before each request: once the expected occupancy reaches ``maxTarget`` x budget of the
-    default band (0.80), the arm drains. Each request while draining lands the stalest
+    default band (0.80), or when the request finds the cache cold and the occupancy is at
+    least the cold point (``fold``'s cold-cache commit, :data:`COLD_COMMIT_SHARE` of the
+    budget unless told otherwise), the arm drains. Each request while draining lands the stalest
     eligible pending mark (one that ends before the fresh tail; stalest is the smallest
     ``(start, -end)``, the order a commit applies marks in) with :meth:`Engine.commit_marks`,
     one rewrite per mark. Draining stops once the occupancy is at or under ``minTarget`` x
@@ -206,9 +244,24 @@ class UnbatchedArm(EngineArm):
     the engine dropped).
     """
 
-    def __init__(self, state_dir: Path, budget: int, counter: TokenCounter) -> None:
-        super().__init__(state_dir, budget, counter, options=unbatched_options(budget))
+    def __init__(
+        self,
+        state_dir: Path,
+        budget: int,
+        counter: TokenCounter,
+        cold_cache_commits: bool = True,
+        cold_commit_share: float = COLD_COMMIT_SHARE,
+    ) -> None:
+        # The engine's own cold-cache rule stays off: it would land down to this band's
+        # 0.98, that is nothing; the arm applies fold's cold trigger itself, below.
+        super().__init__(
+            state_dir, budget, counter, options=unbatched_options(budget), cold_cache_commits=False
+        )
         self.name = "fold-unbatched"
+        self.cold_cache_commits = cold_cache_commits
+        """Whether a cold cache past the cold point starts a drain, as it commits in ``fold``."""
+        self.cold_point = int(cold_commit_share * budget)
+        """Expected occupancy at or above which a cold cache starts a drain."""
         band = Thresholds()
         # Computed as EngineOptions.max_tokens and min_tokens are, for the default band.
         self.high = int(band.max_target * budget)
@@ -222,11 +275,24 @@ class UnbatchedArm(EngineArm):
         self._requests = 0
         self._held: set[str] = set()
 
-    def prepare_request(self) -> ArmRequest:
-        if self.draining or self.engine.expected_tokens() >= self.high:
+    def prepare_request(
+        self, now_ms: int | None = None, cache_lifetime_s: int | None = None
+    ) -> ArmRequest:
+        expected = self.engine.expected_tokens()
+        if self.draining or expected >= self.high or self._cold_start(now_ms, cache_lifetime_s):
             self.draining = self._land_one()
         self._requests += 1
-        return super().prepare_request()
+        return super().prepare_request(now_ms, cache_lifetime_s)
+
+    def _cold_start(self, now_ms: int | None, cache_lifetime_s: int | None) -> bool:
+        """Whether ``fold`` would make a cold-cache commit at this request (its rule:
+        cache cold, occupancy at the cold point and above ``minTarget``)."""
+        if not self.cold_cache_commits:
+            return False
+        if not cache_is_cold(self.engine.last_request_ms, now_ms, cache_lifetime_s):
+            return False
+        expected = self.engine.expected_tokens()
+        return expected >= self.cold_point and expected > self.low
 
     def _land_one(self) -> bool:
         """Land the stalest eligible mark; whether to go on draining at the next request."""
@@ -295,7 +361,9 @@ class LinearArm(_ListArm):
     def append(self, entry: Entry) -> None:
         self._push(entry.wire, entry.wire_digest)
 
-    def prepare_request(self) -> ArmRequest:
+    def prepare_request(
+        self, now_ms: int | None = None, cache_lifetime_s: int | None = None
+    ) -> ArmRequest:
         return ArmRequest(tuple(self.digests), tuple(self.tokens))
 
     @property
@@ -335,7 +403,9 @@ class ClipOnlyArm(_ListArm):
         if entry.kind == "tool_result":
             self._results.append(len(self.messages) - 1)
 
-    def prepare_request(self) -> ArmRequest:
+    def prepare_request(
+        self, now_ms: int | None = None, cache_lifetime_s: int | None = None
+    ) -> ArmRequest:
         causes: tuple[str, ...] = ()
         if self._raw_tokens > self.trigger_tokens:
             clear_until = max(0, len(self._results) - self.keep)

@@ -20,6 +20,7 @@ LEVELS = " ▁▂▃▄▅▆▇█"
 
 ARM_COLOURS = {
     "fold": "#0072B2",
+    "fold-no-cold": "#E69F00",
     "fold-unbatched": "#56B4E9",
     "fold-immediate": "#009E73",
     "native": "#D55E00",
@@ -28,7 +29,7 @@ ARM_COLOURS = {
 }
 """Okabe-Ito colours, distinguishable with the common colour-vision deficiencies."""
 
-FALLBACK_COLOUR = "#E69F00"
+FALLBACK_COLOUR = "#F0E442"
 
 
 @dataclass(frozen=True, slots=True)

@@ -149,7 +149,10 @@ class NativeCompactionArm:
         self._tokens.append(tokens)
         self._window_tokens += tokens
 
-    def prepare_request(self) -> ArmRequest:
+    def prepare_request(
+        self, now_ms: int | None = None, cache_lifetime_s: int | None = None
+    ) -> ArmRequest:
+        # The clock is not used: Pi compacts on the window's size alone.
         side_calls: tuple[SideCall, ...] = ()
         causes: tuple[str, ...] = ()
         if self._window_tokens > self.budget:

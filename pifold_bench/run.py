@@ -32,10 +32,12 @@ from pifold_bench.recall import PlantedValue, RecallResult, classify, plant_valu
 from pifold_core.audit import RequestClass, WireAudit
 from pifold_core.entries import Entry
 from pifold_core.options import EngineOptions, Thresholds
+from pifold_core.runway import COLD_COMMIT_SHARE
 from pifold_core.tokens import TiktokenCounter, TokenCounter
 
 ARM_NAMES: tuple[str, ...] = (
     "fold",
+    "fold-no-cold",
     "fold-unbatched",
     "fold-immediate",
     "native",
@@ -44,7 +46,7 @@ ARM_NAMES: tuple[str, ...] = (
 )
 """Every arm, in report order."""
 
-FOLD_ARMS: tuple[str, ...] = ("fold", "fold-unbatched", "fold-immediate")
+FOLD_ARMS: tuple[str, ...] = ("fold", "fold-no-cold", "fold-unbatched", "fold-immediate")
 """The arms that run the engine: an unattributed rewrite or a lost planted value in any of
 them is a bug (the command exits 1 and the report shows it in red)."""
 
@@ -130,6 +132,8 @@ class ArmRun:
     """Where the planted values ended up (None when recall was not asked for)."""
     seconds: float
     """Wall-clock time of the arm's run."""
+    declared_causes: list[str] = field(default_factory=list)
+    """Every rewrite the arm declared, in order (``commit 3 (cold-cache)``, ``compaction 1``)."""
 
 
 def prepare_trace(
@@ -202,14 +206,22 @@ def make_arm(
     budget: int,
     counter: TokenCounter,
     fold_options: EngineOptions | None = None,
+    cold_commit_share: float = COLD_COMMIT_SHARE,
 ) -> Arm:
-    """A fresh arm called ``name``; ``fold_options`` (the user's settings) drive ``fold``."""
+    """A fresh arm called ``name``; ``fold_options`` (the user's settings) drive ``fold`` and
+    ``fold-no-cold``; ``cold_commit_share`` is the cold point of every arm that has one."""
     if name == "fold":
-        return EngineArm(state_dir, budget, counter, options=fold_options)
+        return EngineArm(
+            state_dir, budget, counter, options=fold_options, cold_commit_share=cold_commit_share
+        )
+    if name == "fold-no-cold":
+        return EngineArm(state_dir, budget, counter, options=fold_options, cold_cache_commits=False)
     if name == "fold-immediate":
-        return EngineArm(state_dir, budget, counter, immediate=True)
+        return EngineArm(
+            state_dir, budget, counter, immediate=True, cold_commit_share=cold_commit_share
+        )
     if name == "fold-unbatched":
-        return UnbatchedArm(state_dir, budget, counter)
+        return UnbatchedArm(state_dir, budget, counter, cold_commit_share=cold_commit_share)
     if name == "native":
         return NativeCompactionArm(counter, budget, prepared.summary_tokens)
     if name == "none":
@@ -240,19 +252,23 @@ def run_arm(
     classes: list[RequestClass] = []
     first_event_request: int | None = None
     preamble_version = 0
+    declared: list[str] = []
     total = len(prepared.entries)
     for position, entry in enumerate(prepared.entries):
         if entry.kind == "assistant":
             number = len(bills)
-            request = arm.prepare_request()
+            sent_at = prepared.request_times[number]
+            # The host's clock and its model's cache lifetime, as the simulated provider
+            # bills them, so the engine's idea of a cold cache is the bill's.
+            request = arm.prepare_request(sent_at, prepared.prices.rules.lifetime_seconds)
             for cause in request.causes:
                 audit.declare(cause)
+            declared += request.causes
             if request.causes and first_event_request is None:
                 first_event_request = number
             classes.append(
                 audit.observe(list(request.digests), request.total_tokens).classification
             )
-            sent_at = prepared.request_times[number]
             for call in request.side_calls:
                 side = PromptPart(f"side call {call.label}", calibration.billed(call.prompt_tokens))
                 output = calibration.billed(call.output_tokens)
@@ -284,6 +300,7 @@ def run_arm(
         events=arm.events,
         recall=classify(arm, prepared.values, prepared.raw_digests) if recall else None,
         seconds=time.perf_counter() - started,
+        declared_causes=declared,
     )
 
 
@@ -365,12 +382,15 @@ def run_arms(
     progress: ProgressCallback | None = None,
     recall: bool = True,
     fold_options: EngineOptions | None = None,
+    cold_commit_share: float = COLD_COMMIT_SHARE,
 ) -> dict[str, ArmRun]:
     """Run the named arms over a prepared trace, each in its own state folder."""
     runs: dict[str, ArmRun] = {}
     for name in names:
         with tempfile.TemporaryDirectory(prefix=f"pifold-bench-{name}-") as state:
-            arm = make_arm(name, Path(state), prepared, budget, counter, fold_options)
+            arm = make_arm(
+                name, Path(state), prepared, budget, counter, fold_options, cold_commit_share
+            )
             try:
                 runs[name] = run_arm(arm, prepared, progress, recall)
             finally:

@@ -30,7 +30,7 @@ RUNWAY_SHARE = 0.5
 """Share of the band's width (``maxTarget - minTarget``) a threshold commit must open below
 ``maxTarget`` to land: with the default 0.8/0.2 band at a 60k budget, 18k tokens."""
 
-COLD_COMMIT_SHARE = 0.5
+COLD_COMMIT_SHARE = 0.4
 """Share of the budget the expected occupancy must reach before a cold cache triggers a
 commit. Lower points fold earlier and lose visible detail for no saving the threshold commit
 would not make later; the figures behind the choice are in the README."""
