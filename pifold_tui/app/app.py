@@ -29,7 +29,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from pifold_tui.app.approval_screen import ModalApprover
-from pifold_tui.app.commands import CommandError, CommandRegistry
+from pifold_tui.app.commands import CommandRegistry
 from pifold_tui.app.footer import SessionFooter
 from pifold_tui.app.messages import (
     AbortRequested,
@@ -38,7 +38,7 @@ from pifold_tui.app.messages import (
     PromptSubmitted,
     ShellRequested,
 )
-from pifold_tui.app.slash import SlashCommandProvider, build_registry
+from pifold_tui.app.slash import SlashCommandProvider, build_registry, run_line
 
 if TYPE_CHECKING:
     from pifold_agent.loop import AgentEvent
@@ -185,7 +185,7 @@ class PifoldApp(App[int]):
     async def show_session(self, launch: Launch) -> None:
         """Show ``launch``'s session: its conversation, the bar and the footer's figures."""
         from pifold_tui.app.bridge import AgentBridge
-        from pifold_tui.app.demo import CONNECT_HINT
+        from pifold_tui.app.no_model import connect_hint_of
 
         self.session, self.gate = launch.session, launch.gate
         if self.bridge is None:
@@ -211,8 +211,9 @@ class PifoldApp(App[int]):
         footer.show()
         if self.on_session is not None:
             self.on_session(self, launch.session)
-        if launch.session.demo:
-            self.say(CONNECT_HINT, timeout=12)
+        hint = connect_hint_of(launch.session)
+        if hint is not None:
+            self.say(hint, timeout=12)
         self.sessions_shown += 1
         self.loaded.set()
 
@@ -250,6 +251,7 @@ class PifoldApp(App[int]):
             MessageEnd,
             RunEnd,
             RunStart,
+            ToolExecutionEnd,
         )
 
         if isinstance(event, MessageEnd):
@@ -263,6 +265,8 @@ class PifoldApp(App[int]):
             self.set_running(isinstance(event, RunStart))
         for widget in self.listeners():
             widget.post_message(AgentEventPosted(event))
+        if isinstance(event, ToolExecutionEnd) and event.name == "pi_fold_context":
+            self.projection_changed()  # the model's own verb (expand, pin…) moved the window
 
     def listeners(self) -> list[Widget]:
         """The widgets that show the loop's events: the conversation and the prompt."""
@@ -294,10 +298,11 @@ class PifoldApp(App[int]):
         if self.bridge is None or self.session is None:
             self.say("The session is not open yet.", severity="warning")
             return
-        if self.session.demo:
-            from pifold_tui.app.demo import CONNECT_HINT
+        from pifold_tui.app.no_model import connect_hint_of
 
-            self.say(CONNECT_HINT, severity="warning")
+        hint = connect_hint_of(self.session)
+        if hint is not None:  # the demo, or a session opened with no key
+            self.say(hint, severity="warning")
             return
         taken = self.bridge.submit(text, message.mode)
         if taken == "steer":
@@ -307,21 +312,7 @@ class PifoldApp(App[int]):
 
     async def run_slash(self, line: str) -> None:
         """Run one ``/command`` line, or say why not."""
-        try:
-            command, arguments = self.registry.parse(line.strip())
-        except CommandError as error:
-            self.say(str(error), severity="error")
-            return
-        if self.running and not command.available_during_run:
-            self.say(
-                f"{command.slash} is not available while the agent works; press Esc to "
-                "abort, or wait for the run to end.",
-                severity="warning",
-            )
-            return
-        outcome = command.run(self, arguments)
-        if outcome is not None:
-            await outcome
+        await run_line(self, line)
 
     def on_abort_requested(self, message: AbortRequested) -> None:
         message.stop()
@@ -334,13 +325,15 @@ class PifoldApp(App[int]):
 
     async def on_shell_requested(self, message: ShellRequested) -> None:
         message.stop()
+        from pifold_tui.app.no_model import connect_hint_of
+
         if self.bridge is None or self.session is None:
             self.say("The session is not open yet.", severity="warning")
-            return
-        if self.session.demo:
-            self.say("The demo plays a recorded session: !commands need a model.", "warning")
-            return
-        self.run_worker(self.bridge.run_shell(message.command, self.session.cwd), group="shell")
+        elif connect_hint_of(self.session) is not None:  # the demo, or opened with no key
+            self.say("!commands need a model: none is connected.", "warning")
+        else:
+            shell = self.bridge.run_shell(message.command, self.session.cwd)
+            self.run_worker(shell, group="shell")
 
     def on_fold_editor_requested(self, message: FoldEditorRequested) -> None:
         message.stop()
@@ -362,8 +355,17 @@ class PifoldApp(App[int]):
     # -- screens ------------------------------------------------------------------------------
 
     def open_screen(self, screen: Screen[Any]) -> None:
-        """Push a fold screen; the bar repaints when it closes."""
-        self.push_screen(screen, callback=self.refresh_bar)
+        """Push a fold screen; the bar and the fold rows follow the window when it closes."""
+        self.push_screen(screen, callback=self.projection_changed)
+
+    def projection_changed(self, _result: object = None) -> None:
+        """A fold screen closed or a fold verb ran: the bar repaints and the conversation
+        re-places its fold rows (an expanded fold's messages show again)."""
+        from pifold_tui.app.conversation import Conversation
+
+        self.refresh_bar()
+        if isinstance(self.conversation_widget, Conversation):
+            self.conversation_widget.call_later(self.conversation_widget.place_folds)
 
     async def session_changed(self) -> None:
         """The session's agent or window changed (``/compact``): follow it."""

@@ -3,8 +3,10 @@
 With a model configured (an API key in the environment, ``--base-url``, or the scripted
 provider) it opens a new session in the current directory; ``--continue``, ``--resume ID``,
 ``--provider``, ``--model``, ``--base-url`` and ``--yes`` apply as for ``pifold -p`` (and
-``--yes`` also skips the approval question). With no key and no provider named it opens the
-demo. Deciding which needs only the environment: no SDK is imported before the first frame.
+``--yes`` also skips the approval question). With no key, ``--resume`` and ``--continue``
+open that session to look at (:mod:`pifold_tui.app.no_model`), a named provider or model is
+refused saying which key to set, and anything else opens the demo. Deciding which needs only
+the environment: no SDK is imported before the first frame.
 
 Every refusal is one line on stderr and exit 2; the app's own exit code otherwise.
 """
@@ -48,17 +50,6 @@ def model_configured(options: HeadlessOptions, environ: Mapping[str, str]) -> bo
     return any(environ.get(variable) for variable in variables)
 
 
-def wants_live(options: HeadlessOptions) -> bool:
-    """Whether the user asked for something only a live session does (so no demo)."""
-    return (
-        options.provider is not None
-        or options.model is not None
-        or options.continue_session
-        or options.resume is not None
-        or options.api_key_env is not None
-    )
-
-
 def conversation_for(app: PifoldApp) -> Widget:
     """The app's conversation over the open session's transcript."""
     from pifold_tui.app.conversation import Conversation
@@ -75,17 +66,24 @@ def prompt_for(app: PifoldApp) -> Widget:
 
 
 def open_prompt_project(app: PifoldApp, session: AppSession) -> None:
-    """Point the prompt at the open session: its directory's paths and history, and in the
-    demo the line saying how to connect a model."""
-    from pifold_tui.app.demo import CONNECT_HINT
-    from pifold_tui.app.prompt import PromptArea, PromptHistory, history_file_for
+    """Point the prompt at the open session: its directory's paths and history, and with no
+    model (the demo, or a session opened with no key) the line saying how to connect one."""
+    from pifold_tui.app.no_model import connect_hint_of
+    from pifold_tui.app.prompt import (
+        DEMO_PLACEHOLDER,
+        NO_MODEL_PLACEHOLDER,
+        PromptArea,
+        PromptHistory,
+        history_file_for,
+    )
 
     if session.demo:
         history = PromptHistory(None)  # the demo writes nothing under ~/.pifold
     else:
         history = PromptHistory(history_file_for(session.cwd, session.options.sessions_dir))
+    placeholder = DEMO_PLACEHOLDER if session.demo else NO_MODEL_PLACEHOLDER
     for prompt in app.query(PromptArea):
-        prompt.open_project(session.cwd, history, CONNECT_HINT if session.demo else None)
+        prompt.open_project(session.cwd, history, connect_hint_of(session), placeholder)
 
 
 def live_loader(options: Callable[[], HeadlessOptions]) -> Loader:
@@ -112,17 +110,71 @@ def demo_loader(cwd: Path) -> Loader:
     return load
 
 
+def no_model_loader(options: HeadlessOptions) -> Loader:
+    """Opens the session ``--resume`` or ``--continue`` names with no model: to look at."""
+
+    def load(approver: Approver) -> Launch:
+        from pifold_tui.app.no_model import open_without_model
+
+        return Launch(open_without_model(options))
+
+    return load
+
+
+def names_a_model(options: HeadlessOptions) -> bool:
+    """Whether the options ask for a particular model or provider (which needs its key)."""
+    return (
+        options.provider is not None or options.model is not None or options.api_key_env is not None
+    )
+
+
+def no_key_refusal(options: HeadlessOptions) -> str:
+    """Why the app cannot open what ``options`` ask for with no key: the option table's own
+    refusal when it has one (an unknown model), otherwise how to set a key."""
+    from pifold_agent.run_command import NO_KEY_HELP, CommandError, make_provider
+
+    try:
+        make_provider(options)
+    except CommandError as error:
+        if str(error) != NO_KEY_HELP:  # that one is worded for pifold -p
+            return str(error)
+    variables = KEY_VARIABLE_OF.get(options.provider, KEY_VARIABLE_OF[None])
+    return APP_NO_KEY_HELP.format(variables=" or ".join(variables))
+
+
+APP_NO_KEY_HELP = (
+    "this needs a model to talk to, and {variables} is not set. Set a key in the "
+    "environment, for example\n"
+    "  export ANTHROPIC_API_KEY=...   (Anthropic, the default when it is set)\n"
+    "  export OPENAI_API_KEY=...      (with --provider openai)\n"
+    "or point --base-url at a compatible server (Ollama, vLLM, llama.cpp, LM Studio).\n"
+    "pifold with no option opens the demo, which needs no key; pifold --resume ID or "
+    "--continue opens a session to look at."
+)
+"""What the app says when options name a model and no key is set."""
+
+
+def choose_loader(options: HeadlessOptions, environ: Mapping[str, str]) -> Loader | str:
+    """What the app opens for ``options``: a live session when a model is configured; with
+    no key, the session ``--resume``/``--continue`` names (to look at) or the demo; or
+    why not (the options name a model whose key is missing)."""
+    if model_configured(options, environ):
+        return live_loader(lambda: options)
+    if names_a_model(options):
+        return no_key_refusal(options)
+    if options.continue_session or options.resume is not None:
+        return no_model_loader(options)
+    return demo_loader(options.cwd)
+
+
 def run_app(options: HeadlessOptions, stderr: TextIO | None = None) -> int:
     """Open the app with the command line's options; returns the exit code (a refusal is
     already said on stderr)."""
     err = sys.stderr if stderr is None else stderr
-    live = model_configured(options, os.environ)
-    if not live and wants_live(options):
-        from pifold_agent.run_command import NO_KEY_HELP
-
-        err.write(f"error: {NO_KEY_HELP}\n")
+    loader = choose_loader(options, os.environ)
+    if isinstance(loader, str):
+        err.write(f"error: {loader}\n")
         return 2
-    loader = live_loader(lambda: options) if live else demo_loader(options.cwd)
     return _run(loader, options.cwd, err)
 
 
@@ -157,4 +209,12 @@ def _run(loader: Loader, cwd: Path, err: TextIO) -> int:
     return code if isinstance(code, int) else 0
 
 
-__all__ = ["model_configured", "run_app", "run_plain", "wants_live"]
+__all__ = [
+    "APP_NO_KEY_HELP",
+    "choose_loader",
+    "model_configured",
+    "names_a_model",
+    "no_key_refusal",
+    "run_app",
+    "run_plain",
+]

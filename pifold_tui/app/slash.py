@@ -14,12 +14,31 @@ from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from pifold_tui.app.commands import Command, CommandRegistry
+from pifold_tui.app.commands import Command, CommandError, CommandRegistry
 
 if TYPE_CHECKING:
     from pifold_tui.app.app import PifoldApp
     from pifold_tui.app.session_setup import AppSession
     from pifold_tui.screens.editor import FoldEditorScreen
+
+
+async def run_line(app: PifoldApp, line: str) -> None:
+    """Run one ``/command`` line, or say why not (unknown, or not available during a run)."""
+    try:
+        command, arguments = app.registry.parse(line.strip())
+    except CommandError as error:
+        app.say(str(error), severity="error")
+        return
+    if app.running and not command.available_during_run:
+        app.say(
+            f"{command.slash} is not available while the agent works; press Esc to "
+            "abort, or wait for the run to end.",
+            severity="warning",
+        )
+        return
+    outcome = command.run(app, arguments)
+    if outcome is not None:
+        await outcome
 
 
 def _session(app: PifoldApp, command: str) -> AppSession | None:
@@ -29,10 +48,17 @@ def _session(app: PifoldApp, command: str) -> AppSession | None:
 
 
 def _live(app: PifoldApp, command: str) -> AppSession | None:
-    """The session, unless it is the demo (which has no model to switch or sessions)."""
+    """The session, unless it has no model: the demo (a recorded session) or a session
+    opened with no key (there is nothing to switch, summarise with, or talk to)."""
+    from pifold_tui.app.no_model import connect_hint_of
+
     session = _session(app, command)
     if session is not None and session.demo:
         app.say(f"{command} needs a model: the demo plays a recorded session.", "warning")
+        return None
+    hint = None if session is None else connect_hint_of(session)
+    if hint is not None:
+        app.say(f"{command} needs a model. {hint}", "warning")
         return None
     return session
 
@@ -125,7 +151,7 @@ def fold_settings(app: PifoldApp, arguments: str) -> None:
 
 
 async def compact(app: PifoldApp, arguments: str) -> None:
-    session = _session(app, "/compact")
+    session = _live(app, "/compact")  # the summary is the model's to write
     if session is None:
         return
     from pifold_tui.app.compact import CompactRefused
@@ -325,4 +351,11 @@ def _runner(app: PifoldApp, command: Command[PifoldApp]) -> Callable[[], Awaitab
     return run
 
 
-__all__ = ["COMMANDS", "SlashCommandProvider", "build_registry", "open_fold_editor", "reopen"]
+__all__ = [
+    "COMMANDS",
+    "SlashCommandProvider",
+    "build_registry",
+    "open_fold_editor",
+    "reopen",
+    "run_line",
+]

@@ -68,6 +68,7 @@ RUNNING_HINT = "enter steer · alt+enter follow-up · esc abort · ctrl+j newlin
 IDLE_PLACEHOLDER = "Ask, or type / for commands, @ for files, !cmd for the shell"
 RUNNING_PLACEHOLDER = "steer the running turn… (alt+enter: follow-up after it)"
 DEMO_PLACEHOLDER = "A recorded session is playing: / for commands (/fold-editor, /fold-status)"
+NO_MODEL_PLACEHOLDER = "No model is connected: / for commands (/fold-editor, /fold-status)"
 
 
 class PromptInput(TextArea):
@@ -115,7 +116,10 @@ class PromptArea(Vertical):
         self.history = history if history is not None else PromptHistory(None)
         """What was sent in this project."""
         self.connect_hint: str | None = None
-        """In the no-key demo: how to connect a model (shown instead of the key hints)."""
+        """With no model (the demo, a session opened with no key): how to connect one
+        (shown instead of the key hints)."""
+        self.no_model_placeholder = DEMO_PLACEHOLDER
+        """The input's placeholder while :attr:`connect_hint` is set."""
         self.input = PromptInput(self.take_key)
         self.popup = CompletionPopup()
         self.strip = SteeringStrip()
@@ -134,13 +138,18 @@ class PromptArea(Vertical):
         self._report_history_problem()
 
     def open_project(
-        self, cwd: Path, history: PromptHistory, connect_hint: str | None = None
+        self,
+        cwd: Path,
+        history: PromptHistory,
+        connect_hint: str | None = None,
+        placeholder: str = DEMO_PLACEHOLDER,
     ) -> None:
-        """The session is open: complete paths under ``cwd``, walk ``history``, and in the
-        demo say ``connect_hint`` under the input."""
+        """The session is open: complete paths under ``cwd``, walk ``history``, and with no
+        model say ``connect_hint`` under the input and ``placeholder`` in it."""
         self.cwd = cwd.resolve()
         self.history = history
         self.connect_hint = connect_hint
+        self.no_model_placeholder = placeholder
         self._path_index = None
         # Another session's agent has its own queues: what was waiting here never lands.
         self.strip.clear()
@@ -155,8 +164,8 @@ class PromptArea(Vertical):
 
     def watch_running(self, running: bool) -> None:
         if self.connect_hint is not None:
-            # The demo takes no prompts: only commands, and the hint says how to connect.
-            self.input.placeholder = DEMO_PLACEHOLDER
+            # No model takes no prompts: only commands, and the hint says how to connect.
+            self.input.placeholder = self.no_model_placeholder
             self.hint = self.connect_hint
         else:
             self.input.placeholder = RUNNING_PLACEHOLDER if running else IDLE_PLACEHOLDER
@@ -336,6 +345,7 @@ __all__ = [
     "FOLLOW_UP_KEYS",
     "IDLE_HINT",
     "NEWLINE_KEYS",
+    "NO_MODEL_PLACEHOLDER",
     "RUNNING_HINT",
     "PromptArea",
     "PromptInput",

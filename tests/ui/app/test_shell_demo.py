@@ -16,7 +16,7 @@ from pifold_agent.run_command import HeadlessOptions
 from pifold_tui.app.app import Launch, PifoldApp
 from pifold_tui.app.demo import CONNECT_HINT, DEMO_BUDGET, open_demo
 from pifold_tui.app.info_screens import InfoScreen
-from pifold_tui.app.launch import model_configured, wants_live
+from pifold_tui.app.launch import model_configured, names_a_model
 from pifold_tui.screens.editor import FoldEditorScreen
 from tests.ui.app.shell_fixtures import EventLog, StubPrompt, assert_session_consistent
 
@@ -103,7 +103,8 @@ def test_a_model_is_configured_only_by_a_key_a_url_or_a_script(
     assert model_configured(options, environment) is live
 
 
-def test_asking_for_a_live_session_without_a_key_is_not_the_demo() -> None:
-    assert not wants_live(HeadlessOptions(None, cwd=Path(os.sep)))
-    assert wants_live(HeadlessOptions(None, continue_session=True))
-    assert wants_live(HeadlessOptions(None, provider="openai"))
+def test_naming_a_model_or_provider_asks_for_its_key() -> None:
+    assert not names_a_model(HeadlessOptions(None, cwd=Path(os.sep)))
+    assert not names_a_model(HeadlessOptions(None, continue_session=True))
+    assert names_a_model(HeadlessOptions(None, provider="openai"))
+    assert names_a_model(HeadlessOptions(None, model="claude-sonnet-4-5"))

@@ -1,0 +1,130 @@
+"""A session opened with no model: ``pifold --resume ID`` or ``--continue`` with no API key.
+
+With no key there is nothing to talk to, but a session is still worth looking at: the app
+opens it as it would with a key (its transcript from the session file, the bar and the fold
+screens over its engine) and takes no prompt, saying how to connect a model instead. The
+agent is given a :class:`NoModelProvider`, which answers any request with a fatal error
+naming what to set, so nothing can ever be sent by mistake.
+
+What the engine does here is what any open does: a session whose engine missed entries (a
+kill between the two writes) is caught up, and the fold screens' verbs are logged and
+attributed as usual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from pifold_agent.loop import Agent, AgentConfig
+from pifold_agent.providers.base import (
+    ErrorClass,
+    ProviderError,
+    ProviderRequest,
+    StreamDone,
+    StreamEvent,
+)
+from pifold_agent.run_command import CommandError, HeadlessOptions, agent_tools, open_engine
+from pifold_agent.sessions import SessionError, SessionFile, find, latest_for
+from pifold_core.settings import SettingsFile
+from pifold_tui.app.session_setup import AppSession
+
+NO_MODEL_NAME = "no model"
+"""What the footer shows as the model."""
+
+NO_MODEL_HINT = (
+    "No model is connected: this session is open to look at (transcript, bar, fold screens). "
+    "To continue it, quit and set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or --base-url for a "
+    "local server), then run the same pifold command again."
+)
+"""What the prompt and the first notification say."""
+
+
+class NoModelProvider:
+    """A provider with no model behind it: every request ends at once in a fatal error that
+    says how to connect one."""
+
+    @property
+    def name(self) -> str:
+        return "none"
+
+    @property
+    def model(self) -> str:
+        return NO_MODEL_NAME
+
+    async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
+        yield StreamDone((), "error", error=ProviderError(ErrorClass.FATAL, NO_MODEL_HINT))
+
+
+def connect_hint_of(session: AppSession) -> str | None:
+    """How to connect a model, when ``session`` has none (the demo, or a session opened
+    with no key); ``None`` when it talks to a model."""
+    if session.demo:
+        from pifold_tui.app.demo import CONNECT_HINT
+
+        return CONNECT_HINT
+    if isinstance(session.provider, NoModelProvider):
+        return NO_MODEL_HINT
+    return None
+
+
+def wanted_session(options: HeadlessOptions) -> SessionFile:
+    """The session ``--resume ID`` or ``--continue`` names (never a new one: with no model
+    there would be nothing to look at).
+
+    Raises:
+        pifold_agent.run_command.CommandError: no such session; the message says so.
+    """
+    cwd = options.cwd.resolve()
+    try:
+        if options.resume is not None:
+            return find(options.resume, cwd, options.sessions_dir)
+        latest = latest_for(cwd, options.sessions_dir)
+    except SessionError as error:
+        raise CommandError(str(error)) from None
+    if latest is None:
+        raise CommandError(
+            f"no session to continue in {cwd}; pifold with no option opens the demo, "
+            "which needs no key"
+        )
+    return latest
+
+
+def open_without_model(options: HeadlessOptions) -> AppSession:
+    """The session ``options`` name, over its engine, with no model to talk to.
+
+    Raises:
+        pifold_agent.run_command.CommandError: no such session, or state that cannot be
+            opened; the message says which.
+    """
+    cwd = options.cwd.resolve()
+    session = wanted_session(options)
+    try:
+        engine = open_engine(session.state_directory, options, None)
+    except BaseException:
+        session.close()
+        raise
+    provider = NoModelProvider()
+    config = AgentConfig(cwd, session_id=session.id)
+    agent = Agent(engine, provider, agent_tools(provider), session, config)
+    agent.resume()
+    return AppSession(
+        agent=agent,
+        engine=engine,
+        recorder=session,
+        provider=provider,
+        prices=None,
+        cwd=cwd,
+        settings=SettingsFile(),
+        options=options,
+        session_file=session,
+    )
+
+
+__all__ = [
+    "NO_MODEL_HINT",
+    "NO_MODEL_NAME",
+    "NoModelProvider",
+    "connect_hint_of",
+    "open_without_model",
+    "wanted_session",
+]
