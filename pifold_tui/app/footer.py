@@ -7,9 +7,10 @@ table does not know has no price: the cost then reads ``$?`` rather than a made-
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
@@ -69,13 +70,159 @@ def compact_count(tokens: int) -> str:
     return f"{tokens / 1_000_000_000:.2f}B"
 
 
+ELLIPSIS = "…"
+
+MIN_PATH_WIDTH = 12
+"""The directory is shortened to no fewer cells than this; narrower, it is left out. It
+grows to at most a third of the line, so a deep folder does not push out the figures."""
+
+FIGURE_SEPARATOR = " · "
+"""Between the model and the footer's figures."""
+
+HINT_SEPARATOR = " · "
+"""Between the key hints the app passes (``esc abort · ctrl+p commands · /help``)."""
+
+ESSENTIAL_KEYS = ("esc ", "ctrl+p ")
+"""Hints the footer keeps at any width: abort, and the palette (which lists every other
+command, so the rest of the hints can go)."""
+
+
+def middle_ellipsis(text: str, width: int) -> str:
+    """``text`` in at most ``width`` cells, its middle replaced by ``…``.
+
+    A path keeps its first folder and as many whole trailing names as fit
+    (``~/…/pifold/main``); when not even the last name fits beside the first folder, the
+    end of the text is kept (``…ifold/main``).
+    """
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return ELLIPSIS[:width]
+    slash = text.find("/", 1)
+    head = text[: slash + 1] if slash > 0 else ""
+    tail = ""
+    for name in reversed(text[len(head) :].split("/")):
+        candidate = f"{name}/{tail}" if tail else name
+        if len(head) + len(ELLIPSIS) + 1 + len(candidate) > width:
+            break
+        tail = candidate
+    if head and tail:
+        return f"{head}{ELLIPSIS}/{tail}"
+    return ELLIPSIS + text[len(text) - (width - 1) :]
+
+
 def short_path(path: Path, home: Path | None = None, width: int = 40) -> str:
-    """``path`` with the home folder as ``~``, cut from the left to ``width`` characters."""
+    """``path`` with the home folder as ``~``, shortened in the middle to ``width`` cells."""
     home = Path.home() if home is None else home
     text = str(path)
     if path == home or home in path.parents:
         text = "~/" + str(path.relative_to(home)) if path != home else "~"
-    return text if len(text) <= width else "…" + text[-(width - 1) :]
+    return middle_ellipsis(text, width)
+
+
+def split_hints(hints: str) -> tuple[list[str], list[str], list[str]]:
+    """The app's hints in three kinds: those kept at any width (Esc, Ctrl+P), the other keys,
+    and the slash commands (which the palette lists anyway)."""
+    every = [hint for hint in hints.split(HINT_SEPARATOR) if hint]
+    essential = [hint for hint in every if hint.startswith(ESSENTIAL_KEYS)]
+    commands = [hint for hint in every if hint.startswith("/")]
+    keys = [hint for hint in every if hint not in essential and hint not in commands]
+    return essential, keys, commands
+
+
+@dataclass(frozen=True, slots=True)
+class FooterParts:
+    """The pieces a footer line of some width holds (``None``: left out)."""
+
+    model: str
+    """The model's name (cut with ``…`` only when the line cannot hold even it and the
+    essential hints)."""
+    tokens: str | None = None
+    """``↑1.08M ↓19.5k``: prompt and output tokens of the session."""
+    cache: str | None = None
+    """`` (cache 900.0k)``: prompt tokens read from the provider's cache."""
+    cost: str | None = None
+    """``$12.34``, or ``$?`` for a model without prices."""
+    directory: str | None = None
+    """The working directory, shortened to fit."""
+    hints: tuple[str, ...] = ()
+    """The key hints kept, in the order the app gave them."""
+
+    @property
+    def usage(self) -> str:
+        """The token figures with the cache figure, as shown."""
+        return (self.tokens or "") + (self.cache or "")
+
+    def text(self) -> str:
+        """The line as plain text."""
+        figures = [part for part in (self.usage, self.cost, self.directory) if part]
+        line = FIGURE_SEPARATOR.join([self.model, *figures])
+        return line + ("  " + HINT_SEPARATOR.join(self.hints) if self.hints else "")
+
+    def width(self) -> int:
+        """Cells the line takes."""
+        return cell_len(self.text())
+
+
+@dataclass(frozen=True, slots=True)
+class FooterFigures:
+    """Everything the footer could show, before it is fitted to a width."""
+
+    model: str
+    tokens: str
+    """``↑1.08M ↓19.5k``."""
+    cache: str
+    """`` (cache 900.0k)``."""
+    cost: str
+    """``$12.34`` or ``$?``."""
+    priced: bool
+    """Whether the cost is a real figure (a ``$?`` says little, so it goes early)."""
+    cwd: Path
+    hints: str
+    """The app's hints, ``·``-separated."""
+
+
+def fit_footer(figures: FooterFigures, width: int, home: Path | None = None) -> FooterParts:
+    """What the footer shows in ``width`` cells. Pieces are added in this order while they
+    fit: the model and the Esc and Ctrl+P hints (always; the model is cut with ``…`` if even
+    they do not fit), the cost (the token figures for a model without prices), the directory
+    (at least :data:`MIN_PATH_WIDTH` cells, shortened in the middle), the token figures, the
+    directory grown to what is left, up to its whole length, the other key hints, the cache
+    figure, a ``$?`` cost, and last the slash-command hints."""
+    essential, keys, commands = split_hints(figures.hints)
+    order = [hint for hint in figures.hints.split(HINT_SEPARATOR) if hint]
+    parts = FooterParts(model=figures.model, hints=tuple(essential))
+    if parts.width() > width:
+        keep = max(0, len(figures.model) - (parts.width() - width) - len(ELLIPSIS))
+        return replace(parts, model=figures.model[:keep] + ELLIPSIS)
+
+    def added(current: FooterParts, proposal: FooterParts) -> FooterParts:
+        return proposal if proposal.width() <= width else current
+
+    def with_hint(current: FooterParts, hint: str) -> FooterParts:
+        kept = [other for other in order if other in current.hints or other == hint]
+        return added(current, replace(current, hints=tuple(kept)))
+
+    natural = short_path(figures.cwd, home, width=len(str(figures.cwd)))
+    if figures.priced:
+        parts = added(parts, replace(parts, cost=figures.cost))
+    else:
+        parts = added(parts, replace(parts, tokens=figures.tokens))
+    shortest = short_path(figures.cwd, home, width=min(len(natural), MIN_PATH_WIDTH))
+    parts = added(parts, replace(parts, directory=shortest))
+    parts = added(parts, replace(parts, tokens=figures.tokens))
+    if parts.directory is not None:
+        room = min(width - parts.width() + len(parts.directory), width // 3)
+        grown = short_path(figures.cwd, home, width=min(len(natural), room))
+        parts = replace(parts, directory=grown)
+    for hint in keys:
+        parts = with_hint(parts, hint)
+    if parts.tokens is not None:
+        parts = added(parts, replace(parts, cache=figures.cache))
+    parts = added(parts, replace(parts, cost=figures.cost))
+    for hint in commands:
+        parts = with_hint(parts, hint)
+    return parts
 
 
 def footer_text(
@@ -85,18 +232,28 @@ def footer_text(
     cwd: Path,
     hints: str,
     width: int = 120,
+    home: Path | None = None,
 ) -> Text:
-    """The footer's one line: what is running, what it cost so far, where, and the keys."""
-    cost = f"${totals.cost:,.2f}" if priced else "$?"
-    line = Text(no_wrap=True, overflow="ellipsis")
-    line.append(model, style="bold")
-    line.append(
-        f" · ↑{compact_count(totals.input_tokens)} ↓{compact_count(totals.output_tokens)}"
-        f" (cache {compact_count(totals.cache_read_tokens)}) · {cost} · ",
+    """The footer's one line in ``width`` cells: what is running, what it cost so far, where,
+    and the keys (:func:`fit_footer` says what goes first when the line is narrow)."""
+    figures = FooterFigures(
+        model=model,
+        tokens=f"↑{compact_count(totals.input_tokens)} ↓{compact_count(totals.output_tokens)}",
+        cache=f" (cache {compact_count(totals.cache_read_tokens)})",
+        cost=f"${totals.cost:,.2f}" if priced else "$?",
+        priced=priced,
+        cwd=cwd,
+        hints=hints,
     )
-    line.append(short_path(cwd, width=max(12, width // 4)), style="dim")
-    if hints:
-        line.append("  " + hints, style="dim")
+    parts = fit_footer(figures, width, home)
+    line = Text(no_wrap=True, overflow="ellipsis")
+    line.append(parts.model, style="bold")
+    for figure, style in ((parts.usage, ""), (parts.cost, ""), (parts.directory, "dim")):
+        if figure:
+            line.append(FIGURE_SEPARATOR)
+            line.append(figure, style=style)
+    if parts.hints:
+        line.append("  " + HINT_SEPARATOR.join(parts.hints), style="dim")
     return line
 
 
@@ -147,10 +304,15 @@ class SessionFooter(Static):
 
 
 __all__ = [
+    "FooterFigures",
+    "FooterParts",
     "Prices",
     "SessionFooter",
     "UsageTotals",
     "compact_count",
+    "fit_footer",
     "footer_text",
+    "middle_ellipsis",
     "short_path",
+    "split_hints",
 ]

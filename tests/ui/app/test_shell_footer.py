@@ -5,12 +5,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pifold_agent.providers.models import BUILT_IN
 from pifold_core.entries import Usage
-from pifold_tui.app.footer import Prices, UsageTotals, compact_count, footer_text, short_path
+from pifold_tui.app.footer import (
+    Prices,
+    UsageTotals,
+    compact_count,
+    footer_text,
+    middle_ellipsis,
+    short_path,
+    split_hints,
+)
 from pifold_tui.app.session_setup import prices_of
 
 SONNET = prices_of(BUILT_IN["claude-sonnet-4-5"])
@@ -46,12 +55,109 @@ def test_the_footer_line_names_model_tokens_cost_and_directory(tmp_path: Path) -
     assert line.plain.endswith("  esc abort")
 
 
-def test_paths_under_home_read_with_a_tilde_and_long_ones_are_cut_from_the_left() -> None:
+def test_paths_under_home_read_with_a_tilde_and_long_ones_lose_their_middle() -> None:
     home = Path("/home/ada")
     assert short_path(home / "code" / "pifold", home) == "~/code/pifold"
     assert short_path(home, home) == "~"
-    cut = short_path(Path("/srv") / ("x" * 60) / "project", home, width=20)
-    assert len(cut) == 20 and cut.startswith("…") and cut.endswith("/project")
+    assert short_path(Path("/srv") / ("x" * 60) / "project", home, width=20) == "/srv/…/project"
+    deep = home / "code" / "clients" / "acme" / "pifold"
+    assert short_path(deep, home, width=16) == "~/…/acme/pifold"
+    assert short_path(deep, home, width=12) == "~/…/pifold"
+    # Not even the last name fits beside the first folder: the end is kept.
+    assert short_path(Path("/srv") / ("y" * 30), home, width=12) == "…" + "y" * 11
+
+
+@given(
+    st.lists(st.text("abc-", min_size=1, max_size=12), min_size=1, max_size=8), st.integers(1, 60)
+)
+def test_a_shortened_path_fits_and_keeps_its_ends(names: list[str], width: int) -> None:
+    text = "/" + "/".join(names)
+    short = middle_ellipsis(text, width)
+    assert len(short) <= width
+    if len(text) <= width:
+        assert short == text
+    else:
+        assert short.count("…") == 1
+        head, tail = short.split("…")
+        assert text.startswith(head) and text.endswith(tail)
+
+
+HOME = Path("/home/ada")
+LIVE_HINTS = "esc abort · ctrl+p commands · /help"
+DEMO_HINTS = "f2 pause · ctrl+p commands · /fold-editor"
+
+
+def _busy_totals() -> UsageTotals:
+    totals = UsageTotals()
+    usage = Usage(input_tokens=80_000, output_tokens=19_500, cache_read_tokens=1_000_000)
+    totals.add(usage, SONNET)
+    return totals
+
+
+LIVE_LINES = {
+    122: "claude-sonnet-4-5 · ↑1.08M ↓19.5k (cache 1.00M) · $0.83 · ~/code/clients/acme/pifold"
+    "  esc abort · ctrl+p commands · /help",
+    118: "claude-sonnet-4-5 · ↑1.08M ↓19.5k (cache 1.00M) · $0.83 · ~/code/clients/acme/pifold"
+    "  esc abort · ctrl+p commands",
+    98: "claude-sonnet-4-5 · ↑1.08M ↓19.5k · $0.83 · ~/…/clients/acme/pifold"
+    "  esc abort · ctrl+p commands",
+    78: "claude-sonnet-4-5 · $0.83 · ~/…/acme/pifold  esc abort · ctrl+p commands",
+    58: "claude-sonnet-4-5 · $0.83  esc abort · ctrl+p commands",
+    38: "claude-s…  esc abort · ctrl+p commands",
+}
+"""A live session's footer at each width (the footer's content is its width less 2)."""
+
+DEMO_LINES = {
+    118: "demo · a recorded Pi session · ↑1.08M ↓19.5k (cache 1.00M) · $? · /work/main"
+    "  f2 pause · ctrl+p commands",
+    98: "demo · a recorded Pi session · ↑1.08M ↓19.5k · $? · /work/main"
+    "  f2 pause · ctrl+p commands",
+    78: "demo · a recorded Pi session · ↑1.08M ↓19.5k · /work/main  ctrl+p commands",
+    58: "demo · a recorded Pi session · /work/main  ctrl+p commands",
+}
+"""The demo's footer: no prices, so the token figures come before a ``$?``."""
+
+
+@pytest.mark.parametrize("width", list(LIVE_LINES))
+def test_a_live_footer_keeps_what_matters_most_at_each_width(width: int) -> None:
+    cwd = HOME / "code" / "clients" / "acme" / "pifold"
+    line = footer_text("claude-sonnet-4-5", _busy_totals(), True, cwd, LIVE_HINTS, width, HOME)
+    assert line.plain == LIVE_LINES[width]
+    assert len(line.plain) <= width
+
+
+@pytest.mark.parametrize("width", list(DEMO_LINES))
+def test_the_demo_footer_at_each_width(width: int) -> None:
+    line = footer_text(
+        "demo · a recorded Pi session",
+        _busy_totals(),
+        False,
+        Path("/work/main"),
+        DEMO_HINTS,
+        width,
+        HOME,
+    )
+    assert line.plain == DEMO_LINES[width]
+
+
+def test_hints_are_sorted_into_kept_keys_and_commands() -> None:
+    assert split_hints(DEMO_HINTS) == (["ctrl+p commands"], ["f2 pause"], ["/fold-editor"])
+    assert split_hints(LIVE_HINTS) == (["esc abort", "ctrl+p commands"], [], ["/help"])
+    assert split_hints("") == ([], [], [])
+
+
+@given(st.integers(min_value=20, max_value=200))
+def test_the_footer_never_drops_esc_or_ctrl_p_and_fits_when_it_can(width: int) -> None:
+    cwd = HOME / "code" / "clients" / "acme" / "pifold"
+    plain = footer_text("claude-sonnet-4-5", _busy_totals(), True, cwd, LIVE_HINTS, width, HOME)
+    text = plain.plain
+    assert text.endswith("esc abort · ctrl+p commands") or text.endswith("/help")
+    essentials = len("…  esc abort · ctrl+p commands")
+    if width >= essentials:
+        assert len(text) <= width
+    # A wider footer never shows fewer pieces.
+    wider = footer_text("claude-sonnet-4-5", _busy_totals(), True, cwd, LIVE_HINTS, width + 1, HOME)
+    assert len(wider.plain) >= len(text)
 
 
 @given(st.integers(min_value=0, max_value=10**11))
