@@ -85,6 +85,9 @@ class PifoldApp(App[int]):
     #conversation-area { height: 1fr; }
     #loading { height: 1fr; padding: 1 2; color: $text-muted; }
     #bottom { dock: bottom; height: auto; }
+    /* Toasts stand above the bar and the footer (Textual's rack leaves one row, for a
+       footer alone), so a notification never hides the bar's right end. */
+    ToastRack { margin-bottom: 2; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f2", "pause", "Pause", priority=True),
