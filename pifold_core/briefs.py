@@ -1,11 +1,16 @@
 """Deterministic briefs (DESIGN §3).
 
 A brief is what the model reads in place of a folded span, so it has two jobs: say what the
-span was, and keep the span's *identifiers* in sight (paths, error strings, keys, hashes,
-numbers the agent acted on), because those are what a summary loses and what the agent
-searches for later. Every brief is bounded at :data:`MAX_BRIEF_CHARS` code points.
+span was, and keep the span's *identifiers* in sight, because those are what a summary loses
+and what the agent searches for later. First come the identifiers the agent went on to use
+(in its text or tool-call arguments after the span, read within the bound
+:func:`pifold_core.identifiers.later_uses` states), then fatal and error-code lines, then
+keys, versions, definitions, paths and numbers in turn (:mod:`pifold_core.identifiers`).
+Every brief is bounded at :data:`MAX_BRIEF_CHARS` code points.
 
-The same span always gets the same brief: nothing here depends on time or randomness.
+The same span with the same later entries always gets the same brief: nothing here depends
+on time, randomness or what was scanned before. A fold's brief is made once, when the fold
+is built, and kept in its log record; a reopen reads it from there, never recomputes it.
 """
 
 from __future__ import annotations
@@ -15,14 +20,19 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from pifold_core.entries import Entry
+from pifold_core.identifiers import (
+    MAX_IDENTIFIERS,
+    later_uses,
+    rank,
+    scan_entries,
+    scan_text,
+)
 
 MAX_BRIEF_CHARS = 2_000
 """Upper bound of every brief, in code points."""
 
 IDENTIFIER_ROOM = 700
 """Characters of a brief reserved for identifiers that the descriptive part did not show."""
-
-_MAX_IDENTIFIERS = 40
 
 
 class BriefError(ValueError):
@@ -63,77 +73,47 @@ def validate_supplied_brief(text: str) -> str:
 
 # -- identifiers ----------------------------------------------------------------------------
 
-_ERROR_LINE = re.compile(
-    r"^.*\b(?:[A-Z]\w*(?:Error|Exception)|error|Error|ERROR|FAILED|FAIL|fatal|panic|"
-    r"Traceback|failed|denied|not found)\b.*$",
-    re.MULTILINE,
-)
-_PATH = re.compile(
-    r"(?<![\w/.-])(?:~?/|\./|\.\./)?(?:[\w@.+-]+/)+[\w@.+-]+|"
-    r"\b[\w-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|rs|go|c|h|cc|cpp|hpp|java|kt|rb|php|md|json|"
-    r"jsonl|toml|yaml|yml|txt|sh|cfg|ini|lock|html|css|sql|rst)\b"
-)
-_HASH = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b")
-_CONSTANT = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
-_KEY = re.compile(r"\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]{11,63}\b")
-_NUMBER = re.compile(r"(?<![\w.])\d{3,}(?:\.\d+)?(?![\w.])")
-_SCAN_LIMIT = 200_000
+IDS_LABEL = " · ids: "
+"""Where a runtime brief's identifiers begin; they are joined by :data:`IDS_SEPARATOR`."""
+
+IDS_SEPARATOR = "; "
 
 
-def extract_identifiers(texts: Iterable[str], limit: int = _MAX_IDENTIFIERS) -> list[str]:
-    """Identifiers worth keeping visible, most telling first, each once.
+def extract_identifiers(
+    texts: Iterable[str], limit: int = MAX_IDENTIFIERS, later: Sequence[Entry] = ()
+) -> list[str]:
+    """Identifiers worth keeping visible in ``texts``, most telling first, each once.
 
-    Error lines come first (they are what an agent searches for), then keys and hashes,
-    then paths, then numbers; within a class, by first appearance.
+    The ones the agent used in ``later`` come first, then fatal lines, then keys, versions,
+    definitions, paths and numbers in turn (:func:`pifold_core.identifiers.rank`).
     """
-    text = "\n".join(texts)[:_SCAN_LIMIT]
-    classes: list[list[str]] = [[], [], [], []]
-    for match in _ERROR_LINE.finditer(text):
-        line = one_line(match.group(0), 160)
-        if len(line) >= 8:
-            classes[0].append(line)
-    for pattern in (_CONSTANT, _KEY, _HASH):
-        classes[1].extend(match.group(0) for match in pattern.finditer(text))
-    classes[2].extend(match.group(0).rstrip(".") for match in _PATH.finditer(text))
-    classes[3].extend(match.group(0) for match in _NUMBER.finditer(text))
-    seen: set[str] = set()
-    chosen: list[str] = []
-    for group in classes:
-        # Stable order of first appearance; a value seen often still appears once.
-        for value in dict.fromkeys(group):
-            if value in seen or len(value) < 3:
-                continue
-            # A value already shown inside a kept error line would only repeat it.
-            if any(value in kept for kept in chosen if len(kept) > 40):
-                continue
-            seen.add(value)
-            chosen.append(value)
-            if len(chosen) >= limit:
-                return chosen
-    return chosen
+    return rank([scan_text(text) for text in texts], later_uses(later), limit)
 
 
-def with_identifiers(description: str, texts: Sequence[str]) -> str:
-    """Append the identifiers the description does not already show, within the bound."""
+def with_identifiers(description: str, values: Sequence[str]) -> str:
+    """Append the ``values`` the description does not already show, within the bound."""
     description = bounded(description, MAX_BRIEF_CHARS)
-    room = MAX_BRIEF_CHARS - len(description) - len(" · ids: ")
+    room = MAX_BRIEF_CHARS - len(description) - len(IDS_LABEL)
     if room < 16:
-        return description
-    missing = [value for value in extract_identifiers(texts) if value not in description]
-    if not missing:
         return description
     kept: list[str] = []
     used = 0
-    for value in missing:
+    for value in values:
+        if value in description:
+            continue
         value = bounded(value, 160)
-        cost = len(value) + (2 if kept else 0)
+        cost = len(value) + (len(IDS_SEPARATOR) if kept else 0)
         if used + cost > room:
             continue
         kept.append(value)
         used += cost
     if not kept:
         return description
-    return description + " · ids: " + "; ".join(kept)
+    return description + IDS_LABEL + IDS_SEPARATOR.join(kept)
+
+
+def _span_identifiers(entries: Sequence[Entry], later: Sequence[Entry]) -> list[str]:
+    return rank(scan_entries(entries), later_uses(later))
 
 
 # -- the three kinds --------------------------------------------------------------------------
@@ -160,8 +140,15 @@ def _leading_paragraph(text: str, limit: int) -> str:
     return one_line(paragraph, limit)
 
 
-def tool_brief(call: Entry | None, results: Sequence[Entry], following: Entry | None) -> str:
-    """Brief of a tool fold: the call, how the results open and end, the agent's next note."""
+def tool_brief(
+    call: Entry | None,
+    results: Sequence[Entry],
+    following: Entry | None,
+    later: Sequence[Entry] = (),
+) -> str:
+    """Brief of a tool fold: the call, how the results open and end, the agent's next note,
+    then the results' identifiers (``later``: the entries after the fold, see
+    :func:`pifold_core.identifiers.later_uses` for how much of them is read)."""
     items: list[str] = []
     if call is not None and call.tool_calls:
         items.append("Ran " + _signature(call))
@@ -182,11 +169,13 @@ def tool_brief(call: Entry | None, results: Sequence[Entry], following: Entry | 
     count = len(results)
     items.append(f"{count} exact results here" if count != 1 else "exact result here")
     description = " · ".join(items)
-    return with_identifiers(description, [result.text for result in results])
+    return with_identifiers(description, _span_identifiers(results, later))
 
 
-def span_brief(entries: Sequence[Entry]) -> str:
-    """Brief of a span fold: the user's ask, the tools used (counts), the agent's notes."""
+def span_brief(entries: Sequence[Entry], later: Sequence[Entry] = ()) -> str:
+    """Brief of a span fold: the user's ask, the tools used (counts), the agent's notes, then
+    the identifiers of everything but the agent's own notes (``later`` as for
+    :func:`tool_brief`)."""
     items: list[str] = []
     asks = [entry for entry in entries if entry.kind == "user" and entry.text.strip()]
     if asks:
@@ -222,19 +211,44 @@ def span_brief(entries: Sequence[Entry]) -> str:
         description += (" · " if description else "") + "Notes: " + text
     if not description:
         description = f"{len(entries)} entries without text"
-    return with_identifiers(
-        description, [entry.text for entry in entries if entry.kind != "assistant"]
-    )
+    sources = [entry for entry in entries if entry.kind != "assistant"]
+    return with_identifiers(description, _span_identifiers(sources, later))
 
 
-def consolidated_brief(child_briefs: Sequence[str], gap_entries: Sequence[Entry]) -> str:
-    """Brief of a consolidated fold: the children's briefs, the shortest kept whole first."""
+CONSOLIDATED_IDS_ROOM = 900
+"""Characters of a consolidated brief its children's identifiers may take at most."""
+
+
+def split_identifiers(brief: str) -> tuple[str, list[str]]:
+    """A runtime brief's description and the identifiers it lists (none for other briefs)."""
+    head, label, tail = brief.rpartition(IDS_LABEL)
+    if not label:
+        return brief, []
+    return head, tail.split(IDS_SEPARATOR)
+
+
+def consolidated_brief(
+    child_briefs: Sequence[str], gap_entries: Sequence[Entry], later: Sequence[Entry] = ()
+) -> str:
+    """Brief of a consolidated fold: the children's descriptions (the shortest kept whole
+    first), then their identifiers: those the agent used in ``later`` first, then one of each
+    child's in turn (each child's most telling first), with those of the short entries
+    between them. Only the children's briefs are read, never their entries again."""
     lead = f"{len(child_briefs)} folds"
     if gap_entries:
         lead += f" and {len(gap_entries)} short entries"
     lead += ": "
-    room = MAX_BRIEF_CHARS - len(lead) - 3 * len(child_briefs)
-    flattened = [" ".join(brief.split()) for brief in child_briefs]
+    split = [split_identifiers(brief) for brief in child_briefs]
+    lists = [values for _, values in split]
+    if gap_entries:
+        lists.append(rank(scan_entries(gap_entries), ()))
+    offered = dict.fromkeys(value for values in lists for value in values)
+    uses = [token for token in later_uses(later) if token in offered]
+    values = list(dict.fromkeys([*uses, *_in_turn(lists)]))
+    wanted = sum(len(value) + len(IDS_SEPARATOR) for value in values[:MAX_IDENTIFIERS])
+    ids_room = min(CONSOLIDATED_IDS_ROOM, wanted + len(IDS_LABEL)) if values else 0
+    room = MAX_BRIEF_CHARS - ids_room - len(lead) - 3 * len(child_briefs)
+    flattened = [" ".join(head.split()) for head, _ in split]
     allowance = [0] * len(flattened)
     # Share the room out shortest first: short briefs survive whole, long ones give way.
     remaining = len(flattened)
@@ -252,4 +266,10 @@ def consolidated_brief(child_briefs: Sequence[str], gap_entries: Sequence[Entry]
     text = lead + " | ".join(pieces)
     if omitted:
         text += f" | {omitted} more"
-    return bounded(text, MAX_BRIEF_CHARS)
+    return with_identifiers(text, values[:MAX_IDENTIFIERS])
+
+
+def _in_turn(lists: Sequence[Sequence[str]]) -> list[str]:
+    """The first of each list, then the second of each, ...: no child crowds out the rest."""
+    longest = max((len(values) for values in lists), default=0)
+    return [values[index] for index in range(longest) for values in lists if index < len(values)]

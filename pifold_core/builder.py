@@ -8,6 +8,7 @@ from pifold_core.briefs import consolidated_brief, span_brief, tool_brief, valid
 from pifold_core.canonical import sha256_hex
 from pifold_core.entries import Entry
 from pifold_core.folds import Fold, FoldKind, Forest, ForestError, source_of
+from pifold_core.identifiers import LATER_ENTRIES
 from pifold_core.placeholders import fold_placeholder
 from pifold_core.transcript import Transcript
 
@@ -106,20 +107,23 @@ class FoldBuilder:
 
     def _runtime_brief(self, kind: FoldKind, start: int, end: int, children: list[Fold]) -> str:
         entries = self.transcript.entries
+        # What the agent did after the span, as far as the transcript reaches when the fold
+        # is made (the brief is logged with the fold, so a reopen never recomputes it).
+        later = entries[end : end + LATER_ENTRIES]
         if kind == "tool":
             call_index = self.transcript.call_site.get(str(entries[start].call_id))
             call = entries[call_index] if call_index is not None else None
             following = self._next_assistant(end)
-            return tool_brief(call, entries[start:end], following)
+            return tool_brief(call, entries[start:end], following, later)
         if kind == "span":
-            return span_brief(entries[start:end])
+            return span_brief(entries[start:end], later)
         gaps: list[Entry] = []
         position = start
         for child in children:
             gaps.extend(entries[position : child.start])
             position = child.end
         gaps.extend(entries[position:end])
-        return consolidated_brief([child.brief for child in children], gaps)
+        return consolidated_brief([child.brief for child in children], gaps, later)
 
     def _next_assistant(self, index: int) -> Entry | None:
         entries = self.transcript.entries

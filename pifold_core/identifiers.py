@@ -1,0 +1,298 @@
+"""Identifiers worth keeping in a brief, found in one pass per entry (DESIGN §3).
+
+A brief keeps in sight what a summary loses and what the agent searches for later. This
+module finds those values in an entry's text, once per entry:
+
+* **fatal lines**: whole lines that read as fatal or as an error code even in the middle of
+  noisy output (``error[E0425]``, ``FATAL``, ``npm ERR!``, ``exit code 2``, ``Traceback``,
+  ``AssertionError:``, ``panic:``, HTTP 4xx/5xx status lines, ``error:``, ``FAILED``);
+* **keys**: continuation keys, hashes and ``UPPER_SNAKE`` constants;
+* **versions**: ``v1.2.3``, ``==2.4.1``, ``@types/node@20.11.5``, ``go1.22.3``, ``1.2.3``;
+* **definitions**: the names a result defined (``def name(``, ``class Name``, ``function
+  name``, ``fn name``, ``func Name``, ``export const name =``);
+* **paths** and **numbers** (three digits or more);
+
+and, beside them, every identifier-like token (the above plus ``snake_case``, ``camelCase``
+and dotted names), which is how a later use by the agent is recognised.
+
+Work is linear in the text: one tokenising pass classifies each distinct token once against
+one precompiled alternation, and two keyword scans find fatal lines and definitions. The
+result is cached by the entry's wire digest, so the span brief that follows a tool brief
+over the same results, or a preview followed by its commit, scans nothing twice. Nothing
+here depends on time, randomness or the cache's state: the same text gives the same values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pifold_core.entries import Entry
+
+ENTRY_SCAN_CHARS = 200_000
+"""Characters of one entry's text that are scanned; the rest of a larger entry is not."""
+
+SPAN_SCAN_CHARS = 1_000_000
+"""Characters of a span's entries scanned for one brief, stalest entries first."""
+
+PER_CLASS = 64
+"""Values kept per class and entry (a brief shows at most :data:`MAX_IDENTIFIERS`)."""
+
+FATAL_LINES = 16
+"""Fatal lines kept per entry."""
+
+MAX_IDENTIFIERS = 40
+"""Values a brief offers at most, before the room decides how many fit."""
+
+CACHE_ENTRIES = 512
+"""Entries whose scan is remembered (enough for a commit's folds and their consolidation)."""
+
+_TOKEN = re.compile(r"[\w@.+/~-]+(?:==[\w.+-]+)?")
+_EXTENSIONS = (
+    "py|pyi|ts|tsx|js|jsx|mjs|rs|go|c|h|cc|cpp|hpp|java|kt|rb|php|md|json|jsonl|toml|yaml|"
+    "yml|txt|sh|cfg|ini|lock|html|css|sql|rst"
+)
+_CLASS = re.compile(
+    r"(?P<version>v\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?|[\w.-]*==\d+(?:\.\w+)+"
+    r"|(?:@?[\w.-]+/)?[\w.-]+@\d+(?:\.\w+)+|go\d+\.\d+(?:\.\d+)?|\d+\.\d+\.\d+(?:-[\w.]+)?)"
+    r"|(?P<path>(?:~?/|\./|\.\./)?(?:[\w@.+-]+/)+[\w@.+-]+|[\w-]+\.(?:" + _EXTENSIONS + r"))"
+    r"|(?P<constant>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"
+    r"|(?P<hash>(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64})"
+    r"|(?P<key>(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]{11,63})"
+    r"|(?P<number>\d{3,}(?:\.\d+)?)"
+    r"|(?P<code>[A-Za-z_]\w*(?:_[A-Za-z0-9]|[a-z][A-Z])\w*|[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+)"
+)
+_KEY_GROUPS = frozenset({"constant", "hash", "key"})
+_FATAL = re.compile(
+    r"\berror\[E\d+\]|\bFATAL\b|\bfatal:|\bnpm (?:ERR!|error)|\bexit(?:ed)?(?: with)?"
+    r" (?:code|status)[:=]? ?[1-9]\d*|\bTraceback\b|\bpanic:|\bSegmentation fault\b"
+    r"|\b[A-Z][A-Za-z]*(?:Error|Exception)\b(?::|$)|\berror:|\bERROR\b|\bFAIL(?:ED)?\b"
+    r"|\bCRITICAL\b|\bPermission denied\b|\bNo such file or directory\b|\bcommand not found\b"
+    r"|\bHTTP/\d(?:\.\d)? [45]\d\d\b|\bstatus(?:[ _]code)?[\"']?[=: ]+[45]\d\d\b"
+    r"|\b[45]\d\d (?:Bad Request|Unauthorized|Payment Required|Forbidden|Not Found|Method Not "
+    r"Allowed|Conflict|Gone|Unprocessable Entity|Too Many Requests|Internal Server Error|Not "
+    r"Implemented|Bad Gateway|Service Unavailable|Gateway Timeout)\b",
+    re.MULTILINE,
+)
+_DEFINITION = re.compile(
+    r"\b(?:(?:async )?def|class|(?:pub(?:\(\w+\))? )?fn|func(?: \([^)\n]{0,80}\))?|function\*?"
+    r"|export (?:default )?(?:async )?(?:const|let|var|function|class))\s+([A-Za-z_$][\w$]*)"
+)
+_LINE_CHARS = 160
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What one text holds: each class in order of first appearance, each value once."""
+
+    fatal: tuple[str, ...]
+    """Fatal or error-code lines, whitespace collapsed, at most 160 characters each."""
+    keys: tuple[str, ...]
+    """Continuation keys, hashes and constants."""
+    versions: tuple[str, ...]
+    """Version strings."""
+    definitions: tuple[str, ...]
+    """Names of the functions and classes the text defines."""
+    paths: tuple[str, ...]
+    """File paths."""
+    numbers: tuple[str, ...]
+    """Numbers of three digits or more."""
+    tokens: frozenset[str]
+    """Every identifier-like token, for recognising a later use."""
+
+    def ranked_classes(self) -> tuple[tuple[str, ...], ...]:
+        """The classes a brief takes in turn after fatal lines, most telling first."""
+        return (self.keys, self.versions, self.definitions, self.paths, self.numbers)
+
+
+def _fatal_lines(text: str) -> list[str]:
+    lines: list[str] = []
+    position = 0
+    while len(lines) < FATAL_LINES:
+        match = _FATAL.search(text, position)
+        if match is None:
+            break
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        end = len(text) if end < 0 else end
+        line = " ".join(text[start:end].split())
+        if len(line) > _LINE_CHARS:
+            line = line[: _LINE_CHARS - 1].rstrip() + "…"
+        if len(line) >= 8 and line not in lines:
+            lines.append(line)
+        position = end + 1
+    return lines
+
+
+def scan_text(text: str) -> Found:
+    """Every identifier in ``text`` (its first :data:`ENTRY_SCAN_CHARS` characters)."""
+    text = text[:ENTRY_SCAN_CHARS]
+    # Dicts as ordered sets: membership stays constant-time however long a class grows.
+    classes: dict[str, dict[str, None]] = {
+        "keys": {},
+        "version": {},
+        "definitions": {},
+        "path": {},
+        "number": {},
+    }
+    tokens: set[str] = set()
+    classify = _CLASS.fullmatch
+    for raw in dict.fromkeys(_TOKEN.findall(text)):
+        token = raw.rstrip(".-")
+        if len(token) < 3:
+            continue
+        match = classify(token)
+        if match is None:
+            continue
+        tokens.add(token)
+        group = match.lastgroup
+        if group == "code" or group is None:
+            continue
+        bucket = classes["keys"] if group in _KEY_GROUPS else classes[group]
+        if len(bucket) < PER_CLASS:
+            bucket.setdefault(token, None)
+    definitions = classes["definitions"]
+    for name in dict.fromkeys(_DEFINITION.findall(text)):
+        if len(name) >= 3:
+            tokens.add(name)
+            if len(definitions) < PER_CLASS:
+                definitions.setdefault(name, None)
+    return Found(
+        fatal=tuple(_fatal_lines(text)),
+        keys=tuple(classes["keys"]),
+        versions=tuple(classes["version"]),
+        definitions=tuple(definitions),
+        paths=tuple(classes["path"]),
+        numbers=tuple(classes["number"]),
+        tokens=frozenset(tokens),
+    )
+
+
+_CACHE: OrderedDict[str, Found] = OrderedDict()
+
+
+def scan_entry(entry: Entry) -> Found:
+    """:func:`scan_text` of the entry's text, remembered by its wire digest."""
+    key = entry.wire_digest
+    found = _CACHE.get(key)
+    if found is not None:
+        _CACHE.move_to_end(key)
+        return found
+    found = scan_text(entry.text)
+    _CACHE[key] = found
+    if len(_CACHE) > CACHE_ENTRIES:
+        _CACHE.popitem(last=False)
+    return found
+
+
+def scan_entries(entries: Iterable[Entry]) -> list[Found]:
+    """The scans of ``entries`` in order, up to :data:`SPAN_SCAN_CHARS` characters of text."""
+    found: list[Found] = []
+    scanned = 0
+    for entry in entries:
+        if scanned >= SPAN_SCAN_CHARS:
+            break
+        found.append(scan_entry(entry))
+        scanned += min(len(entry.text), ENTRY_SCAN_CHARS)
+    return found
+
+
+LATER_ENTRIES = 24
+"""Entries after a span that are read for what the agent used."""
+
+LATER_CHARS = 16_000
+"""Characters of the agent's later text and tool-call arguments read, at most."""
+
+
+def later_uses(later: Sequence[Entry]) -> list[str]:
+    """Tokens the agent wrote after a span, in the order it first wrote them.
+
+    Read: the assistant entries among the first :data:`LATER_ENTRIES` of ``later`` (the
+    entries after the span, as they exist when the fold is made), their text and every
+    string in their tool calls' arguments, up to :data:`LATER_CHARS` characters in all.
+    """
+    pieces: list[str] = []
+    room = LATER_CHARS
+    for entry in later[:LATER_ENTRIES]:
+        if entry.kind != "assistant":
+            continue
+        for text in (entry.text, *(_argument_text(call.arguments) for call in entry.tool_calls)):
+            if room <= 0:
+                break
+            pieces.append(text[:room])
+            room -= len(pieces[-1])
+    tokens = (raw.rstrip(".-") for raw in _TOKEN.findall("\n".join(pieces)))
+    return [token for token in dict.fromkeys(tokens) if len(token) >= 3]
+
+
+def _argument_text(arguments: object) -> str:
+    """Every string and number inside tool-call arguments, one per line, in order."""
+    found: list[str] = []
+    pending = [arguments]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, bool):
+            continue
+        elif isinstance(value, int | float):
+            found.append(str(value))
+        elif isinstance(value, dict):
+            pending.extend(reversed(list(value.values())))
+        elif isinstance(value, list | tuple):
+            pending.extend(reversed(value))
+    return "\n".join(found)
+
+
+def rank(found: Sequence[Found], uses: Sequence[str], limit: int = MAX_IDENTIFIERS) -> list[str]:
+    """The values a brief should show, most telling first, each once.
+
+    First the span's identifiers the agent used later (in the order it used them), then
+    fatal lines, then the other classes in turn (a key, a version, a definition, a path, a
+    number, then the next of each), each class in order of first appearance.
+    """
+    chosen: dict[str, None] = {}
+    span_tokens: frozenset[str] = frozenset().union(*(item.tokens for item in found))
+    for token in uses:
+        if len(chosen) >= limit:
+            return list(chosen)
+        if token in span_tokens:
+            chosen[token] = None
+    lines: list[str] = []
+    for item in found:
+        for line in item.fatal:
+            if len(chosen) >= limit:
+                return list(chosen)
+            if line not in chosen:
+                chosen[line] = None
+                lines.append(line)
+    classes = [_merged([item.ranked_classes()[index] for item in found]) for index in range(5)]
+    for value in _in_turn(classes):
+        if len(chosen) >= limit:
+            break
+        # A value already shown inside a kept line would only repeat it.
+        if value in chosen or any(value in line for line in lines):
+            continue
+        chosen[value] = None
+    return list(chosen)
+
+
+def _merged(lists: Sequence[Sequence[str]]) -> list[str]:
+    merged: dict[str, None] = {}
+    for values in lists:
+        for value in values:
+            if len(merged) >= PER_CLASS:
+                return list(merged)
+            merged.setdefault(value, None)
+    return list(merged)
+
+
+def _in_turn(classes: Sequence[Sequence[str]]) -> Iterable[str]:
+    """The first of each class, then the second of each, ...: no class crowds out the rest."""
+    longest = max((len(values) for values in classes), default=0)
+    for position in range(longest):
+        for values in classes:
+            if position < len(values):
+                yield values[position]
