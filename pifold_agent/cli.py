@@ -96,7 +96,13 @@ def main_callback(
         str | None, typer.Option(help="Resume the session with this id (or id prefix).")
     ] = None,
     yes: Annotated[
-        bool, typer.Option("--yes", "-y", help="Start a new session if --continue finds none.")
+        bool,
+        typer.Option(
+            "--yes",
+            "-y",
+            help="In the app, write, edit and bash run without asking for approval; "
+            "with --continue, start a new session if there is none.",
+        ),
     ] = False,
 ) -> None:
     """With no command, open the app (the demo when no key is set); with -p, one prompt
