@@ -70,7 +70,7 @@ DETAIL_COLUMNS = (
     "mean",
     "near zero",
     "events",
-    "visible/recov./lost",
+    "raw/brief/recov./lost",
 )
 
 
@@ -108,7 +108,6 @@ def headline_row(
 
 def detail_row(name: str, figures: ArmFigures) -> list[str]:
     recall = figures.recall
-    visible = recall.visible_raw + recall.visible_made
     return [
         name,
         figures.arm,
@@ -123,7 +122,7 @@ def detail_row(name: str, figures: ArmFigures) -> list[str]:
         f"{figures.mean_window:,.0f}",
         f"{figures.near_zero}",
         f"{figures.events}",
-        f"{visible}/{recall.recoverable}/{recall.lost}",
+        f"{recall.visible_raw}/{recall.visible_in_brief}/{recall.recoverable}/{recall.lost}",
     ]
 
 

@@ -29,7 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from pifold_bench.prices import CacheRules
+from pifold_agent.providers.models import BUILT_IN as BUILT_IN_MODELS
+from pifold_agent.providers.models import lookup as lookup_model
+from pifold_bench.prices import CacheRules, ModelPrices
 from pifold_core.entries import Entry
 from pifold_core.tokens import TokenCounter
 
@@ -171,6 +173,28 @@ def _fit(estimated: list[int], recorded: list[int]) -> tuple[int, float]:
             break
         preamble = settled
     return preamble, scale
+
+
+def lifetime_source(prices: ModelPrices, from_option: bool) -> str:
+    """Where ``prices``' cache lifetime comes from, for the report.
+
+    A host tells the engine its model descriptor's lifetime; the bench tells the engine arms
+    the lifetime the simulated provider bills under, so that a commit the engine makes on a
+    cold cache finds the bill's cache cold too. For every model both tables list, the two agree.
+    """
+    seconds = prices.rules.lifetime_seconds
+    family = prices.rules.family
+    if from_option:
+        return f"{seconds:,} s, set by --cache-lifetime"
+    descriptor = lookup_model(prices.model, BUILT_IN_MODELS)
+    if descriptor is None:
+        return f"{seconds:,} s, the price file's {family} ({prices.model} has no descriptor)"
+    if descriptor.cache_lifetime_s == seconds:
+        return f"{seconds:,} s, the {prices.model} model descriptor's ({family} agrees)"
+    return (
+        f"{seconds:,} s, the price file's {family} (the {prices.model} descriptor says "
+        f"{descriptor.cache_lifetime_s:,} s)"
+    )
 
 
 @dataclass(frozen=True, slots=True)

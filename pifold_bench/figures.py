@@ -19,6 +19,7 @@ from typing import Any
 from pifold_bench.calibration import ModelCheck
 from pifold_bench.causes import UncachedSplit
 from pifold_bench.native import turn_prefix_summary_tokens
+from pifold_bench.recall import recall_split
 from pifold_bench.run import ArmRun, PreparedTrace, model_check_skipped
 
 NEAR_ZERO_SHARE = 0.05
@@ -36,8 +37,9 @@ class RecallFigures:
     """Values planted in the trace."""
     visible_raw: int
     """In a message sent as the host appended it."""
-    visible_made: int
-    """In a message the arm made: a brief, placeholder or preview."""
+    visible_in_brief: int
+    """In a message the arm made: a fold's brief or placeholder, an evidence preview, a
+    native summary."""
     recoverable: int
     """One or more verified peeks away."""
     lost: int
@@ -102,6 +104,9 @@ class ArmFigures:
     pass the tier on its own)."""
     events: int
     """Commits (fold arms), compactions (native) or clearing passes (clip-only)."""
+    cold_cache_commits: int
+    """Of the commits, those the engine made because the cache was cold (cause
+    ``cold-cache``)."""
     near_zero: int
     """Times the window fell to near zero (see the module's docstring)."""
     over_budget: int
@@ -127,7 +132,7 @@ def arm_figures(run: ArmRun, budget: int, planted: int) -> ArmFigures:
     after = windows[run.first_event_request :] if run.first_event_request is not None else []
     over = [number for number, size in enumerate(windows) if size > budget]
     recall = run.recall
-    statuses = recall.statuses if recall is not None else {}
+    split = recall_split(recall)
     side_call_tokens = sum(bill.prompt_tokens + bill.output for bill in run.side_bills)
     return ArmFigures(
         arm=run.name,
@@ -157,15 +162,18 @@ def arm_figures(run: ArmRun, budget: int, planted: int) -> ArmFigures:
         lowest_after_first_event=min(after) if after else None,
         above_tier=sum(1 for bill in bills if bill.above_tier),
         events=run.events,
+        cold_cache_commits=sum(
+            1 for cause in run.declared_causes if cause.endswith("(cold-cache)")
+        ),
         near_zero=near_zero_drops(windows, budget),
         over_budget=len(over),
         first_over_budget=over[0] + 1 if over else None,
         recall=RecallFigures(
             planted=planted,
-            visible_raw=sum(1 for status in statuses.values() if status == "visible raw"),
-            visible_made=sum(1 for status in statuses.values() if status == "visible made"),
-            recoverable=sum(1 for status in statuses.values() if status == "recoverable"),
-            lost=sum(1 for status in statuses.values() if status == "lost"),
+            visible_raw=split.get("visible_raw", 0),
+            visible_in_brief=split.get("visible_in_brief", 0),
+            recoverable=split.get("recoverable", 0),
+            lost=split.get("lost", 0),
             lost_values=recall.lost_values if recall is not None else [],
             deepest_peek=max(recall.peek_depths.values(), default=0) if recall else 0,
         ),
@@ -238,6 +246,7 @@ def trace_json(
         "native_turn_prefix_summary_tokens": turn_prefix_summary_tokens(prepared.summary_tokens),
         "planted_values": planted,
         "cache_lifetime_seconds": prepared.prices.rules.lifetime_seconds,
+        "cache_lifetime_source": prepared.lifetime_source,
         "uncached_input_by_cache_lifetime": None
         if sensitivity is None
         else {str(seconds): by_arm for seconds, by_arm in sensitivity.items()},

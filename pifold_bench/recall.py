@@ -223,3 +223,21 @@ def _strings(value: JsonValue) -> Iterator[str]:
     elif isinstance(value, dict):
         for item in value.values():
             yield from _strings(item)
+
+
+RECALL_SPLIT: tuple[tuple[RecallStatus, str], ...] = (
+    ("visible raw", "visible_raw"),
+    ("visible made", "visible_in_brief"),
+    ("recoverable", "recoverable"),
+    ("lost", "lost"),
+)
+"""The four ways a planted value can end up, in report order, with their names in the JSON.
+*Visible in a brief* is a value shown in a message the arm made: a fold's brief or
+placeholder, an evidence preview, or (for ``native``) its summary."""
+
+
+def recall_split(result: RecallResult | None) -> dict[str, int]:
+    """How many planted values ended up each way (``{}`` when recall was not asked for)."""
+    if result is None:
+        return {}
+    return {name: result.count(status) for status, name in RECALL_SPLIT}

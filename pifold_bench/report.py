@@ -61,6 +61,10 @@ def print_trace(console: Console, outcome: TraceOutcome, budget: int, as_of: str
         console.print("no usage recorded: estimates billed as they are, no preamble")
     console.print(check_line(outcome.check, model_check_skipped(prepared)))
     console.print(
+        f"cache lifetime {prepared.lifetime_source}; the engine arms get it with each "
+        "request's time (cold-cache commits)"
+    )
+    console.print(
         f"native summary: {prepared.summary_tokens:,} tokens ({prepared.summary_source}), "
         f"plus a {turn_prefix_summary_tokens(prepared.summary_tokens):,}-token turn-prefix "
         f"summary when a cut splits a turn (assumed); {len(prepared.values)} values planted"
@@ -212,7 +216,8 @@ def window_table(figures: Mapping[str, ArmFigures], budget: int) -> ArmTable:
         "near zero",
         "over budget (first)",
         "> tier",
-        "visible",
+        "raw",
+        "in brief",
         "recoverable",
         "lost",
     )
@@ -240,13 +245,15 @@ def window_table(figures: Mapping[str, ArmFigures], budget: int) -> ArmTable:
                     _same(f"{figure.near_zero}"),
                     over,
                     _same(f"{figure.above_tier}"),
-                    _same(f"{recall.visible_raw + recall.visible_made}/{recall.planted}"),
+                    _same(f"{recall.visible_raw}/{recall.planted}"),
+                    _same(f"{recall.visible_in_brief}"),
                     _same(f"{recall.recoverable}"),
                     _same(lost),
                 ),
             )
         )
-    return ArmTable(f"window (estimated tokens, budget {budget:,}) and recall", names, tuple(rows))
+    title = f"window (estimated tokens, budget {budget:,}) and recall (visible raw, in brief)"
+    return ArmTable(title, names, tuple(rows))
 
 
 def cause_table(figures: Mapping[str, ArmFigures]) -> ArmTable:

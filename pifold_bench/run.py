@@ -21,6 +21,7 @@ from pifold_bench.calibration import (
     Calibration,
     ModelCheck,
     calibrate,
+    lifetime_source,
     main_model,
     request_times,
 )
@@ -35,20 +36,12 @@ from pifold_core.options import EngineOptions, Thresholds
 from pifold_core.runway import COLD_COMMIT_SHARE
 from pifold_core.tokens import TiktokenCounter, TokenCounter
 
-ARM_NAMES: tuple[str, ...] = (
-    "fold",
-    "fold-no-cold",
-    "fold-unbatched",
-    "fold-immediate",
-    "native",
-    "none",
-    "clip-only",
-)
-"""Every arm, in report order."""
-
 FOLD_ARMS: tuple[str, ...] = ("fold", "fold-no-cold", "fold-unbatched", "fold-immediate")
 """The arms that run the engine: an unattributed rewrite or a lost planted value in any of
 them is a bug (the command exits 1 and the report shows it in red)."""
+
+ARM_NAMES: tuple[str, ...] = (*FOLD_ARMS, "native", "none", "clip-only")
+"""Every arm, in report order."""
 
 ProgressCallback = Callable[[str, int, int], None]
 """Called as ``(label, entries done, entries in the trace)``."""
@@ -106,6 +99,9 @@ class PreparedTrace:
     price file lists it; the default model's family for a model it does not list)."""
     raw_digests: set[str] = field(default_factory=set)
     """Wire digests of the planted entries (a window message with one is raw)."""
+    lifetime_source: str = ""
+    """Where the cache lifetime the provider bills under (and the engine arms are told) came
+    from: ``--cache-lifetime``, or the priced model's descriptor checked against its family."""
 
 
 @dataclass(frozen=True)
@@ -196,6 +192,7 @@ def prepare_entries(
         summary_source=source,
         recorded_family=recorded_rules.family,
         raw_digests={entry.wire_digest for entry in entries},
+        lifetime_source=lifetime_source(prices, settings.cache_lifetime_s is not None),
     )
 
 
@@ -258,8 +255,7 @@ def run_arm(
         if entry.kind == "assistant":
             number = len(bills)
             sent_at = prepared.request_times[number]
-            # The host's clock and its model's cache lifetime, as the simulated provider
-            # bills them, so the engine's idea of a cold cache is the bill's.
+            # The host's clock and the billed lifetime: the engine's cold cache is the bill's.
             request = arm.prepare_request(sent_at, prepared.prices.rules.lifetime_seconds)
             for cause in request.causes:
                 audit.declare(cause)

@@ -6,7 +6,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from pifold_bench.arms import LinearArm
-from pifold_bench.calibration import Calibration, ModelCheck, calibrate, request_times
+from pifold_bench.calibration import (
+    Calibration,
+    ModelCheck,
+    calibrate,
+    lifetime_source,
+    request_times,
+)
 from pifold_bench.prices import CacheRules
 from pifold_bench.report import check_line
 from pifold_bench.run import (
@@ -164,3 +170,23 @@ def test_resets_are_judged_by_the_recorded_family_and_a_foreign_price_skips_the_
     assert reason is not None and "anthropic-breakpoints" in reason
     assert check_model(foreign, COUNTER) is None
     assert "skipped" in check_line(None, reason)
+
+
+def test_the_lifetime_source_names_the_descriptor_the_option_or_the_disagreement() -> None:
+    prices, own = BOOK.lookup("claude-opus-4-5")
+    assert own
+    assert lifetime_source(prices, from_option=False) == (
+        "300 s, the claude-opus-4-5 model descriptor's (anthropic-breakpoints agrees)"
+    )
+    longer = replace(prices, rules=replace(prices.rules, lifetime_seconds=3_600))
+    assert lifetime_source(longer, from_option=True) == "3,600 s, set by --cache-lifetime"
+    # Should the price file and the descriptor ever part, the bill's lifetime is the one the
+    # engine arms get, and the report says the descriptor disagrees.
+    assert lifetime_source(longer, from_option=False) == (
+        "3,600 s, the price file's anthropic-breakpoints (the claude-opus-4-5 descriptor "
+        "says 300 s)"
+    )
+    unknown = replace(prices, model="house-model-7")
+    assert lifetime_source(unknown, from_option=False) == (
+        "300 s, the price file's anthropic-breakpoints (house-model-7 has no descriptor)"
+    )

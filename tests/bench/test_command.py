@@ -105,6 +105,14 @@ def test_json_reports_every_arm_with_its_figures_and_windows(tmp_path: Path) -> 
             + figures["output"]
         )
         assert figures["recall"]["planted"] == report["planted_values"] == 8
+        recall = figures["recall"]
+        split = ("visible_raw", "visible_in_brief", "recoverable", "lost")
+        assert sum(recall[name] for name in split) == 8
+        assert sum(figures["uncached_by_cause"].values()) == figures["uncached_input"]
+        assert 0 <= figures["cold_cache_commits"] <= figures["events"]
+    assert report["cache_lifetime_source"] == "600 s, the gpt-5.4 model descriptor's " + (
+        "(openai-automatic agrees)"
+    )
     assert report["arms"]["none"]["first_over_budget"] is not None
     # Under 20,000 tokens there is nothing native may cut (it keeps the newest 20,000), so
     # it sends what none sends and the requests over the budget are counted, not hidden.

@@ -9,7 +9,15 @@ from pathlib import Path
 
 from pifold_bench.arms import ArmRequest, ClipOnlyArm, EngineArm, LinearArm, message_digest
 from pifold_bench.native import NativeCompactionArm
-from pifold_bench.recall import VALUE_KINDS, PlantedValue, _new_value, classify, plant_values
+from pifold_bench.recall import (
+    VALUE_KINDS,
+    PlantedValue,
+    RecallResult,
+    _new_value,
+    classify,
+    plant_values,
+    recall_split,
+)
 from pifold_bench.run import run_arm
 from pifold_core.canonical import JsonValue
 from pifold_core.entries import Entry, ToolCallBlock
@@ -125,7 +133,9 @@ class StubArm:
     def append(self, entry: Entry) -> None:
         raise NotImplementedError
 
-    def prepare_request(self) -> ArmRequest:
+    def prepare_request(
+        self, now_ms: int | None = None, cache_lifetime_s: int | None = None
+    ) -> ArmRequest:
         raise NotImplementedError
 
     def final_messages(self) -> list[dict[str, JsonValue]]:
@@ -178,3 +188,13 @@ def test_a_value_in_a_made_message_is_visible_made() -> None:
     arm = StubArm(window=["[folded span] brief keeps 424242424242"], store={})
     result = classify(arm, [planted("424242424242")], raw_digests=set())
     assert result.statuses == {"424242424242": "visible made"}
+
+
+def test_the_recall_split_counts_each_way_a_value_ends_up_in_report_order() -> None:
+    result = RecallResult(
+        {"a": "visible raw", "b": "visible made", "c": "visible made", "d": "lost"}, {}
+    )
+    split = recall_split(result)
+    assert list(split) == ["visible_raw", "visible_in_brief", "recoverable", "lost"]
+    assert split == {"visible_raw": 1, "visible_in_brief": 2, "recoverable": 0, "lost": 1}
+    assert recall_split(None) == {}
