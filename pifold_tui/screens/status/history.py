@@ -1,5 +1,11 @@
 """The commits of a session on ``/fold-status``: the last one in the figure table, and the
-whole history as its own table (an auditable record: terminal-agents §5, item 4)."""
+whole history as its own table (an auditable record: terminal-agents §5, item 4).
+
+Narrower than :data:`~pifold_tui.screens.status.rows.WIDE_COLUMNS`, the history leaves out
+the entry count (the request number places a commit already), writes the time without the
+year and ``UTC`` (``12-01 23:33``) and puts one cell between columns, so its eleven figures
+fit 80 columns without a cut header.
+"""
 
 from __future__ import annotations
 
@@ -9,61 +15,84 @@ from rich.text import Text
 from pifold_core.status import CommitView, EngineStatus
 from pifold_tui.screens.status.figures import (
     ReportStyles,
-    add_figure_row,
     heading,
     share,
     timestamp,
     tokens,
 )
+from pifold_tui.screens.status.rows import WIDE_COLUMNS, FigureRows
 
 
-def last_commit_rows(table: Table, status: EngineStatus, styles: ReportStyles) -> None:
+def last_commit_rows(table: FigureRows, status: EngineStatus, styles: ReportStyles) -> None:
     """The last commit's rows of the figure table: when, why, before and after, what landed."""
     last = status.last_commit
-    table.add_section()
-    table.add_row(heading("Last commit", styles))
+    table.add_heading(heading("Last commit", styles))
     if last is None:
-        add_figure_row(
-            table, "none yet", "", "", "the first fires at maxTarget, or with /fold", styles
-        )
+        table.add("none yet", "", "", "the first fires at maxTarget, or with /fold")
         return
-    add_figure_row(
-        table,
+    table.add(
         f"#{last.number} ({last.cause})",
         f"{tokens(last.tokens_before, True)} → {tokens(last.tokens_after, True)}",
         share(last.tokens_before - last.tokens_after, status.budget),
         f"before request {last.request:,}, {timestamp(last.newest_timestamp_ms)}; "
         f"{last.folds_made} folds landed from {last.marks_applied} marks, "
         f"{last.clipped} clipped, {last.withdrawn} peeks withdrawn",
-        styles,
     )
 
 
+def short_timestamp(milliseconds: int | None) -> str:
+    """A host timestamp as ``12-01 14:06`` (UTC), or ``?``: for the narrow history."""
+    text = timestamp(milliseconds)
+    return text[5:16] if text[:1].isdigit() else "?"
+
+
 def commit_history(
-    history: tuple[CommitView, ...], budget: int, styles: ReportStyles
+    history: tuple[CommitView, ...],
+    budget: int,
+    styles: ReportStyles,
+    width: int | None = None,
 ) -> Table | Text:
-    """Every commit, oldest first: when, why, tokens before and after, what landed."""
+    """Every commit, oldest first: when, why, tokens before and after, what landed; laid out
+    for ``width`` cells (``None``: the wide layout)."""
     if not history:
         return Text("No commit yet: nothing has been rewritten.", style=styles.muted)
+    narrow = width is not None and width < WIDE_COLUMNS
     table = Table(
         title="Commits",
         title_justify="left",
         title_style=styles.heading,
         box=None,
         padding=(0, 1),
+        collapse_padding=narrow,
+        pad_edge=not narrow,
         header_style=styles.muted,
     )
-    for name in ("#", "before request", "at entry", "when", "cause"):
+    leading = (
+        ("#", "request", "when", "cause")
+        if narrow
+        else (
+            "#",
+            "before request",
+            "at entry",
+            "when",
+            "cause",
+        )
+    )
+    for name in leading:
         table.add_column(name, justify="right" if name != "cause" else "left", no_wrap=True)
     for name in ("before", "after", "freed", "folds", "marks", "clipped"):
         table.add_column(name, justify="right", no_wrap=True)
     for view in history:
         freed = view.tokens_before - view.tokens_after
+        when = short_timestamp if narrow else timestamp
+        first = (
+            (f"{view.number}", f"{view.request:,}")
+            if narrow
+            else (f"{view.number}", f"{view.request:,}", f"{view.entries:,}")
+        )
         table.add_row(
-            f"{view.number}",
-            f"{view.request:,}",
-            f"{view.entries:,}",
-            timestamp(view.newest_timestamp_ms),
+            *first,
+            when(view.newest_timestamp_ms),
             view.cause,
             tokens(view.tokens_before, True),
             tokens(view.tokens_after, True),
@@ -75,4 +104,4 @@ def commit_history(
     return table
 
 
-__all__ = ["commit_history", "last_commit_rows"]
+__all__ = ["commit_history", "last_commit_rows", "short_timestamp"]

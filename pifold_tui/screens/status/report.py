@@ -12,7 +12,6 @@ from collections import Counter
 from dataclasses import dataclass
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from pifold_core.composition import CATEGORY_LABELS, CATEGORY_ORDER, Category, Composition
@@ -22,15 +21,14 @@ from pifold_core.status import EngineStatus
 from pifold_tui.screens.status.figures import (
     READING_WORDS,
     ReportStyles,
-    add_figure_row,
     byte_size,
-    figure_table,
     heading,
     reading_is_estimate,
     share,
     tokens,
 )
 from pifold_tui.screens.status.history import commit_history, last_commit_rows
+from pifold_tui.screens.status.rows import FigureRows
 
 CATEGORY_ACTIONS: dict[Category, str] = {
     Category.CONSOLIDATED: "the deepest compression; peek or expand one in /fold-editor",
@@ -70,13 +68,16 @@ class StatusFigures:
         )
 
 
-def status_report(figures: StatusFigures, styles: ReportStyles) -> RenderableType:
-    """The whole report: the figure table, the commit history and the wire audit."""
+def status_report(
+    figures: StatusFigures, styles: ReportStyles, width: int | None = None
+) -> RenderableType:
+    """The whole report: the figure table, the commit history and the wire audit, laid out
+    for ``width`` cells (``None``: the wide layout; see :mod:`pifold_tui.screens.status.rows`)."""
     parts: list[RenderableType] = []
     stopped = figures.status.folding_stopped
     if stopped is not None:
         parts.append(Text(f"FOLDING STOPPED: {stopped}", style=styles.warning))
-    table = figure_table()
+    table = FigureRows(styles.muted)
     _window_rows(table, figures, styles)
     _composition_rows(table, figures, styles)
     _fold_rows(table, figures, styles)
@@ -84,89 +85,77 @@ def status_report(figures: StatusFigures, styles: ReportStyles) -> RenderableTyp
     _holding_rows(table, figures, styles)
     last_commit_rows(table, figures.status, styles)
     _audit_rows(table, figures, styles)
-    parts.append(table)
+    parts.append(table.render(width))
     parts.append(Text())
-    parts.append(commit_history(figures.status.commit_history, figures.status.budget, styles))
+    history = figures.status.commit_history
+    parts.append(commit_history(history, figures.status.budget, styles, width))
     return Group(*parts)
 
 
-def _window_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
+def _window_rows(table: FigureRows, figures: StatusFigures, styles: ReportStyles) -> None:
     status = figures.status
     occupancy = status.occupancy
     budget = status.budget
-    table.add_row(heading("Window", styles))
-    add_figure_row(
-        table,
-        "serving budget",
-        tokens(budget),
-        "100%",
-        "providerInputBudget in the session's options",
-        styles,
+    table.add_heading(heading("Window", styles))
+    table.add(
+        "serving budget", tokens(budget), "100%", "providerInputBudget in the session's options"
     )
     reading = occupancy.reading
     if occupancy.shown_tokens is None:
-        add_figure_row(table, "occupancy shown", "–", "–", READING_WORDS[reading], styles)
+        table.add("occupancy shown", "–", "–", READING_WORDS[reading])
     else:
         shown = occupancy.shown_tokens
         estimated = reading_is_estimate(reading)
-        add_figure_row(
-            table,
+        table.add(
             "occupancy shown",
             tokens(shown, estimated),
             share(shown, budget),
             READING_WORDS[reading],
-            styles,
         )
     expected = occupancy.tokens
-    add_figure_row(
-        table,
+    table.add(
         "expected next request",
         tokens(expected, True),
         share(expected, budget),
         "what the commit trigger compares",
-        styles,
+        short_label="next request",
     )
-    add_figure_row(
-        table,
+    table.add(
         "engine estimate",
         tokens(occupancy.estimated_tokens, True),
         share(occupancy.estimated_tokens, budget),
         f"tiktoken count of the projection; ×{occupancy.calibration:.2f} calibration",
-        styles,
     )
     room = max(0, status.max_tokens - expected)
-    add_figure_row(
-        table,
+    table.add(
         "commit fires at (maxTarget)",
         tokens(status.max_tokens),
         share(status.max_tokens, budget),
         f"~{room:,} tokens away" if room else "due at the next request",
-        styles,
+        short_label="fires at (maxTarget)",
     )
     spread = status.max_tokens - status.min_tokens
     tax = status.min_tokens / spread if spread > 0 else 0.0
-    add_figure_row(
-        table,
+    table.add(
         "commit aims for (minTarget)",
         tokens(status.min_tokens),
         share(status.min_tokens, budget),
         f"rewrite tax of the band {tax:.2f}",
-        styles,
+        short_label="aims for (minTarget)",
     )
 
 
-def _composition_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
+def _composition_rows(table: FigureRows, figures: StatusFigures, styles: ReportStyles) -> None:
     composition = figures.composition
-    table.add_section()
-    table.add_row(heading("Composition", styles))
+    table.add_heading(heading("Composition", styles))
     if not composition.available:
-        add_figure_row(table, "composition", "unavailable", "", "", styles)
+        table.add("composition", "unavailable", "", "")
         return
     for category in CATEGORY_ORDER:
         mass = composition.mass(category)
         label = Text(CATEGORY_LABELS[category], style=styles.category(category))
         action = CATEGORY_ACTIONS[category] if mass else ""
-        table.add_row(
+        table.add(
             label,
             tokens(mass, True),
             share(mass, composition.budget),
@@ -174,40 +163,29 @@ def _composition_rows(table: Table, figures: StatusFigures, styles: ReportStyles
         )
 
 
-def _fold_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
+def _fold_rows(table: FigureRows, figures: StatusFigures, styles: ReportStyles) -> None:
     status = figures.status
     counts = status.counts
-    table.add_section()
-    table.add_row(heading("Folds", styles))
-    add_figure_row(
-        table,
+    table.add_heading(heading("Folds", styles))
+    table.add(
         "visible folds",
         f"{counts.folds:,}",
         "",
         f"{counts.consolidated} consolidated, {counts.span} span, {counts.tool} tool",
-        styles,
     )
     kinds = figures.kinds
-    add_figure_row(
-        table,
+    table.add(
         "all folds, nested too",
         f"{status.total_folds:,}",
         "",
         f"{kinds.get('consolidated', 0)} consolidated, {kinds.get('span', 0)} span, "
         f"{kinds.get('tool', 0)} tool",
-        styles,
+        short_label="all folds, nested",
     )
-    add_figure_row(
-        table, "nesting depth", f"{status.max_depth}", "", "levels from root to leaf", styles
-    )
+    table.add("nesting depth", f"{status.max_depth}", "", "levels from root to leaf")
     refolds = len(status.staged_refolds)
-    add_figure_row(
-        table,
-        "staged refolds",
-        f"{refolds}",
-        "",
-        "collapse again at the next commit" if refolds else "",
-        styles,
+    table.add(
+        "staged refolds", f"{refolds}", "", "collapse again at the next commit" if refolds else ""
     )
 
 
@@ -221,116 +199,95 @@ def _freed(preview: CommitPreview) -> str:
     )
 
 
-def _next_commit_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
+def _next_commit_rows(table: FigureRows, figures: StatusFigures, styles: ReportStyles) -> None:
     status = figures.status
     budget = status.budget
-    table.add_section()
-    table.add_row(heading("Next commit", styles))
-    add_figure_row(
-        table,
+    table.add_heading(heading("Next commit", styles))
+    table.add(
         "pending marks",
         f"{len(status.marks):,}",
         "",
         "/fold lands every one now" if status.marks else "",
-        styles,
     )
-    add_figure_row(
-        table,
+    table.add(
         "marked tokens",
         tokens(status.marked_tokens, True),
         share(status.marked_tokens, budget),
         "what the marks cost now",
-        styles,
     )
     band = figures.band_commit
-    add_figure_row(
-        table,
+    table.add(
         "band commit would free",
         tokens(band.freed_tokens, True),
         share(band.freed_tokens, budget),
         _freed(band),
-        styles,
+        short_label="band commit frees",
     )
     now = figures.fold_now
-    add_figure_row(
-        table,
+    table.add(
         "/fold now would free",
         tokens(now.freed_tokens, True),
         share(now.freed_tokens, budget),
         _freed(now),
-        styles,
+        short_label="/fold now frees",
     )
     if status.stalled_reason is not None:
-        add_figure_row(table, "band commit stalled", "", "", status.stalled_reason, styles)
+        table.add("band commit stalled", "", "", status.stalled_reason)
 
 
-def _holding_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
+def _holding_rows(table: FigureRows, figures: StatusFigures, styles: ReportStyles) -> None:
     status = figures.status
-    table.add_section()
-    table.add_row(heading("Held and stored", styles))
+    table.add_heading(heading("Held and stored", styles))
     staged = len(status.staged_pins)
     pin_note = f"{staged} staged: shown raw from the next commit; " if staged else ""
-    add_figure_row(
-        table,
+    table.add(
         f"pins ({len(status.pins)} entries)",
         tokens(status.pinned_tokens, True),
         f"{share(status.pinned_tokens, status.pin_cap_tokens)} of cap",
         f"{pin_note}cap {status.pin_cap_tokens:,} (minTarget × budget)"
         + ("; unpin in /fold-editor" if status.pins else ""),
-        styles,
     )
-    add_figure_row(
-        table,
+    table.add(
         "clipped results",
         f"{status.clipped:,}",
         "",
         f"{status.clipped_total:,} clipped by commits so far; peek an entry id for it whole",
-        styles,
     )
-    add_figure_row(
-        table,
+    table.add(
         "evidence (bytes)",
         f"{status.evidence_bytes:,}",
         share(status.evidence_bytes, status.evidence_cap_bytes),
         f"{byte_size(status.evidence_bytes)} of the session cap of "
         f"{byte_size(status.evidence_cap_bytes)}",
-        styles,
     )
-    add_figure_row(
-        table,
+    table.add(
         "fold store (bytes)",
         f"{status.store_bytes:,}",
         "",
         f"{byte_size(status.store_bytes)} in {status.store_objects:,} sources, each "
         "SHA-256 verified on every read",
-        styles,
     )
 
 
-def _audit_rows(table: Table, figures: StatusFigures, styles: ReportStyles) -> None:
+def _audit_rows(table: FigureRows, figures: StatusFigures, styles: ReportStyles) -> None:
     audit = figures.status.audit
-    table.add_section()
-    table.add_row(heading("Wire audit", styles))
-    add_figure_row(table, "requests", f"{audit.requests:,}", "", "", styles)
-    add_figure_row(
-        table,
+    table.add_heading(heading("Wire audit", styles))
+    table.add("requests", f"{audit.requests:,}", "", "")
+    table.add(
         "pure appends",
         f"{audit.appends:,}",
         share(audit.appends, audit.requests),
         "the provider's cache replays the whole prefix",
-        styles,
     )
-    add_figure_row(
-        table,
+    table.add(
         "attributed rewrites",
         f"{audit.attributed:,}",
         share(audit.attributed, audit.requests),
         "a commit or a verb (expand) named the change",
-        styles,
     )
     bad = audit.unattributed
     style = styles.warning if bad else styles.good
-    table.add_row(
+    table.add(
         Text("unattributed rewrites", style=style if bad else ""),
         Text(f"{bad:,}", style=style),
         share(bad, audit.requests),

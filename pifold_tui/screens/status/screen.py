@@ -20,6 +20,9 @@ from pifold_core.engine import Engine
 from pifold_tui.screens.status.frame import BarFooter
 from pifold_tui.screens.status.report import StatusFigures, status_report
 
+REPORT_MARGIN = 4
+"""The body's padding (one cell each side) and the vertical scrollbar (two)."""
+
 
 class FoldStatusScreen(Screen[None]):
     """Every figure a user needs to trust the window, exact beside its percentage."""
@@ -88,12 +91,23 @@ class FoldStatusScreen(Screen[None]):
         self.query_one(BarFooter).show()
         self.show_figures()
 
+    def on_resize(self) -> None:
+        # The report's layout depends on the width (a narrow stack below 110 columns).
+        self.show_figures()
+
+    def report_width(self) -> int:
+        """The cells the report is laid out for: the screen less the body's padding and a
+        scrollbar's width (taken as always there, so the layout does not flip when the
+        scrollbar comes and goes)."""
+        return max(1, self.size.width - REPORT_MARGIN)
+
     def show_figures(self) -> None:
-        """Render the figures read last in the running theme's colours."""
+        """Render the figures read last in the running theme's colours, for the width."""
         if self.figures is None:
             return
         styles = self.query_one(BarFooter).report_styles()
-        self.query_one("#status-report", Static).update(status_report(self.figures, styles))
+        report = status_report(self.figures, styles, self.report_width())
+        self.query_one("#status-report", Static).update(report)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # The bottom screen of an app has nothing to go back to: no "Back" in its footer.
