@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from pifold_core.entries import Entry
 from pifold_core.identifiers import (
     MAX_IDENTIFIERS,
+    found_in_values,
     later_uses,
     rank,
     scan_entries,
@@ -231,20 +232,18 @@ def consolidated_brief(
     child_briefs: Sequence[str], gap_entries: Sequence[Entry], later: Sequence[Entry] = ()
 ) -> str:
     """Brief of a consolidated fold: the children's descriptions (the shortest kept whole
-    first), then their identifiers: those the agent used in ``later`` first, then one of each
-    child's in turn (each child's most telling first), with those of the short entries
-    between them. Only the children's briefs are read, never their entries again."""
+    first), then the identifiers their briefs list and those of the short entries between
+    them, ranked as a span's are (:func:`pifold_core.identifiers.rank`: what the agent used in
+    ``later`` first). Only the children's briefs are read, never their entries again."""
     lead = f"{len(child_briefs)} folds"
     if gap_entries:
         lead += f" and {len(gap_entries)} short entries"
     lead += ": "
     split = [split_identifiers(brief) for brief in child_briefs]
-    lists = [values for _, values in split]
+    found = [found_in_values(values) for _, values in split]
     if gap_entries:
-        lists.append(rank(scan_entries(gap_entries), ()))
-    offered = dict.fromkeys(value for values in lists for value in values)
-    uses = [token for token in later_uses(later) if token in offered]
-    values = list(dict.fromkeys([*uses, *_in_turn(lists)]))
+        found.extend(scan_entries(gap_entries))
+    values = rank(found, later_uses(later))
     wanted = sum(len(value) + len(IDS_SEPARATOR) for value in values[:MAX_IDENTIFIERS])
     ids_room = min(CONSOLIDATED_IDS_ROOM, wanted + len(IDS_LABEL)) if values else 0
     room = MAX_BRIEF_CHARS - ids_room - len(lead) - 3 * len(child_briefs)
@@ -266,10 +265,4 @@ def consolidated_brief(
     text = lead + " | ".join(pieces)
     if omitted:
         text += f" | {omitted} more"
-    return with_identifiers(text, values[:MAX_IDENTIFIERS])
-
-
-def _in_turn(lists: Sequence[Sequence[str]]) -> list[str]:
-    """The first of each list, then the second of each, ...: no child crowds out the rest."""
-    longest = max((len(values) for values in lists), default=0)
-    return [values[index] for index in range(longest) for values in lists if index < len(values)]
+    return with_identifiers(text, values)

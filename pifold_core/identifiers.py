@@ -10,7 +10,7 @@ module finds those values in an entry's text, once per entry:
 * **versions**: ``v1.2.3``, ``==2.4.1``, ``@types/node@20.11.5``, ``go1.22.3``, ``1.2.3``;
 * **definitions**: the names a result defined (``def name(``, ``class Name``, ``function
   name``, ``fn name``, ``func Name``, ``export const name =``);
-* **paths** and **numbers** (three digits or more);
+* **paths** and **numbers** (three digits or more, those of six or more first);
 
 and, beside them, every identifier-like token (the above plus ``snake_case``, ``camelCase``
 and dotted names), which is how a later use by the agent is recognised.
@@ -46,6 +46,13 @@ FATAL_LINES = 16
 MAX_IDENTIFIERS = 40
 """Values a brief offers at most, before the room decides how many fit."""
 
+USED_FIRST = 12
+"""Values the agent used later that go before everything else; more would crowd out the
+fatal lines and the other classes (an agent's later edit repeats much of the code it read)."""
+
+FATAL_FIRST = 6
+"""Fatal lines that go before the other classes."""
+
 CACHE_ENTRIES = 512
 """Entries whose scan is remembered (enough for a commit's folds and their consolidation)."""
 
@@ -68,7 +75,8 @@ _KEY_GROUPS = frozenset({"constant", "hash", "key"})
 _FATAL = re.compile(
     r"\berror\[E\d+\]|\bFATAL\b|\bfatal:|\bnpm (?:ERR!|error)|\bexit(?:ed)?(?: with)?"
     r" (?:code|status)[:=]? ?[1-9]\d*|\bTraceback\b|\bpanic:|\bSegmentation fault\b"
-    r"|\b[A-Z][A-Za-z]*(?:Error|Exception)\b(?::|$)|\berror:|\bERROR\b|\bFAIL(?:ED)?\b"
+    r"|\b[A-Z][A-Za-z]*(?:Error|Exception)\b(?::|$)|(?:^[ \t]*|:[ \t]?)error:|\bERROR\b"
+    r"|\bFAIL(?:ED)?\b"
     r"|\bCRITICAL\b|\bPermission denied\b|\bNo such file or directory\b|\bcommand not found\b"
     r"|\bHTTP/\d(?:\.\d)? [45]\d\d\b|\bstatus(?:[ _]code)?[\"']?[=: ]+[45]\d\d\b"
     r"|\b[45]\d\d (?:Bad Request|Unauthorized|Payment Required|Forbidden|Not Found|Method Not "
@@ -77,10 +85,17 @@ _FATAL = re.compile(
     re.MULTILINE,
 )
 _DEFINITION = re.compile(
-    r"\b(?:(?:async )?def|class|(?:pub(?:\(\w+\))? )?fn|func(?: \([^)\n]{0,80}\))?|function\*?"
-    r"|export (?:default )?(?:async )?(?:const|let|var|function|class))\s+([A-Za-z_$][\w$]*)"
+    # A function's name must be followed by its parameters (or generics), a class's must be
+    # capitalised, and an export by its value: "def" or "class" in prose is not a definition.
+    r"\b(?:(?:async )?def|(?:pub(?:\(\w+\))? )?fn|func(?: \([^)\n]{0,80}\))?|function\*?)"
+    r" +([A-Za-z_$][\w$]*) ?[(<]"
+    r"|\bclass +([A-Z][\w$]*)"
+    r"|\bexport (?:default )?(?:async )?(?:const|let|var) +([A-Za-z_$][\w$]*) ?[=:]"
+    r"|\bexport (?:default )?(?:async )?(?:function\*?|class) +([A-Za-z_$][\w$]*)"
 )
 _LINE_CHARS = 160
+LONG_NUMBER_DIGITS = 6
+"""Numbers this long or longer come before shorter ones."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +116,10 @@ class Found:
     """Numbers of three digits or more."""
     tokens: frozenset[str]
     """Every identifier-like token, for recognising a later use."""
+
+    def values(self) -> frozenset[str]:
+        """The values of every ranked class (fatal lines aside)."""
+        return frozenset(value for values in self.ranked_classes() for value in values)
 
     def ranked_classes(self) -> tuple[tuple[str, ...], ...]:
         """The classes a brief takes in turn after fatal lines, most telling first."""
@@ -154,19 +173,54 @@ def scan_text(text: str) -> Found:
         if len(bucket) < PER_CLASS:
             bucket.setdefault(token, None)
     definitions = classes["definitions"]
-    for name in dict.fromkeys(_DEFINITION.findall(text)):
+    names = (next(group for group in groups if group) for groups in _DEFINITION.findall(text))
+    for name in dict.fromkeys(names):
         if len(name) >= 3:
             tokens.add(name)
             if len(definitions) < PER_CLASS:
                 definitions.setdefault(name, None)
+    # Long numbers (ids, counts, sizes) say more than the many short ones (line numbers).
+    numbers = sorted(classes["number"], key=lambda number: len(number) < LONG_NUMBER_DIGITS)
     return Found(
         fatal=tuple(_fatal_lines(text)),
         keys=tuple(classes["keys"]),
         versions=tuple(classes["version"]),
         definitions=tuple(definitions),
         paths=tuple(classes["path"]),
-        numbers=tuple(classes["number"]),
+        numbers=tuple(numbers),
         tokens=frozenset(tokens),
+    )
+
+
+def found_in_values(values: Sequence[str]) -> Found:
+    """The values a brief already lists, sorted back into their classes.
+
+    A consolidated brief ranks its children's identifiers with the same rules as a span's
+    without reading their entries again: each value is classified as :func:`scan_text`
+    would have (a line with a fatal keyword, else by its form; a plain name is taken for a
+    definition).
+    """
+    classes: dict[str, dict[str, None]] = {
+        name: {} for name in ("fatal", "keys", "version", "definitions", "path", "number")
+    }
+    for value in values:
+        match = None if " " in value else _CLASS.fullmatch(value)
+        group = match.lastgroup if match is not None else None
+        if group is None and _FATAL.search(value):
+            group = "fatal"
+        elif group is None or group == "code":
+            group = "definitions"
+        elif group in _KEY_GROUPS:
+            group = "keys"
+        classes[group].setdefault(value, None)
+    return Found(
+        fatal=tuple(classes["fatal"]),
+        keys=tuple(classes["keys"]),
+        versions=tuple(classes["version"]),
+        definitions=tuple(classes["definitions"]),
+        paths=tuple(classes["path"]),
+        numbers=tuple(classes["number"]),
+        tokens=frozenset(values),
     )
 
 
@@ -185,6 +239,11 @@ def scan_entry(entry: Entry) -> Found:
     if len(_CACHE) > CACHE_ENTRIES:
         _CACHE.popitem(last=False)
     return found
+
+
+def forget_scans() -> None:
+    """Empty the cache of entry scans (a brief never depends on what it holds)."""
+    _CACHE.clear()
 
 
 def scan_entries(entries: Iterable[Entry]) -> list[Found]:
@@ -249,26 +308,31 @@ def _argument_text(arguments: object) -> str:
 def rank(found: Sequence[Found], uses: Sequence[str], limit: int = MAX_IDENTIFIERS) -> list[str]:
     """The values a brief should show, most telling first, each once.
 
-    First the span's identifiers the agent used later (in the order it used them), then
-    fatal lines, then the other classes in turn (a key, a version, a definition, a path, a
-    number, then the next of each), each class in order of first appearance.
+    First up to :data:`USED_FIRST` of the span's identifiers the agent used later (those of
+    a ranked class before plain code words, each group in the order the agent used them),
+    then up to :data:`FATAL_FIRST` fatal lines, then the other classes in turn (a key, a
+    version, a definition, a path, a number, then the next of each), each class in order of
+    first appearance.
     """
     chosen: dict[str, None] = {}
     span_tokens: frozenset[str] = frozenset().union(*(item.tokens for item in found))
-    for token in uses:
-        if len(chosen) >= limit:
-            return list(chosen)
-        if token in span_tokens:
-            chosen[token] = None
+    span_values: frozenset[str] = frozenset().union(*(item.values() for item in found))
+    used = [token for token in uses if token in span_tokens]
+    # Keys, paths, numbers and the like the agent used before plain code words it repeated.
+    used.sort(key=lambda token: token not in span_values)
+    for token in used[: min(USED_FIRST, limit)]:
+        chosen[token] = None
     lines: list[str] = []
     for item in found:
         for line in item.fatal:
-            if len(chosen) >= limit:
-                return list(chosen)
+            if len(lines) >= FATAL_FIRST or len(chosen) >= limit:
+                break
             if line not in chosen:
                 chosen[line] = None
                 lines.append(line)
     classes = [_merged([item.ranked_classes()[index] for item in found]) for index in range(5)]
+    # Each entry put its long numbers first; across entries too.
+    classes[-1].sort(key=lambda number: len(number) < LONG_NUMBER_DIGITS)
     for value in _in_turn(classes):
         if len(chosen) >= limit:
             break

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,10 +19,12 @@ from pifold_core.briefs import (
     validate_supplied_brief,
 )
 from pifold_core.builder import FoldBuilder
+from pifold_core.engine import Engine
 from pifold_core.entries import Entry
 from pifold_core.folds import Forest
 from pifold_core.transcript import Transcript
-from tests.core.builders import SessionBuilder, filler
+from tests.core.builders import CharCounter, SessionBuilder, drive, filler, small_options
+from tests.core.engine_checks import assert_reopens_identically
 
 PATH = "src/pifold_core/deep/module_loader.py"
 ERROR = "KeyError: 'missing_setting' raised in load_config"
@@ -198,3 +202,223 @@ def test_identifier_is_visible_when_present(noise: str, identifier: str) -> None
     brief = tool_brief(entries[1], [entries[2]], entries[3])
     assert len(brief) <= MAX_BRIEF_CHARS
     assert identifier in brief
+
+
+# -- what the agent acted on, fatal lines, versions, definitions (issue 12) -------------------
+
+NOISE_WITH_ERROR_WORDS = "\n".join(
+    f"step {number}: retried the error handler, no errors so far, handled error count 0"
+    for number in range(60)
+)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "error[E0425]: cannot find value `total` in this scope",
+        "FATAL: the database system is shutting down",
+        "npm ERR! code ERESOLVE",
+        "the runner saw exit code 2 after the link step",
+        "Traceback (most recent call last):",
+        "AssertionError: expected 3 rows, got 4",
+        "panic: runtime error: index out of range [5] with length 3",
+        "HTTP/1.1 503 Service Unavailable",
+        "GET /api/users returned 404 Not Found",
+        "src/main.rs:12:5: error: mismatched types",
+    ],
+)
+def test_fatal_lines_are_kept_from_the_middle_of_noise(line: str) -> None:
+    text = f"{NOISE_WITH_ERROR_WORDS}\n{line}\n{NOISE_WITH_ERROR_WORDS}"
+    found = extract_identifiers([text])
+    assert found[0] == line
+    # Lines that merely mention errors are noise, not fatal lines.
+    assert not any("handled error count" in value for value in found)
+    entries = _tool_session(text)
+    assert line in tool_brief(entries[1], [entries[2]], entries[3])
+
+
+@pytest.mark.parametrize(
+    ("source", "value"),
+    [
+        ("installed v1.2.3 from the registry", "v1.2.3"),
+        ("pinned requests==2.4.1 in the lock", "requests==2.4.1"),
+        ("added @types/node@20.11.5 as a dev dependency", "@types/node@20.11.5"),
+        ("toolchain go1.22.3 linux/amd64", "go1.22.3"),
+    ],
+)
+def test_version_strings_are_kept_exactly(source: str, value: str) -> None:
+    assert value in extract_identifiers([f"{filler(2_000)}\n{source}\n{filler(2_000, 1)}"])
+
+
+@pytest.mark.parametrize(
+    ("source", "name"),
+    [
+        ("def parse_header(raw, strict=False):", "parse_header"),
+        ("class TokenBucket(Limiter):", "TokenBucket"),
+        ("function renderPage(props) {", "renderPage"),
+        ("pub fn spawn_worker(queue: Queue) -> Handle {", "spawn_worker"),
+        ("func NewServer(config Config) *Server {", "NewServer"),
+        ("func (s *Server) HandleLogin(w http.ResponseWriter) {", "HandleLogin"),
+        ("export const apiBase = process.env.API_BASE", "apiBase"),
+    ],
+)
+def test_defined_names_are_kept(source: str, name: str) -> None:
+    found = extract_identifiers([f"{filler(1_500)}\n    {source}\n{filler(1_500, 2)}"])
+    assert name in found
+
+
+def _crowded_result(count: int = 80) -> str:
+    """A result with many more identifiers than a brief has room for."""
+    lines = [
+        f"src/pkg/area_{number}/handler_{number}.py: {100_000 + number}" for number in range(count)
+    ]
+    return "\n".join(lines)
+
+
+def test_identifiers_the_agent_used_later_come_first() -> None:
+    session = SessionBuilder()
+    call = session.assistant("Listing.", [("bash", {"cmd": "grep -rn handler src"})])
+    result = session.result(call.tool_calls[0], _crowded_result())
+    note = session.assistant("The culprit is in src/pkg/area_71/handler_71.py, line 100071.")
+    edit = session.assistant("", [("edit", {"path": "src/pkg/area_64/handler_64.py"})])
+    plain = tool_brief(call, [result], None)
+    used = tool_brief(call, [result], None, [note, edit])
+    assert "src/pkg/area_71/handler_71.py" not in plain  # crowded out without the later use
+    ids = used.split(" · ids: ")[1].split("; ")
+    # What the agent's next note already shows is not repeated among the identifiers.
+    noted = tool_brief(call, [result], note, [note, edit])
+    assert noted.split(" · ids: ")[1].startswith("src/pkg/area_64/handler_64.py; ")
+    assert ids[:3] == ["src/pkg/area_71/handler_71.py", "100071", "src/pkg/area_64/handler_64.py"]
+    assert len(used) <= MAX_BRIEF_CHARS
+
+
+def test_later_use_is_read_within_its_bound() -> None:
+    from pifold_core.identifiers import LATER_CHARS, LATER_ENTRIES
+
+    texts = [_crowded_result()]
+    wanted = "src/pkg/area_71/handler_71.py"
+    session = SessionBuilder()
+    far = [session.assistant(f"Still thinking, step {n}.") for n in range(LATER_ENTRIES)]
+    past_entries = [*far, session.assistant(f"Now open {wanted}.")]
+    within = [*far[: LATER_ENTRIES - 1], session.assistant(f"Now open {wanted}.")]
+    long_text = session.assistant("x" * LATER_CHARS + f" {wanted}")
+    assert extract_identifiers(texts, later=within)[0] == wanted
+    assert extract_identifiers(texts, later=past_entries)[0] != wanted
+    assert extract_identifiers(texts, later=[long_text])[0] != wanted
+    # Tool results and user messages after the span are not the agent acting.
+    user = session.user(f"What about {wanted}?")
+    assert extract_identifiers(texts, later=[user])[0] != wanted
+
+
+def test_a_brief_depends_on_its_span_and_later_entries_only() -> None:
+    from pifold_core.identifiers import forget_scans
+
+    session = SessionBuilder()
+    call = session.assistant("Listing.", [("bash", {"cmd": "ls"})])
+    session.result(call.tool_calls[0], _crowded_result())
+    session.assistant("Looking closer.", [("read", {"path": "src/pkg/area_70/handler_70.py"})])
+    transcript = Transcript()
+    for entry in session.entries:
+        transcript.append(entry)
+    first = FoldBuilder(transcript, Forest()).build("tool", 1, 2, commit=1).fold
+    forget_scans()
+    again = FoldBuilder(transcript, Forest()).build("tool", 1, 2, commit=4).fold
+    assert first.brief == again.brief and first.placeholder == again.placeholder
+    assert first.brief.split(" · ids: ")[1].startswith("src/pkg/area_70/handler_70.py; ")
+    # Without the later call, the same span keeps its identifiers in their own order.
+    shorter = Transcript()
+    for entry in session.entries[:2]:
+        shorter.append(entry)
+    alone = FoldBuilder(shorter, Forest()).build("tool", 1, 2, commit=1).fold
+    assert "src/pkg/area_70/handler_70.py" not in alone.brief
+
+
+def test_consolidated_brief_ranks_its_childrens_identifiers() -> None:
+    children = [
+        "Tools: 2×read · ids: src/a.py; src/b.py; 1234; helper_name",
+        "Tools: 1×bash · ids: error: E_STUCK_4411 in shard 12; ck_0123456789abcdef0123",
+        "An agent's own brief without identifiers",
+    ]
+    brief = consolidated_brief(children, [])
+    assert brief.startswith("3 folds: ")
+    ids = brief.split(" · ids: ")[1].split("; ")
+    assert ids[0] == "error: E_STUCK_4411 in shard 12"  # fatal lines first
+    assert set(ids) == {
+        "error: E_STUCK_4411 in shard 12",
+        "ck_0123456789abcdef0123",
+        "src/a.py",
+        "src/b.py",
+        "1234",
+        "helper_name",
+    }
+    assert "An agent's own brief without identifiers" in brief
+
+
+def test_agent_use_after_a_consolidated_fold_comes_first() -> None:
+    children = [f"Tools: 1×read · ids: src/mod_{n}.py; {5000 + n}" for n in range(30)]
+    session = SessionBuilder()
+    later = [session.assistant("Back to src/mod_29.py now.")]
+    ids = consolidated_brief(children, [], later).split(" · ids: ")[1].split("; ")
+    assert ids[0] == "src/mod_29.py"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(texts, min_size=1, max_size=4), st.lists(texts, max_size=4))
+def test_briefs_with_later_entries_are_bounded_and_deterministic(
+    results: list[str], later_texts: list[str]
+) -> None:
+    session = SessionBuilder()
+    call = session.assistant("", [("read", {"path": text[:200]}) for text in results])
+    outputs = [
+        session.result(tool_call, text)
+        for tool_call, text in zip(call.tool_calls, results, strict=True)
+    ]
+    later = [session.assistant(text, [("edit", {"old": text[:300]})]) for text in later_texts]
+    tool = tool_brief(call, outputs, later[0] if later else None, later)
+    span = span_brief(session.entries[: -len(later)] if later else session.entries, later)
+    consolidated = consolidated_brief([tool, span, *results], outputs, later)
+    for brief in (tool, span, consolidated):
+        assert len(brief) <= MAX_BRIEF_CHARS
+    assert tool == tool_brief(call, outputs, later[0] if later else None, list(later))
+    assert consolidated == consolidated_brief([tool, span, *results], outputs, list(later))
+
+
+def test_a_reopened_session_keeps_the_briefs_its_commits_made(tmp_path: Path) -> None:
+    session = SessionBuilder()
+    for chapter in range(4):
+        session.user(f"Chapter {chapter}: find the slow handler")
+        call = session.assistant("Searching.", [("bash", {"cmd": f"grep -rn slow src/{chapter}"})])
+        session.result(call.tool_calls[0], _crowded_result(60 + chapter))
+        session.assistant(
+            "Reading it.",
+            [("read", {"path": f"src/pkg/area_{50 + chapter}/handler_{50 + chapter}.py"})],
+        )
+        session.result(session.entries[-1].tool_calls[0], filler(1_500, chapter))
+        session.assistant(f"Handler {50 + chapter} is the slow one.")
+    session.user("what next?")
+    session.assistant("Waiting.")
+    engine = Engine.open(
+        tmp_path / "state", small_options(budget=200_000, min_fold_chars=2_000), CharCounter()
+    )
+    drive(engine, session.entries)
+    engine.commit_now()
+    engine.prepare_request()
+    used_first = [
+        fold
+        for fold in engine.forest.folds.values()
+        if fold.kind == "tool" and " · ids: src/pkg/area_5" in fold.brief
+    ]
+    assert used_first, "a tool fold's brief should lead with the path the agent read next"
+    # Entries after the commit would change a recomputed brief: a reopen must not recompute.
+    session.user("and handler 10?")
+    drive(
+        engine, [session.entries[-1], session.assistant("Opening src/pkg/area_10/handler_10.py.")]
+    )
+    last = used_first[-1]
+    recomputed = FoldBuilder(engine.transcript, Forest()).build("tool", last.start, last.end, 9)
+    assert recomputed.fold.brief != last.brief
+    reopened = assert_reopens_identically(engine)
+    assert {h: f.brief for h, f in reopened.forest.folds.items()} == {
+        h: f.brief for h, f in engine.forest.folds.items()
+    }
+    engine.close()
