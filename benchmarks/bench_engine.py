@@ -6,7 +6,8 @@ For each shared trace it prints the engine's time per request (the appends since
 request plus ``prepare_request``, commits included), median and p99, and the peak memory the
 replay allocated (tracemalloc, measured in a second pass so it does not slow the timing).
 The synthetic session shows whether per-request work grows with the session's length: it
-compares the median time of the first and the last 500 requests.
+compares the median time of the first and the last 500 requests, in CPU time (the process's
+own work) beside wall time (which other jobs on a shared machine inflate).
 """
 
 from __future__ import annotations
@@ -31,20 +32,30 @@ SHARED_TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 
 
 def timed_replay(entries: Sequence[Entry], budget: int) -> tuple[list[float], Engine]:
-    """Seconds of engine work per request."""
+    """Wall seconds of engine work per request."""
+    wall, _, engine = timed_replay_clocks(entries, budget)
+    return wall, engine
+
+
+def timed_replay_clocks(
+    entries: Sequence[Entry], budget: int
+) -> tuple[list[float], list[float], Engine]:
+    """Wall and CPU seconds of engine work per request."""
     state = Path(tempfile.mkdtemp(prefix="pifold-bench-"))
     engine = Engine.open(state, EngineOptions(budget=budget))
-    timings: list[float] = []
-    started = time.perf_counter()
+    wall: list[float] = []
+    cpu: list[float] = []
+    started, cpu_started = time.perf_counter(), time.process_time()
     for entry in entries:
         if entry.kind == "assistant":
             engine.prepare_request()
-            now = time.perf_counter()
-            timings.append(now - started)
-            started = now
+            now, cpu_now = time.perf_counter(), time.process_time()
+            wall.append(now - started)
+            cpu.append(cpu_now - cpu_started)
+            started, cpu_started = now, cpu_now
         engine.append(entry)
     engine.close()
-    return timings, engine
+    return wall, cpu, engine
 
 
 def peak_memory(entries: Sequence[Entry], budget: int) -> int:
@@ -119,28 +130,35 @@ def main() -> None:
     console.print(table)
 
     entries = list(synthetic_session(arguments.synthetic_entries))
-    timings, engine = timed_replay(entries, arguments.budget)
+    wall, cpu, engine = timed_replay_clocks(entries, arguments.budget)
     window = 500
-    start = statistics.median(timings[:window])
-    end = statistics.median(timings[-window:])
     synthetic = Table(title=f"Synthetic session: {len(entries):,} entries, one long turn")
     for column in (
+        "clock",
         "requests",
         "commits",
         "folds",
         "first 500 median ms",
         "last 500 median ms",
         "end / start",
+        "first 500 total s",
+        "last 500 total s",
     ):
         synthetic.add_column(column, justify="right")
-    synthetic.add_row(
-        f"{len(timings):,}",
-        f"{engine.commit_count}",
-        f"{len(engine.forest):,}",
-        f"{start * 1000:.3f}",
-        f"{end * 1000:.3f}",
-        f"{end / start:.2f}×",
-    )
+    for label, timings in (("CPU", cpu), ("wall", wall)):
+        start = statistics.median(timings[:window])
+        end = statistics.median(timings[-window:])
+        synthetic.add_row(
+            label,
+            f"{len(timings):,}",
+            f"{engine.commit_count}",
+            f"{len(engine.forest):,}",
+            f"{start * 1000:.3f}",
+            f"{end * 1000:.3f}",
+            f"{end / start:.2f}×",
+            f"{sum(timings[:window]):.2f}",
+            f"{sum(timings[-window:]):.2f}",
+        )
     console.print(synthetic)
 
 
