@@ -273,7 +273,7 @@ def help_command(app: PifoldApp, arguments: str) -> None:
     ]
     lines += [
         "",
-        "Enter sends · Shift+Enter or Ctrl+J a new line · Alt+Enter a follow-up",
+        "Enter sends · Shift+Enter or Ctrl+J a new line · Ctrl+F (or Alt+Enter) a follow-up",
         "Esc aborts the run · !cmd runs a shell command · ctrl+p the command palette",
     ]
     app.push_screen(InfoScreen("/help", lines))

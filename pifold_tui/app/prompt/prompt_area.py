@@ -4,7 +4,7 @@ From the top: the steering strip (messages sent during a run, until they land), 
 completion popup, the input, and one hint line. The keys:
 
 * Enter sends (``PromptSubmitted(text, "send")``; the shell starts a run, or queues it as
-  steering when one is going); Alt+Enter sends it as a follow-up. With the completion
+  steering when one is going); Ctrl+F or Alt+Enter sends it as a follow-up. With the completion
   popup open, Tab or Enter accepts the highlighted candidate instead, except that Enter on
   a command already typed in full (``/help``) sends it at once.
 * Shift+Enter or Ctrl+J inserts a newline. Ctrl+J always works: it is a plain control
@@ -15,7 +15,9 @@ completion popup, the input, and one hint line. The keys:
   terminal sends a bare carriage return, so Shift+Enter sends; the hint names Ctrl+J.
 * Alt+Enter needs the same: a legacy terminal sends ESC and a carriage return, which Textual
   8 reports as a plain ``enter`` (checked in tmux 3.3a), so there it sends the message
-  normally (during a run: as steering).
+  normally (during a run: as steering). Ctrl+F is the follow-up key every terminal delivers
+  (a plain control character, bound by neither Textual 8 nor its text area), and the one
+  the hints name.
 * Up on the first line and Down on the last walk the project's history.
 * Esc closes the completion popup; otherwise, during a run, it asks to abort
   (``AbortRequested``).
@@ -60,13 +62,14 @@ from pifold_tui.app.prompt.steering_strip import SteeringStrip
 NEWLINE_KEYS = frozenset({"shift+enter", "shift+\r", "ctrl+j"})
 """Keys that insert a newline (see the module's note on Shift+Enter)."""
 
-FOLLOW_UP_KEYS = frozenset({"alt+enter"})
-"""Keys that send the message as a follow-up."""
+FOLLOW_UP_KEYS = frozenset({"ctrl+f", "alt+enter"})
+"""Keys that send the message as a follow-up (Ctrl+F reaches the app from every terminal;
+Alt+Enter only from one that reports modifiers on Enter)."""
 
 IDLE_HINT = "enter send · ctrl+j newline · ↑↓ history · / commands · @ files · !shell"
-RUNNING_HINT = "enter steer · alt+enter follow-up · esc abort · ctrl+j newline"
+RUNNING_HINT = "enter steer · ctrl+f follow-up · esc abort · ctrl+j newline"
 IDLE_PLACEHOLDER = "Ask, or type / for commands, @ for files, !cmd for the shell"
-RUNNING_PLACEHOLDER = "steer the running turn… (alt+enter: follow-up after it)"
+RUNNING_PLACEHOLDER = "steer the running turn… (ctrl+f: a follow-up after it)"
 DEMO_PLACEHOLDER = "A recorded session is playing: / for commands (/fold-editor, /fold-status)"
 NO_MODEL_PLACEHOLDER = "No model is connected: / for commands (/fold-editor, /fold-status)"
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from pifold_tui.app.prompt import PromptHistory
 from pifold_tui.app.prompt.prompt_area import (
     DEMO_PLACEHOLDER,
@@ -45,14 +47,18 @@ async def test_shift_enter_and_ctrl_j_insert_newlines_without_sending(tmp_path: 
         assert app.sent() == [("send", "a\nb\nc\nd")]
 
 
-async def test_alt_enter_posts_a_follow_up(tmp_path: Path) -> None:
+@pytest.mark.parametrize("key", ["ctrl+f", "alt+enter"])
+async def test_ctrl_f_and_alt_enter_post_a_follow_up(tmp_path: Path, key: str) -> None:
+    # Ctrl+F is the fallback every terminal delivers (tmux 3.3 sends Alt+Enter as Enter).
     app = PromptHarness(tmp_path)
     async with app.run_test() as pilot:
         app.prompt.running = True
-        await typed(pilot, app.prompt, "then run the tests", "alt+enter")
+        await typed(pilot, app.prompt, "then run the tests", key)
         await pilot.pause()
         assert app.sent() == [("follow_up", "then run the tests")]
         assert app.prompt.strip.queued[0].kind == "follow_up"
+        assert app.prompt.text == ""  # sent, not typed into the input
+        assert "ctrl+f follow-up" in app.prompt.hint
 
 
 async def test_escape_aborts_only_while_a_run_is_going(tmp_path: Path) -> None:

@@ -212,6 +212,7 @@ async def test_unknown_commands_and_plain_help(tmp_path: Path) -> None:
             "/fold-settings  The seven folding options and the bar's palette  (not during a run)"
             in body
         )
+        assert "Ctrl+F (or Alt+Enter) a follow-up" in body  # the key every terminal sends
         await pilot.press("escape")
         prompt_of(app).type_line("/session")
         await pilot.pause()
