@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Literal
 
 from pifold_core.engine import Engine
+from pifold_core.folds import Fold
 from pifold_core.journal import Journal, JournalCorrupt, TornTail
 from pifold_core.lock import LockHeld, LockHolder, SessionLock, current_holder
-from pifold_core.merkle import fold_parts
+from pifold_core.merkle import FoldPart, fold_parts
 from pifold_core.state_folder import (
     LOG_NAME,
     held_objects,
@@ -260,28 +261,45 @@ def _rebuild_objects(folder: Path) -> list[str]:
         for fold in reversed(engine.forest.in_order()):
             if fold.source_digest not in engine.store.damaged:
                 continue
-            parts = fold_parts(fold, engine.forest.folds, engine.transcript.entries)
+            parts = fold_parts(
+                fold, engine.forest.folds, engine.transcript.entries, engine.journal.entry_spans
+            )
             try:
-                for part in parts:
-                    if part.payload is None or engine.store.own_error(part.digest) is None:
-                        continue
-                    moved = engine.store.rewrite(part.payload, part.digest, quarantine)
-                    actions.append(
-                        f"rebuilt leaf {part.digest} of fold {fold.handle} from the log's entry, "
-                        f"verified against its digest{_aside(moved)}"
-                    )
-                if engine.store.own_error(fold.source_digest) is not None:
-                    moved = engine.store.rewrite_fold(fold.source_digest, parts, quarantine)
-                    actions.append(
-                        f"rebuilt the store object of fold {fold.handle} ({fold.source_digest}) "
-                        f"from the log's entries, verified against its digest{_aside(moved)}"
-                    )
-                else:
-                    engine.store.get(fold.source_digest)  # its parts are sound again
+                actions.extend(_rebuild_fold(engine, fold, parts, quarantine))
             except (StoreError, OSError) as error:
                 actions.append(f"could not rebuild the object of fold {fold.handle}: {error}")
     finally:
         engine.close()
+    return actions
+
+
+def _rebuild_fold(engine: Engine, fold: Fold, parts: list[FoldPart], quarantine: Path) -> list[str]:
+    """Rebuild one damaged fold: an older object's damaged leaves from the log's entries
+    when its own file is sound, else the object itself, listing the entries' log lines.
+
+    Raises:
+        StoreError: a part cannot be rebuilt (the log's own bytes of it are damaged).
+    """
+    actions: list[str] = []
+    store, digest = engine.store, fold.source_digest
+    listed = store.read_listing(digest) if store.own_error(digest) is None else None
+    payloads = {part.digest: part.payload for part in parts if part.payload is not None}
+    for part in listed[0] if listed is not None else []:
+        payload = payloads.get(part.digest)
+        if part.kind != "leaf" or payload is None or store.own_error(part.digest) is None:
+            continue
+        moved = store.rewrite(payload, part.digest, quarantine)
+        actions.append(
+            f"rebuilt leaf {part.digest} of fold {fold.handle} from the log's entry, "
+            f"verified against its digest{_aside(moved)}"
+        )
+    if store.verify(digest) is None:
+        return actions  # its own file and every part are sound (again)
+    moved = store.rewrite_fold(digest, parts, quarantine)
+    actions.append(
+        f"rebuilt the store object of fold {fold.handle} ({digest}) from the log's entries, "
+        f"verified against its digest{_aside(moved)}"
+    )
     return actions
 
 

@@ -36,7 +36,7 @@ from pifold_core.entries import Entry, Usage
 from pifold_core.evidence import EvidenceStore
 from pifold_core.fold_verbs import FoldVerbs
 from pifold_core.folds import Fold, Forest, ForestError
-from pifold_core.journal import Journal, TornTail
+from pifold_core.journal import Journal, TornTail, fold_log_record
 from pifold_core.lock import LockHeld, SessionLock
 from pifold_core.mark_edits import (
     MarkEditError,
@@ -757,7 +757,7 @@ class Engine(FoldVerbs):
             record: dict[str, Any] = {
                 "n": outcome.number,
                 "cause": cause,
-                "folds": [built.fold.to_record() for built in outcome.built],
+                "folds": [fold_log_record(built.fold.to_record()) for built in outcome.built],
                 "applied": outcome.applied_marks,
                 "dropped": sorted(outcome.dropped_marks),
                 "refolded": outcome.refolded,

@@ -4,10 +4,14 @@ Reading each fold whole (:meth:`FoldStore.get`) would re-read a child's parts on
 level above it. The reopen has something better to check against: the log's entries and
 folds, from which each fold's parts follow exactly (:func:`fold_parts`), and whose sources the
 reopen has already hashed against the folds' digests. So each fold object is checked on its
-own, its listing compared with the parts the log implies, and every leaf read and hashed
-once. A fold whose object, leaf or child is damaged is recorded in ``store.damaged`` with the
-error that names the damaged object, exactly as a read would have recorded it; if listing and
-leaves all verify, reassembling gives the source the log hashes to, byte for byte.
+own, its listing compared with the parts the log implies. An ``entry`` part (format 3) names
+an entry's line in the log: the listing must name the very line the reopen read that entry
+from (:attr:`pifold_core.journal.Journal.entry_spans`), whose checksum the journal verified
+and whose record the reopen hashed into the fold's source, so nothing is read twice. A
+``leaf`` part (format 2) is its own object, read and hashed once. A fold whose object, leaf
+or child is damaged is recorded in ``store.damaged`` with the error that names the damaged
+object, exactly as a read would have recorded it; if listing and parts all verify,
+reassembling gives the source the log hashes to, byte for byte.
 """
 
 from __future__ import annotations
@@ -16,21 +20,28 @@ from collections.abc import Mapping, Sequence
 
 from pifold_core.entries import Entry
 from pifold_core.folds import Fold
-from pifold_core.merkle import fold_parts, source_length
+from pifold_core.journal import LogSpan
+from pifold_core.merkle import ListedPart, fold_parts, source_length
 from pifold_core.store import FoldStore, StoreError, StoreObjectCorrupt
 
 
 def verify_fold_objects(
-    store: FoldStore, folds: Mapping[str, Fold], entries: Sequence[Entry]
+    store: FoldStore,
+    folds: Mapping[str, Fold],
+    entries: Sequence[Entry],
+    spans: Mapping[str, LogSpan] | None = None,
 ) -> int:
-    """Check every fold's object against the log; returns how many objects were read."""
+    """Check every fold's object against the log; returns how many objects were read.
+
+    ``spans``: each entry's line in the log, by id, as the reopen read them.
+    """
     leaves: dict[str, StoreError | None] = {}
     outcome: dict[str, StoreError | None] = {}
     # Children before parents: a child's span is strictly inside its parent's.
     for fold in sorted(folds.values(), key=lambda fold: (fold.end - fold.start, fold.start)):
         if fold.source_digest in outcome:
             continue  # the same source folded twice is one object
-        error = _check_one(store, fold, folds, entries, leaves, outcome)
+        error = _check_one(store, fold, folds, entries, spans or {}, leaves, outcome)
         outcome[fold.source_digest] = error
         if error is None:
             store.damaged.pop(fold.source_digest, None)
@@ -44,6 +55,7 @@ def _check_one(
     fold: Fold,
     folds: Mapping[str, Fold],
     entries: Sequence[Entry],
+    spans: Mapping[str, LogSpan],
     leaves: dict[str, StoreError | None],
     outcome: Mapping[str, StoreError | None],
 ) -> StoreError | None:
@@ -53,15 +65,21 @@ def _check_one(
         return error
     if listed is None:
         return None  # a whole-source object (format 1): read and hashed whole just now
-    parts = fold_parts(fold, folds, entries)
     listing, length = listed
-    if listing != [(part.kind, part.digest) for part in parts] or length != source_length(parts):
+    if any(part.kind == "entry" for part in listing):
+        parts = fold_parts(fold, folds, entries, spans)
+    else:
+        parts = fold_parts(fold, folds, entries)  # format 2: leaves as objects of their own
+    expected = [ListedPart(part.kind, part.digest, part.span) for part in parts]
+    if listing != expected or length != source_length(parts):
         return StoreObjectCorrupt(
             f"fold store object {fold.source_digest} lists other parts than the log's fold "
             f"{fold.handle} holds",
             fold.source_digest,
         )
     for part in parts:
+        if part.kind == "entry":
+            continue  # the very line the reopen read and hashed (see the module docstring)
         if part.kind == "leaf" and part.digest not in leaves:
             leaves[part.digest] = store.verify(part.digest)
         found = leaves[part.digest] if part.kind == "leaf" else outcome.get(part.digest)

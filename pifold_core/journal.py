@@ -16,6 +16,14 @@ move: the log is append-only, and a torn last line is cut before anything is wri
 it, so no span of a kept line ever points at other bytes. :attr:`Journal.entry_spans` maps
 every logged entry's id to its line.
 
+**A commit logs what cannot be derived.** A fold's placeholder is a pure function of the
+fold's handle, kind, brief and counts (:func:`pifold_core.placeholders.fold_placeholder`),
+and repeating it beside the brief doubled a commit record's size. :func:`fold_log_record`
+leaves it out when it is exactly what that function gives (a record that holds one differs
+and keeps it), and :func:`fold_from_log` derives it back on reopen, byte for byte; every
+logged request is then checked against the rebuilt projection, so a placeholder that rebuilt
+differently could never pass unnoticed. Older logs carry the placeholder and read as before.
+
 On reopen every line is verified. A damaged *last* line is a torn write: it is reported,
 truncated away before anything new is written, and nothing before it is lost. A damaged line
 anywhere else is corruption, and opening fails loudly with the line number.
@@ -42,6 +50,7 @@ from pifold_core.canonical import (
     sha256_hex,
     wire_bytes,
 )
+from pifold_core.placeholders import fold_placeholder
 
 LOG_MODE = 0o600
 """The log holds everything the user and the tools said: private to the user."""
@@ -98,6 +107,39 @@ class TornTail:
     def describe(self) -> str:
         """``line 137 (412 bytes)``: what a status line or a message says."""
         return f"line {self.line_number} ({self.byte_count:,} bytes)"
+
+
+def _derived_placeholder(record: dict[str, Any]) -> str:
+    source = record["source"]
+    return fold_placeholder(
+        str(record["handle"]),
+        str(record["kind"]),
+        str(record["brief"]),
+        int(record["entry_count"]),
+        int(record["tool_call_count"]),
+        int(source["bytes"]),
+    )
+
+
+def fold_log_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A fold's record (:meth:`pifold_core.folds.Fold.to_record`) as a commit logs it:
+    without its placeholder when the placeholder is the one its fields derive."""
+    if record.get("placeholder") != _derived_placeholder(record):
+        return record
+    return {key: value for key, value in record.items() if key != "placeholder"}
+
+
+def fold_from_log(record: dict[str, Any]) -> dict[str, Any]:
+    """A commit's logged fold record made whole again (the placeholder derived, when left
+    out), for :meth:`pifold_core.folds.Fold.from_record`.
+
+    Raises:
+        KeyError, TypeError, ValueError: a field the placeholder derives from is missing or
+            of the wrong type (the caller names the record).
+    """
+    if "placeholder" in record:
+        return record
+    return {**record, "placeholder": _derived_placeholder(record)}
 
 
 def _check(sequence: int, kind: str, body: dict[str, Any]) -> str:
@@ -194,25 +236,33 @@ class Journal:
         finally:
             os.close(descriptor)
 
-    def read_all(self) -> Iterator[JournalRecord]:
-        """Yield every verified record; truncate a torn last line (and report it)."""
+    def read_all(self, start: int = 0, sequence: int = 0) -> Iterator[JournalRecord]:
+        """Yield every verified record; truncate a torn last line (and report it).
+
+        With ``start``, the byte offset where record ``sequence`` begins (what a verified
+        checkpoint names, :mod:`pifold_core.checkpoint`), only the lines from there on are
+        read; one record is one line, so line numbers stay the whole log's.
+        """
         if not self.path.exists():
             return
-        data = self.path.read_bytes()
+        with open(self.path, "rb") as handle:
+            handle.seek(start)
+            data = handle.read()
+        self.next_sequence = sequence
         lines = data.split(b"\n")
         # A complete log ends with a newline, so the final split element is empty.
         complete, trailing = lines[:-1], lines[-1]
-        offset = 0
-        for number, line in enumerate(complete, start=1):
+        offset = start
+        for number, line in enumerate(complete, start=sequence + 1):
             record = self._parse(line, self.next_sequence)
             if record is None:
-                if number == len(complete) and not trailing:
-                    self._truncate(offset, number, len(data) - offset)
+                if number == sequence + len(complete) and not trailing:
+                    self._truncate(offset, number, start + len(data) - offset)
                     return
                 raise JournalCorrupt(
                     f"{self.path}: line {number} is damaged (bad checksum, sequence or JSON; "
-                    f"{len(complete) + bool(trailing)} lines in all): the lines after it "
-                    f"cannot be trusted, so the session is not opened"
+                    f"{sequence + len(complete) + bool(trailing)} lines in all): the lines "
+                    f"after it cannot be trusted, so the session is not opened"
                 )
             self.next_sequence = record.sequence + 1
             span = LogSpan(offset, len(line))
@@ -220,9 +270,9 @@ class Journal:
             offset += len(line) + 1
             yield JournalRecord(record.sequence, record.kind, record.body, span)
         if trailing and self.read_only:
-            self.unfinished = TornTail(len(complete) + 1, len(trailing))
+            self.unfinished = TornTail(sequence + len(complete) + 1, len(trailing))
         elif trailing:
-            self._truncate(offset, len(complete) + 1, len(trailing))
+            self._truncate(offset, sequence + len(complete) + 1, len(trailing))
         # A read-only reader leaves an unterminated last line alone: a live writer may be
         # halfway through it.
 

@@ -3,14 +3,26 @@
 A fold's source is the canonical JSON list of its entries' records (:func:`source_of`). A
 consolidated fold's source repeats its children's sources, so storing every source whole
 holds each byte once per nesting level. Instead a fold's store object lists its *parts* in
-transcript order: a ``leaf`` is one entry's record bytes, stored as its own object (named by
-their SHA-256), and a ``fold`` is a child fold's object (named by the child's source digest).
-Reading a fold reassembles the source from its parts, verifying every object on the way, and
-then hashes the whole against the fold's source digest, so the handle and the verification
-stay content-derived exactly as before.
+transcript order, each by digest: an ``entry`` is one entry's record, whose bytes are the
+entry's own line in the session log (:mod:`pifold_core.journal`), named by its SHA-256 and
+its line's byte offset and length; a ``fold`` is a child fold's object (named by the child's
+source digest). Reading a fold reassembles the source from its parts, verifying every part on
+the way (an entry's line is re-read with ``pread``, its checksum checked, and its record
+hashed against the digest listed), and then hashes the whole against the fold's source
+digest, so the handle and the verification stay content-derived exactly as before.
 
-The listing is one line per part, ``leaf <64 hex>`` or ``fold <64 hex>``; the object's header
-carries the SHA-256 of the listing, so damage to the listing itself is named as such.
+Why the log and not a leaf object per entry (as the first Merkle version stored, part kind
+``leaf``, still read): the log must hold every entry anyway (it is how a session reopens,
+and an entry is durable once its line is written), so a second copy per entry doubled the
+bytes and made one file per entry. Naming the line by position costs nothing to write (a
+commit writes one small object per fold, no leaf), and a read needs no index: the listing
+says where to look, and the digest says whether what is there is the entry. A damaged line
+is named by its byte range, and since the log's lines are each checksummed, the same damage
+is found by any reopen.
+
+The listing is one line per part, ``entry <64 hex> <offset> <length>``, ``fold <64 hex>`` or
+``leaf <64 hex>``; the object's header carries the SHA-256 of the listing, so damage to the
+listing itself is named as such.
 
 Reassembly works on the bytes between a source's brackets: a source is ``[`` + the records
 joined by ``,`` + ``]``, so a parent's inside is its parts' insides joined by ``,``. That also
@@ -22,15 +34,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pifold_core.canonical import sha256_hex
 from pifold_core.entries import Entry
 from pifold_core.folds import Fold
+from pifold_core.journal import LogSpan
 
-PartKind = Literal["leaf", "fold"]
+PartKind = Literal["leaf", "fold", "entry"]
 
-_LINE = re.compile(rb"(leaf|fold) ([0-9a-f]{64})")
+_LINE = re.compile(rb"(leaf|fold) ([0-9a-f]{64})|entry ([0-9a-f]{64}) (\d{1,15}) (\d{1,15})")
 
 
 class ListingError(ValueError):
@@ -42,58 +55,106 @@ class FoldPart:
     """One part of a fold's source, in transcript order."""
 
     kind: PartKind
-    """``leaf`` (one entry's record bytes) or ``fold`` (a child fold's source)."""
+    """``entry`` (one entry's record, its bytes in the log), ``fold`` (a child fold's
+    source) or ``leaf`` (one entry's record stored as its own object, as before the log held
+    the leaves; still written for an entry whose line is not known)."""
     digest: str
-    """SHA-256 of the leaf's bytes, or the child fold's source digest."""
+    """SHA-256 of the entry's record bytes, or the child fold's source digest."""
     length: int
-    """Bytes the part contributes: the leaf's length, or the child's whole source length."""
+    """Bytes the part contributes: the record's length, or the child's whole source length."""
     payload: bytes | None = None
-    """The leaf's bytes, when the caller has them (to write or repair the leaf)."""
+    """The record's bytes, when the caller has them (to write a leaf, or to repair)."""
+    span: LogSpan | None = None
+    """For an ``entry``: where its line lies in the log."""
 
 
-def fold_parts(fold: Fold, folds: Mapping[str, Fold], entries: Sequence[Entry]) -> list[FoldPart]:
+class ListedPart(NamedTuple):
+    """One line of a fold object's listing, parsed."""
+
+    kind: PartKind
+    digest: str
+    span: LogSpan | None
+    """For an ``entry``: the line it names in the log."""
+
+
+def fold_parts(
+    fold: Fold,
+    folds: Mapping[str, Fold],
+    entries: Sequence[Entry],
+    spans: Mapping[str, LogSpan] | None = None,
+) -> list[FoldPart]:
     """The parts of ``fold``: its direct children, and its own entries between them.
 
     ``entries`` is the whole transcript (indices are the fold's), ``folds`` every fold by
-    handle (the children must be among them).
+    handle (the children must be among them), ``spans`` the log line of each entry by id
+    (:attr:`pifold_core.journal.Journal.entry_spans`): an entry with a line is an ``entry``
+    part, one without a ``leaf`` part.
     """
+    known = spans if spans is not None else {}
     parts: list[FoldPart] = []
     position = fold.start
     for handle in fold.children:
         child = folds[handle]
-        parts.extend(_leaf(entry) for entry in entries[position : child.start])
+        parts.extend(_leaf(entry, known) for entry in entries[position : child.start])
         parts.append(FoldPart("fold", child.source_digest, child.source_bytes))
         position = child.end
-    parts.extend(_leaf(entry) for entry in entries[position : fold.end])
+    parts.extend(_leaf(entry, known) for entry in entries[position : fold.end])
     return parts
 
 
-def _leaf(entry: Entry) -> FoldPart:
+def _leaf(entry: Entry, spans: Mapping[str, LogSpan]) -> FoldPart:
     data = entry.record_bytes
-    return FoldPart("leaf", sha256_hex(data), len(data), data)
+    span = spans.get(entry.id)
+    if span is None:
+        return FoldPart("leaf", entry.digest, len(data), data)
+    return FoldPart("entry", entry.digest, len(data), data, span)
+
+
+def listed(parts: Sequence[FoldPart]) -> list[ListedPart]:
+    """What the listing of ``parts`` says, to compare with a decoded listing."""
+    return [ListedPart(part.kind, part.digest, part.span) for part in parts]
 
 
 def encode_listing(parts: Sequence[FoldPart]) -> bytes:
-    """The listing bytes of a fold object."""
-    return b"".join(f"{part.kind} {part.digest}\n".encode("ascii") for part in parts)
-
-
-def decode_listing(listing: bytes) -> list[tuple[PartKind, str]]:
-    """Parse a listing back into ``(kind, digest)`` pairs.
+    """The listing bytes of a fold object.
 
     Raises:
-        ListingError: an empty listing, a line that is not ``leaf|fold <64 hex>``, or a
-            missing final newline.
+        ValueError: an ``entry`` part without its line.
+    """
+    lines: list[str] = []
+    for part in parts:
+        if part.kind != "entry":
+            lines.append(f"{part.kind} {part.digest}\n")
+        elif part.span is None:
+            raise ValueError(f"entry {part.digest} has no line in the log to be listed by")
+        else:
+            lines.append(f"entry {part.digest} {part.span.offset} {part.span.length}\n")
+    return "".join(lines).encode("ascii")
+
+
+def decode_listing(listing: bytes) -> list[ListedPart]:
+    """Parse a listing back into its parts.
+
+    Raises:
+        ListingError: an empty listing, a line that is not ``leaf|fold <64 hex>`` or
+            ``entry <64 hex> <offset> <length>``, or a missing final newline.
     """
     if not listing.endswith(b"\n"):
         raise ListingError("the listing does not end with a newline")
-    found: list[tuple[PartKind, str]] = []
+    found: list[ListedPart] = []
     for number, line in enumerate(listing[:-1].split(b"\n"), start=1):
         match = _LINE.fullmatch(line)
         if match is None:
-            raise ListingError(f"line {number} of the listing is not 'leaf|fold <sha256>'")
-        kind: PartKind = "leaf" if match[1] == b"leaf" else "fold"
-        found.append((kind, match[2].decode("ascii")))
+            raise ListingError(
+                f"line {number} of the listing is not 'leaf|fold <sha256>' or "
+                "'entry <sha256> <offset> <length>'"
+            )
+        if match[3] is not None:
+            span = LogSpan(int(match[4]), int(match[5]))
+            found.append(ListedPart("entry", match[3].decode("ascii"), span))
+        else:
+            kind: PartKind = "leaf" if match[1] == b"leaf" else "fold"
+            found.append(ListedPart(kind, match[2].decode("ascii"), None))
     return found
 
 
@@ -122,6 +183,7 @@ def source_length(parts: Sequence[FoldPart]) -> int:
 
 __all__ = [
     "FoldPart",
+    "ListedPart",
     "ListingError",
     "PartKind",
     "assemble",
@@ -129,6 +191,7 @@ __all__ = [
     "encode_listing",
     "fold_parts",
     "inside",
+    "listed",
     "listing_digest",
     "source_length",
 ]

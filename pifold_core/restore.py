@@ -19,6 +19,7 @@ from pifold_core.canonical import digest_of, sha256_hex
 from pifold_core.entries import Entry
 from pifold_core.fold_verify import verify_fold_objects
 from pifold_core.folds import Fold, source_of
+from pifold_core.journal import fold_from_log
 from pifold_core.mark_edits import with_brief
 from pifold_core.marks import Mark
 from pifold_core.notice import NOTICE_TAG
@@ -46,7 +47,9 @@ def check_restored(engine: Engine) -> None:
             raise StoreObjectCorrupt(
                 f"fold {fold.handle} does not match its logged source", fold.source_digest
             )
-    verify_fold_objects(engine.store, engine.forest.folds, engine.transcript.entries)
+    verify_fold_objects(
+        engine.store, engine.forest.folds, engine.transcript.entries, engine.journal.entry_spans
+    )
     for identifier in sorted(engine.evidence_ids):
         engine.evidence.verify(identifier)
 
@@ -133,7 +136,7 @@ def _replay_commit(engine: Engine, body: dict[str, Any]) -> None:
         if parent is None or (parent not in opened and engine.forest.is_visible_open(parent)):
             engine.projection.show_fold(engine.forest.folds[handle])
     for record in body["folds"]:
-        fold = Fold.from_record(record)
+        fold = Fold.from_record(fold_from_log(record))  # the placeholder derived when left out
         engine.forest.add(fold)
         engine.projection.drop_views(fold.start, fold.end)
         engine.projection.show_fold(fold)

@@ -7,19 +7,24 @@ by the payload::
 
 The header records the format version and hash algorithm with every stored object. In
 format 1 the payload is the object's bytes and the file name is their SHA-256: an entry's
-record (a *leaf*), or a fold's whole source as versions before issue 12 stored it (still
-read). In format 2 the object is a fold stored as a Merkle node (:mod:`pifold_core.merkle`)::
+record (a *leaf*, as format 2 used them), or a fold's whole source as versions before issue
+12 stored it (still read). In formats 2 and 3 the object is a fold stored as a Merkle node
+(:mod:`pifold_core.merkle`)::
 
-    pifold-object format=2 hash=sha256 bytes=<source length> listing=<sha256>\\n<listing>
+    pifold-object format=3 hash=sha256 bytes=<source length> listing=<sha256>\\n<listing>
 
 The file name is still the SHA-256 of the fold's whole source, so handles and verification
-stay content-derived, but the payload only lists the fold's parts (leaves and child folds) by
-digest: each entry's bytes are stored once, however deep the folds nest. A read reassembles
-the source, verifying the listing against the header, every part on the way, and the whole
-against the name. Objects are written atomically (temporary file, fsync,
-rename, fsync of the folder) and made read-only and private (0400, folders 0700). Every read
-re-hashes the payload: a missing or damaged object raises an error that names it, never
-returns wrong bytes, and is remembered in :attr:`FoldStore.damaged` so status can show it.
+stay content-derived, but the payload only lists the fold's parts by digest: child folds,
+and entries. Format 3 (written now) names each entry by its line in the session log, the one
+place an entry's bytes are kept, so the state holds each entry's bytes once and a commit
+writes one small file per fold and nothing per entry; format 2 (read) named each entry's
+record as a leaf object of its own. A read reassembles the source, verifying the listing
+against the header, every part on the way (a log line with ``pread``, checksum and SHA-256:
+:func:`pifold_core.journal.read_entry_bytes`), and the whole against the name. Objects are
+written atomically (temporary file, fsync, rename, fsync of the folder) and made read-only
+and private (0400, folders 0700). Every read re-hashes the payload: a missing or damaged
+object raises an error that names it, never returns wrong bytes, and is remembered in
+:attr:`FoldStore.damaged` so status can show it.
 
 A kill inside a write leaves a temporary file (``.<name>.<random>``) beside its target:
 :func:`remove_temporaries` clears them, and the engine calls it on every writable open.
@@ -46,8 +51,10 @@ from pifold_core.atomic_files import (
     write_file_atomically,
 )
 from pifold_core.canonical import CANONICAL_FORMAT_VERSION, HASH_ALGORITHM, sha256_hex
+from pifold_core.journal import LogEntryDamaged, LogSpan, read_entry_bytes
 from pifold_core.merkle import (
     FoldPart,
+    ListedPart,
     ListingError,
     assemble,
     decode_listing,
@@ -60,7 +67,11 @@ from pifold_core.merkle import (
 OBJECT_FORMAT_VERSION = 1
 """Layout of a plain object (a leaf, or an old whole fold source): payload named by its hash."""
 FOLD_FORMAT_VERSION = 2
-"""Layout of a fold stored as a listing of its parts (a Merkle node)."""
+"""Layout of a fold stored as a listing of child folds and leaf objects (read, not written)."""
+LOG_FOLD_FORMAT_VERSION = 3
+"""Layout of a fold whose listing may also name entries by their lines in the session log
+(what every fold object is written as)."""
+_LISTING_FORMATS = (FOLD_FORMAT_VERSION, LOG_FOLD_FORMAT_VERSION)
 
 _HEADER = re.compile(
     rb"pifold-object format=(\d+) hash=([a-z0-9]+) bytes=(\d+)(?: listing=([0-9a-f]{64}))?\n"
@@ -88,9 +99,12 @@ class StoreObjectCorrupt(StoreError):
 class FoldStore:
     """Content-addressed object store for fold sources."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, log: Path | None = None) -> None:
         self.root = Path(root)
         """The store folder (``<state>/store``)."""
+        self.log = Path(log) if log is not None else None
+        """The session log whose entry lines format-3 objects list (``None``: no log, and
+        reading such an object is an error naming it)."""
         self.damaged: dict[str, StoreError] = {}
         """Objects found missing or corrupt by a read, by digest: what status reports."""
 
@@ -147,11 +161,7 @@ class FoldStore:
         if version == OBJECT_FORMAT_VERSION:
             return payload
         parts = self._listing_of(digest, payload, listing)
-        insides: list[bytes] = []
-        for kind, part in parts:
-            data = self.get(part)  # verified, and remembered as damaged if it is not
-            insides.append(inside(data) if kind == "fold" else data)
-        source = assemble(insides)
+        source = assemble(self._insides(digest, parts))
         if len(source) != length:
             raise StoreObjectCorrupt(
                 f"fold store object {digest} reassembles to {len(source)} bytes, its header "
@@ -167,17 +177,74 @@ class FoldStore:
             )
         return source
 
-    def _listing_of(
-        self, digest: str, payload: bytes, recorded: str | None
-    ) -> list[tuple[str, str]]:
-        """The verified parts of a fold object (format 2)."""
+    def _insides(self, digest: str, parts: Sequence[ListedPart]) -> list[bytes]:
+        """Each part's bytes (a child's without its brackets), each verified on the way."""
+        insides: list[bytes] = []
+        descriptor: int | None = None
+        try:
+            for part in parts:
+                if part.kind == "entry" and part.span is not None:
+                    if descriptor is None:
+                        descriptor = self._open_log(digest)
+                    insides.append(self.entry_bytes(part.digest, part.span, descriptor, digest))
+                else:
+                    data = self.get(part.digest)  # verified, remembered as damaged if not
+                    insides.append(inside(data) if part.kind == "fold" else data)
+        finally:
+            if descriptor is not None:
+                os.close(descriptor)
+        return insides
+
+    def _open_log(self, digest: str) -> int:
+        if self.log is None:
+            raise StoreObjectCorrupt(
+                f"fold store object {digest} lists entries in a session log, and this store "
+                "was opened without one",
+                digest,
+            )
+        try:
+            return os.open(self.log, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError as error:
+            raise StoreObjectMissing(
+                f"fold store object {digest} lists entries in {self.log}, which cannot be "
+                f"read: {error.strerror or error}",
+                digest,
+            ) from None
+
+    def entry_bytes(
+        self, digest: str, span: LogSpan, descriptor: int | None = None, fold: str | None = None
+    ) -> bytes:
+        """One entry's exact record bytes from its line in the log, verified against
+        ``digest`` (a part of a format-3 fold object; ``descriptor``: the log, open).
+
+        Raises:
+            StoreObjectCorrupt: the line is damaged, cut short or holds another entry; the
+                message names the entry's digest, the byte range and the fold listing it.
+        """
+        owned = descriptor is None
+        handle = self._open_log(fold or digest) if descriptor is None else descriptor
+        try:
+            data = read_entry_bytes(handle, span, digest)
+        except LogEntryDamaged as error:
+            within = f" (listed by fold store object {fold})" if fold else ""
+            damage = StoreObjectCorrupt(f"entry {digest}{within}: {error}", digest)
+            self.damaged[digest] = damage
+            raise damage from None
+        finally:
+            if owned:
+                os.close(handle)
+        self.damaged.pop(digest, None)
+        return data
+
+    def _listing_of(self, digest: str, payload: bytes, recorded: str | None) -> list[ListedPart]:
+        """The verified parts of a fold object (formats 2 and 3)."""
         if recorded is None or listing_digest(payload) != recorded:
             raise StoreObjectCorrupt(
                 f"fold store object {digest} is corrupt: its listing does not match its header",
                 digest,
             )
         try:
-            return [(kind, part) for kind, part in decode_listing(payload)]
+            return decode_listing(payload)
         except ListingError as error:
             raise StoreObjectCorrupt(f"fold store object {digest}: {error}", digest) from None
 
@@ -206,16 +273,22 @@ class FoldStore:
             raise StoreObjectCorrupt(f"fold store object {digest} has a damaged header", digest)
         version, algorithm, length = int(match[1]), match[2].decode(), int(match[3])
         listing = match[4].decode() if match[4] is not None else None
-        if version not in (OBJECT_FORMAT_VERSION, FOLD_FORMAT_VERSION) or (
+        if version not in (OBJECT_FORMAT_VERSION, *_LISTING_FORMATS) or (
             algorithm != HASH_ALGORITHM
         ):
             raise StoreObjectCorrupt(
                 f"fold store object {digest} has format {version}/{algorithm}, expected "
-                f"{OBJECT_FORMAT_VERSION} or {FOLD_FORMAT_VERSION}/{HASH_ALGORITHM}",
+                f"{OBJECT_FORMAT_VERSION}, {FOLD_FORMAT_VERSION} or {LOG_FOLD_FORMAT_VERSION}"
+                f"/{HASH_ALGORITHM}",
                 digest,
             )
         payload = data[match.end() :]
-        if version == FOLD_FORMAT_VERSION:
+        if version in _LISTING_FORMATS:
+            if version == FOLD_FORMAT_VERSION and b"\nentry " in b"\n" + payload:
+                raise StoreObjectCorrupt(
+                    f"fold store object {digest} has format {version} but lists log entries",
+                    digest,
+                )
             return version, payload, listing, length
         if listing is not None:
             raise StoreObjectCorrupt(f"fold store object {digest} has a damaged header", digest)
@@ -238,13 +311,13 @@ class FoldStore:
         """
         try:
             version, payload, listing, _ = self._read_file(digest)
-            if version == FOLD_FORMAT_VERSION:
+            if version in _LISTING_FORMATS:
                 self._listing_of(digest, payload, listing)
         except StoreError as error:
             return error
         return None
 
-    def read_listing(self, digest: str) -> tuple[list[tuple[str, str]], int] | None:
+    def read_listing(self, digest: str) -> tuple[list[ListedPart], int] | None:
         """A fold object's verified listing and recorded source length, parts not read;
         ``None`` for a plain object (verified whole here).
 
@@ -264,15 +337,19 @@ class FoldStore:
     def put_folds(self, folds: Sequence[tuple[str, Sequence[FoldPart]]]) -> None:
         """Store folds, each as the listing of its parts, children before parents.
 
-        Each leaf part carries its bytes and is stored (once: an existing leaf is verified);
-        each child fold part must be stored already or earlier in ``folds``. Every file is
-        fsynced as it is written, and every folder touched once at the end (a commit writes
-        thousands of leaves), before the caller makes the folds' log record durable. Fold
-        objects that exist are verified, not rewritten.
+        An ``entry`` part is listed by its line in the log (nothing is written for it: the
+        log holds its bytes, and the caller makes that line durable with the folds' record);
+        a ``leaf`` part carries its bytes and is stored as its own object (once: an existing
+        leaf is verified); each child fold must be stored already or earlier in ``folds``.
+        Every file is fsynced as it is written, and every folder touched once at the end,
+        before the caller makes the folds' log record durable. A fold object that exists and
+        verifies is kept; one that does not (a commit that never landed, then a log that
+        grew differently) is written anew from the parts, which the caller has verified.
 
         Raises:
             StoreObjectMissing: a child fold part is not in the store.
-            ValueError: a leaf part without its bytes, or a fold without parts.
+            ValueError: a leaf part without its bytes, an entry part without its line, or a
+                fold without parts.
         """
         unsynced: set[Path] = set()
         for digest, parts in folds:
@@ -283,14 +360,15 @@ class FoldStore:
                     if part.payload is None:
                         raise ValueError(f"leaf {part.digest} of fold {digest} has no bytes")
                     self.put(part.payload, unsynced)
-                elif not os.path.lexists(self.path_of(part.digest)):
+                elif part.kind == "entry" and part.span is None:
+                    raise ValueError(f"entry {part.digest} of fold {digest} has no log line")
+                elif part.kind == "fold" and not os.path.lexists(self.path_of(part.digest)):
                     raise StoreObjectMissing(
                         f"fold store object {part.digest} (a child of fold {digest}) is missing",
                         part.digest,
                     )
             path = self.path_of(digest)
-            if os.path.lexists(path):
-                self.get(digest)
+            if os.path.lexists(path) and self.verify(digest) is None:
                 continue
             write_file_atomically(path, self._fold_file_bytes(parts), OBJECT_MODE, False)
             unsynced.add(path.parent)
@@ -302,7 +380,7 @@ class FoldStore:
     def _fold_file_bytes(parts: Sequence[FoldPart]) -> bytes:
         listing = encode_listing(parts)
         header = (
-            f"pifold-object format={FOLD_FORMAT_VERSION} hash={HASH_ALGORITHM} "
+            f"pifold-object format={LOG_FOLD_FORMAT_VERSION} hash={HASH_ALGORITHM} "
             f"bytes={source_length(parts)} listing={listing_digest(listing)}\n"
         ).encode("ascii")
         return header + listing
@@ -318,10 +396,8 @@ class FoldStore:
         Raises:
             StoreError: a part is damaged, or the parts do not reassemble to ``digest``.
         """
-        insides = [
-            inside(self.get(p.digest)) if p.kind == "fold" else self.get(p.digest) for p in parts
-        ]
-        actual = sha256_hex(assemble(insides))
+        listed = [ListedPart(part.kind, part.digest, part.span) for part in parts]
+        actual = sha256_hex(assemble(self._insides(digest, listed)))
         if actual != digest:
             raise StoreObjectCorrupt(
                 f"refusing to rewrite fold store object {digest}: its parts reassemble to "
@@ -397,6 +473,7 @@ __all__ = [
     "CANONICAL_FORMAT_VERSION",
     "FOLDER_MODE",
     "FOLD_FORMAT_VERSION",
+    "LOG_FOLD_FORMAT_VERSION",
     "OBJECT_FORMAT_VERSION",
     "OBJECT_MODE",
     "TEMPORARY_PREFIX",

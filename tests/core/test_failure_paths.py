@@ -34,7 +34,7 @@ def test_a_commit_retried_after_a_failure_carries_the_new_brief(
     def full_disk(self: FoldStore, payload: bytes, *rest: object) -> str:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(FoldStore, "put", full_disk)
+    monkeypatch.setattr(FoldStore, "put_folds", full_disk)  # what a commit writes
     with pytest.raises(OSError):
         engine.commit_marks([span.id])
     monkeypatch.undo()

@@ -10,7 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pifold_core.canonical import sha256_hex
-from pifold_core.merkle import FoldPart, assemble, decode_listing, inside, source_length
+from pifold_core.merkle import (
+    FoldPart,
+    ListedPart,
+    assemble,
+    decode_listing,
+    inside,
+    source_length,
+)
 from pifold_core.store import FoldStore, StoreObjectCorrupt, StoreObjectMissing
 from tests.core.engine_checks import assert_clean_audit, assert_lossless, folded_engine
 
@@ -52,8 +59,8 @@ def test_a_nested_fold_reassembles_byte_for_byte_and_stores_each_leaf_once(
     assert store.get(parent.digest) == b"[" + b",".join(records) + b"]"
     assert store.get(child.digest) == b"[" + b",".join(records[1:3]) + b"]"
     parent_file = store.path_of(parent.digest).read_bytes()
-    assert parent_file.startswith(b"pifold-object format=2 hash=sha256 bytes=")
-    assert [kind for kind, _ in decode_listing(parent_file.split(b"\n", 1)[1])] == [
+    assert parent_file.startswith(b"pifold-object format=3 hash=sha256 bytes=")
+    assert [part.kind for part in decode_listing(parent_file.split(b"\n", 1)[1])] == [
         "leaf",
         "fold",
         "leaf",
@@ -91,7 +98,7 @@ def test_a_missing_child_fold_is_named(tmp_path: Path) -> None:
         lambda data: data.replace(b"\nleaf ", b"\nfold ", 1),  # listing edited
         lambda data: data.replace(b"bytes=", b"bytes=1", 1),  # wrong source length
         lambda data: data[: len(data) // 2],  # truncated
-        lambda data: data.replace(b"format=2", b"format=7", 1),
+        lambda data: data.replace(b"format=3", b"format=7", 1),
     ],
     ids=["listing", "length", "truncated", "format"],
 )
@@ -168,22 +175,29 @@ def test_any_nesting_reassembles_the_flat_source(
     assert whole.digest == sha256_hex(flat) and store.get(whole.digest) == flat
 
 
-def test_an_engine_session_stores_each_entry_once(tmp_path: Path) -> None:
+def test_an_engine_session_keeps_each_entry_once_in_its_log_line(tmp_path: Path) -> None:
+    """The store writes no leaf: every fold object names its entries' lines in the log."""
     engine, _ = folded_engine(tmp_path, count=6)
     assert any(fold.children for fold in engine.forest.folds.values())  # nested folds
     assert_lossless(engine)
     assert_clean_audit(engine)
-    leaves = 0
-    listed_bytes = 0
+    listed: list[ListedPart] = []
     for path, _ in engine.store.object_paths():
         data = path.read_bytes()
-        if data.startswith(b"pifold-object format=1 "):
-            leaves += 1
-            listed_bytes += len(data.split(b"\n", 1)[1])
+        assert data.startswith(b"pifold-object format=3 ")  # no leaf object, no old fold
+        listed.extend(decode_listing(data.split(b"\n", 1)[1]))
     folded = {
         index for fold in engine.forest.folds.values() for index in range(fold.start, fold.end)
     }
-    # One leaf per folded entry, holding exactly its record bytes: however deep the nesting.
-    assert leaves == len(folded)
-    assert listed_bytes == sum(len(engine.transcript.entries[i].record_bytes) for i in folded)
+    entries = [part for part in listed if part.kind == "entry"]
+    # Each folded entry listed exactly once however deep the nesting, by its own log line.
+    assert sorted(part.digest for part in entries) == sorted(
+        engine.transcript.entries[index].digest for index in folded
+    )
+    by_digest = {entry.digest: entry for entry in engine.transcript.entries}
+    for part in entries:
+        entry = by_digest[part.digest]
+        assert part.span == engine.journal.entry_spans[entry.id]
+        assert part.span is not None
+        assert engine.journal.read_entry(part.span, part.digest) == entry.record_bytes
     engine.close()

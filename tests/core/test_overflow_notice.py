@@ -261,7 +261,7 @@ def test_a_commit_that_cannot_be_saved_stops_folding_not_the_session(
         calls.append(len(payload))
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(FoldStore, "put", broken_put)
+    monkeypatch.setattr(FoldStore, "put_folds", broken_put)  # what a commit writes
     before = full_state(engine)
     request = engine.prepare_request()
     assert calls and request.commit is None
@@ -313,7 +313,7 @@ def test_an_explicit_commit_that_cannot_be_saved_raises_and_changes_nothing(
     def broken_put(self: FoldStore, payload: bytes, *rest: object) -> str:
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(FoldStore, "put", broken_put)
+    monkeypatch.setattr(FoldStore, "put_folds", broken_put)  # what a commit writes
     with unchanged(engine), pytest.raises(OSError, match="Input/output error"):
         engine.commit_now()
     monkeypatch.undo()
