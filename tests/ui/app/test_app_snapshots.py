@@ -105,8 +105,10 @@ async def capture(
     scene: Scene,
     budget: int = 200_000,
     ask: bool = False,
+    size: tuple[int, int] = SIZE,
 ) -> str:
-    """Open the app on ``script`` in ``theme``, play ``scene``, and take the screenshot."""
+    """Open the app on ``script`` in ``theme`` in a terminal of ``size``, play ``scene``, and
+    take the screenshot."""
     folders = prepare(root, monkeypatch)
     command_line = options(folders, script, budget=budget, yes=not ask)
 
@@ -117,7 +119,7 @@ async def capture(
 
     app = PifoldApp(load, conversation_for, prompt_for, cwd=folders.cwd)
     app.theme = THEMES[theme]
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         watch = await opened(app, pilot)
         app.query_one(PromptInput).cursor_blink = False
         await scene(app, pilot, watch)
