@@ -27,6 +27,7 @@ from pifold_agent.replay import (
     ReplayStateError,
     replay_trace,
 )
+from pifold_agent.replay_lifetime import CacheLifetime
 from pifold_agent.settings_command import settings_app
 from pifold_bench.command import bench
 from pifold_core.options import DEFAULT_BUDGET, EngineOptions
@@ -174,8 +175,18 @@ def replay(
     inspect_after: Annotated[
         bool, typer.Option("--inspect", help="Then open the fold screens on the result.")
     ] = False,
+    cache_lifetime: Annotated[
+        int | None,
+        typer.Option(
+            help="Seconds an unused cache entry lives; a longer pause commits as a cold cache "
+            "would (default: the trace's model's; 0: pass none, no cold-cache commits)."
+        ),
+    ] = None,
 ) -> None:
     """Replay a real session through the engine, one model request at a time."""
+    if cache_lifetime is not None and cache_lifetime < 0:
+        _fail(f"--cache-lifetime must be 0 (none) or a number of seconds, got {cache_lifetime}")
+    lifetime: CacheLifetime = "model" if cache_lifetime is None else cache_lifetime or None
     if inspect_after and as_json:
         Console(stderr=True).print("[red]error:[/] --inspect opens the screens; not with --json")
         raise typer.Exit(2)
@@ -185,7 +196,7 @@ def replay(
         Console(stderr=True).print(f"state kept in {state} (--state chooses the folder)")
     console = Console(stderr=as_json)
     try:
-        report = _run_replay(console, trace, budget, state, window_out, not as_json)
+        report = _run_replay(console, trace, budget, state, window_out, not as_json, lifetime)
     except (TraceFormatError, ReplayStateError, ReplayOutputError) as error:
         _fail(str(error))
     except OSError as error:
@@ -249,10 +260,13 @@ def _run_replay(
     state: Path | None,
     window_out: Path | None,
     show_progress: bool,
+    lifetime: CacheLifetime = "model",
 ) -> ReplayReport:
     options = _options(console, budget)
     if not show_progress:
-        return replay_trace(path, budget, state, window_out, options=options)
+        return replay_trace(
+            path, budget, state, window_out, options=options, cache_lifetime_s=lifetime
+        )
     with Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -265,7 +279,15 @@ def _run_replay(
         def advance(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
-        return replay_trace(path, budget, state, window_out, progress=advance, options=options)
+        return replay_trace(
+            path,
+            budget,
+            state,
+            window_out,
+            progress=advance,
+            options=options,
+            cache_lifetime_s=lifetime,
+        )
 
 
 def _print_report(console: Console, report: ReplayReport) -> None:
@@ -280,7 +302,8 @@ def _print_report(console: Console, report: ReplayReport) -> None:
         ("pure appends", f"{report.appends:,}"),
         ("attributed rewrites", f"{report.rewrites:,}"),
         ("unattributed rewrites", f"{report.unattributed:,}"),
-        ("commits", f"{report.commits:,}"),
+        ("commits", f"{report.commits:,} ({report.cold_commits:,} on a cold cache)"),
+        ("cache lifetime", _lifetime(report)),
         (
             "folds",
             f"{sum(folds.values())} ({folds['consolidated']} cons., {folds['span']} span, "
@@ -315,6 +338,12 @@ def _reading(report: ReplayReport) -> str:
         f"{measurement.calibration_samples} calibration samples, "
         f"{measurement.calibration:.2f} tokens per estimated token"
     )
+
+
+def _lifetime(report: ReplayReport) -> str:
+    if report.cache_lifetime_s is None:
+        return "none passed (no cold-cache commits)"
+    return f"{report.cache_lifetime_s:,} s ({report.cache_lifetime_source})"
 
 
 def _tokens(value: int | None) -> str:

@@ -12,11 +12,12 @@ import stat
 import tempfile
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from pifold_agent.importers import ImportedTrace, TraceFormatError, load_trace
+from pifold_agent.replay_lifetime import CacheLifetime, resolve_lifetime
 from pifold_agent.replay_progress import ReplayDriver, ReplayStateError, RunFigures, claim_state
 from pifold_core.engine import LOG_NAME, Engine, EngineError, SessionLocked
 from pifold_core.folds import ForestError, source_of
@@ -92,6 +93,14 @@ class ReplayReport:
     any exits 1)."""
     torn_tail: str | None = None
     """What reopening the state cut off its log (a torn last line, from a kill), if anything."""
+    cache_lifetime_s: int | None = None
+    """The cache lifetime passed with every request (``None``: none, so no cold-cache
+    commit could fire)."""
+    cache_lifetime_source: str = "none"
+    """Where it came from: ``descriptor``, ``price file``, ``price file default`` (a model
+    the price file does not list, priced as its default), ``option`` or ``none``."""
+    cold_commits: int = 0
+    """Commits made because the cache was cold (``cold-cache``)."""
     notes: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     request_tokens: list[int] = field(default_factory=list)
@@ -125,8 +134,13 @@ def replay_trace(
     window_out: Path | None = None,
     progress: ProgressCallback | None = None,
     options: EngineOptions | None = None,
+    cache_lifetime_s: CacheLifetime = "model",
 ) -> ReplayReport:
     """Replay the trace at ``path`` and report.
+
+    Each request carries the answer's own timestamp and ``cache_lifetime_s`` (by default the
+    trace's model's, :func:`trace_cache_lifetime`), so a pause longer than the lifetime finds
+    the cache cold and may commit, as it would live (:mod:`pifold_core.runway`).
 
     Raises ``TraceFormatError`` for a file that is not a session (or not a regular file),
     ``ReplayStateError`` for a ``state_dir`` that cannot take this replay and
@@ -136,13 +150,15 @@ def replay_trace(
     if budget < MIN_BUDGET:
         raise ValueError(f"--budget must be at least {MIN_BUDGET:,} tokens, got {budget:,}")
     trace = _load(path)
+    lifetime = resolve_lifetime(trace, cache_lifetime_s)
     _check_output(window_out)
     engine_options = options or EngineOptions(budget=budget)
     if state_dir is not None:
         check_state_folder(state_dir)
-        return _replay(trace, path, engine_options, state_dir, window_out, progress)
+        return _replay(trace, path, engine_options, state_dir, window_out, progress, lifetime)
     with tempfile.TemporaryDirectory(prefix="pifold-replay-") as temporary:
-        return _replay(trace, path, engine_options, Path(temporary), window_out, progress)
+        folder = Path(temporary)
+        return _replay(trace, path, engine_options, folder, window_out, progress, lifetime)
 
 
 def _load(path: Path) -> ImportedTrace:
@@ -205,6 +221,7 @@ def _replay(
     state_dir: Path,
     window_out: Path | None,
     progress: ProgressCallback | None,
+    lifetime: tuple[int | None, str],
 ) -> ReplayReport:
     recorded = any(entry.usage is not None for entry in trace.entries)
     try:
@@ -214,9 +231,9 @@ def _replay(
     except (JournalCorrupt, StoreError, ForestError, EngineError) as error:
         raise ReplayStateError(f"{state_dir} cannot be reopened: {error}") from None
     try:
-        claim_state(engine, trace, path.name, options.budget)
+        claim_state(engine, trace, path.name, options.budget, lifetime[0])
         resume_at = _resume_point(engine, trace)
-        driver = ReplayDriver(engine)
+        driver = ReplayDriver(engine, lifetime[0])
         counter = engine.projection.counter
         raw_estimate = 0
         total = len(trace.entries)
@@ -232,7 +249,14 @@ def _replay(
         verified, failures = verify_folds(engine)
         if window_out is not None:
             _write_window(engine, window_out)
-        return _report(engine, trace, path, driver.figures, recorded, verified, failures)
+        report = _report(engine, trace, path, driver.figures, recorded, verified, failures)
+        cold = sum(commit.cause == "cold-cache" for commit in engine.commit_history)
+        return replace(
+            report,
+            cache_lifetime_s=lifetime[0],
+            cache_lifetime_source=lifetime[1],
+            cold_commits=cold,
+        )
     finally:
         engine.close()
 

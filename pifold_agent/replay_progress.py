@@ -61,11 +61,18 @@ def replay_notes(engine: Engine) -> list[HostNote]:
     return [note for note in engine.host_notes if isinstance(note.body.get(NOTE_KEY), str)]
 
 
-def claim_state(engine: Engine, trace: ImportedTrace, trace_name: str, budget: int) -> None:
+def claim_state(
+    engine: Engine,
+    trace: ImportedTrace,
+    trace_name: str,
+    budget: int,
+    cache_lifetime_s: int | None = None,
+) -> None:
     """Record which session a new state holds, or check that an existing one holds this one.
 
-    Raises ``ReplayStateError`` naming the session the folder holds, or the budget it was
-    replayed at, and changes nothing.
+    The budget and the cache lifetime decide the commits, so a resumed replay must keep
+    both. Raises ``ReplayStateError`` naming the session the folder holds, or the budget or
+    lifetime it was replayed at, and changes nothing.
     """
     notes = [note.body for note in replay_notes(engine) if note.body[NOTE_KEY] == "start"]
     identity = trace_identity(trace)
@@ -75,7 +82,9 @@ def claim_state(engine: Engine, trace: ImportedTrace, trace_name: str, budget: i
                 f"{engine.state_dir} holds a session that pifold replay did not start "
                 "(no record of its trace); use another --state folder"
             )
-        engine.note({NOTE_KEY: "start", "trace": trace_name, "identity": identity})
+        note: dict[str, JsonValue] = {NOTE_KEY: "start", "trace": trace_name}
+        note.update(identity=identity, lifetime=cache_lifetime_s)
+        engine.note(note)
         return
     start = notes[0]
     if start["identity"] != identity:
@@ -88,6 +97,18 @@ def claim_state(engine: Engine, trace: ImportedTrace, trace_name: str, budget: i
             f"{engine.state_dir} was replayed at --budget {engine.options.budget}; resume it "
             f"with that budget (asked for {budget}) or use another --state folder"
         )
+    # A start note written before lifetimes were passed has none: it was replayed without.
+    logged = start.get("lifetime")
+    if logged != cache_lifetime_s:
+        raise ReplayStateError(
+            f"{engine.state_dir} was replayed with a cache lifetime of {_seconds(logged)}; "
+            f"resume it with that --cache-lifetime (asked for {_seconds(cache_lifetime_s)}) "
+            "or use another --state folder"
+        )
+
+
+def _seconds(lifetime: JsonValue) -> str:
+    return "none (0)" if lifetime is None else f"{lifetime} s"
 
 
 @dataclass

@@ -41,6 +41,9 @@ def replayed_state(tmp_path_factory: pytest.TempPathFactory) -> Path:
         REPLAYED_BUDGET,
         state,
         options=EngineOptions(budget=REPLAYED_BUDGET),
+        # The screens are drawn over the session as replayed without a cache lifetime (the
+        # snapshots' commits); cold-cache commits are tested in tests/agent and tests/core.
+        cache_lifetime_s=None,
     )
     assert report.unattributed == 0 and report.failed_folds == 0
     assert report.commits > 0 and report.marks_pending > 0
