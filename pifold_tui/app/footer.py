@@ -185,10 +185,11 @@ class FooterFigures:
 def fit_footer(figures: FooterFigures, width: int, home: Path | None = None) -> FooterParts:
     """What the footer shows in ``width`` cells. Pieces are added in this order while they
     fit: the model and the Esc and Ctrl+P hints (always; the model is cut with ``…`` if even
-    they do not fit), the cost (the token figures for a model without prices), the directory
-    (at least :data:`MIN_PATH_WIDTH` cells, shortened in the middle), the token figures, the
-    directory grown to what is left, up to its whole length, the other key hints, the cache
-    figure, a ``$?`` cost, and last the slash-command hints."""
+    they do not fit), the cost (the token figures for a model without prices), the other key
+    hints (F2 in the demo: no other place names them), the directory (at least
+    :data:`MIN_PATH_WIDTH` cells, shortened in the middle), the token figures, the directory
+    grown into what is left (up to a third of the line), the cache figure, a ``$?`` cost, and
+    last the slash-command hints (the palette lists every command)."""
     essential, keys, commands = split_hints(figures.hints)
     order = [hint for hint in figures.hints.split(HINT_SEPARATOR) if hint]
     parts = FooterParts(model=figures.model, hints=tuple(essential))
@@ -208,6 +209,8 @@ def fit_footer(figures: FooterFigures, width: int, home: Path | None = None) -> 
         parts = added(parts, replace(parts, cost=figures.cost))
     else:
         parts = added(parts, replace(parts, tokens=figures.tokens))
+    for hint in keys:
+        parts = with_hint(parts, hint)
     shortest = short_path(figures.cwd, home, width=min(len(natural), MIN_PATH_WIDTH))
     parts = added(parts, replace(parts, directory=shortest))
     parts = added(parts, replace(parts, tokens=figures.tokens))
@@ -215,8 +218,6 @@ def fit_footer(figures: FooterFigures, width: int, home: Path | None = None) -> 
         room = min(width - parts.width() + len(parts.directory), width // 3)
         grown = short_path(figures.cwd, home, width=min(len(natural), room))
         parts = replace(parts, directory=grown)
-    for hint in keys:
-        parts = with_hint(parts, hint)
     if parts.tokens is not None:
         parts = added(parts, replace(parts, cache=figures.cache))
     parts = added(parts, replace(parts, cost=figures.cost))

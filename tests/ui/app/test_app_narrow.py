@@ -35,7 +35,8 @@ from tests.ui.app.test_app_snapshots import (
 )
 from tests.ui.harness import THEMES
 
-__all__ = ["fixed_ids_and_clock", "snapshot_root"]  # fixtures, used by name
+# The app snapshots' fixtures: fixed ids and clock (autouse) and the session folder.
+__all__ = ["fixed_ids_and_clock", "snapshot_root"]
 
 NARROW = (80, 24)
 """The terminal these tests run in."""

@@ -112,10 +112,11 @@ DEMO_LINES = {
     "  f2 pause · ctrl+p commands",
     98: "demo · a recorded Pi session · ↑1.08M ↓19.5k · $? · /work/main"
     "  f2 pause · ctrl+p commands",
-    78: "demo · a recorded Pi session · ↑1.08M ↓19.5k · /work/main  ctrl+p commands",
-    58: "demo · a recorded Pi session · /work/main  ctrl+p commands",
+    78: "demo · a recorded Pi session · ↑1.08M ↓19.5k · $?  f2 pause · ctrl+p commands",
+    58: "demo · a recorded Pi session  f2 pause · ctrl+p commands",
 }
-"""The demo's footer: no prices, so the token figures come before a ``$?``."""
+"""The demo's footer: no prices, so the token figures come before a ``$?``; F2 (named
+nowhere else) before the directory."""
 
 
 @pytest.mark.parametrize("width", list(LIVE_LINES))
