@@ -1,7 +1,8 @@
 """What every file tool shares: argument checks and path resolution (pi-host §2.1).
 
 A path is resolved against the working directory; a leading ``@`` (models echo the UI's
-file mentions) is dropped, ``~`` is expanded and unusual Unicode spaces become plain ones.
+file mentions) is dropped with the quotes of a quoted mention (``@"my notes.md"``), ``~`` is
+expanded and unusual Unicode spaces become plain ones.
 Paths outside the working directory are allowed: it is the user's machine. What is never
 allowed is reaching the engine's stores through a tool: a fold, mark or evidence id is not a
 path, so when no file of that name exists the call is refused with a pointer to
@@ -95,6 +96,8 @@ def resolve_path(raw: str, cwd: Path) -> Path:
     text = _UNUSUAL_SPACES.sub(" ", raw.strip())
     if text.startswith("@"):
         text = text[1:]
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+            text = text[1:-1]  # a quoted mention: the app quotes a path holding a space
     if not text:
         raise ToolInputError("the path is empty")
     path = Path(text).expanduser()

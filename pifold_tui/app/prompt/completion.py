@@ -5,11 +5,18 @@ text, :func:`command_candidates` lists the registry's commands for it, and
 :class:`PathIndex` lists the working directory's paths (``.gitignore`` respected, through the
 find tool's own walk) for :func:`path_candidates` to rank. The walk is bounded and runs once
 per ``@`` completion, off the UI thread (the prompt calls it in a worker).
+
+A path is inserted the way it is read back. In a message it is a mention, ``@src/app.py``,
+quoted when it holds a space or a quote (``@"my notes.md"``) so the model sees one path and
+the file tools, which drop the ``@`` and such quotes, open it. In a ``!command`` line the
+shell reads it, so it goes in as one shell word (``'my notes.md'``) without the ``@``.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
+import shlex
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +48,8 @@ class CompletionQuery:
     """The column of the ``/`` or ``@`` (the replacement starts there)."""
     end: int
     """The column where the typed word ends (the replacement ends there)."""
+    shell: bool = False
+    """Whether the message is a ``!command`` (a path then goes in as a shell word)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +93,8 @@ def query_at(text: str, row: int, column: int) -> CompletionQuery | None:
         word_start -= 1
     word = before[word_start:]
     if word.startswith("@") and "@" not in word[1:]:
-        return CompletionQuery("path", word[1:], row, word_start, _word_end(line, column))
+        shell = text.startswith("!")
+        return CompletionQuery("path", word[1:], row, word_start, _word_end(line, column), shell)
     return None
 
 
@@ -145,12 +155,38 @@ def _rank(path: str, fragment: str) -> int | None:
     return None
 
 
+NEEDS_QUOTES = re.compile(r"[\s\"'\\]")
+"""Characters that would end or change a path word if it went in bare."""
+
+
+def mention(path: str) -> str:
+    """``@path`` as a message carries it: quoted when the path holds a space, a quote or a
+    backslash, so it reads back as one path (double quotes unless the path has one)."""
+    if not NEEDS_QUOTES.search(path):
+        return "@" + path
+    quote = "'" if '"' in path else '"'
+    return f"@{quote}{path}{quote}"
+
+
+def replacement_for(path: str, shell: bool) -> tuple[str, bool]:
+    """What accepting ``path`` inserts, and whether completion goes on into it (a folder
+    inserted bare as ``@folder/`` lists its entries next)."""
+    folder = path.endswith("/")
+    if shell:
+        return shlex.quote(path) + ("" if folder else " "), False
+    inserted = mention(path)
+    if not folder:
+        return inserted + " ", False
+    return inserted, not inserted.endswith(("'", '"'))
+
+
 def path_candidates(
-    index: PathIndex, fragment: str, limit: int = PATH_CANDIDATE_LIMIT
+    index: PathIndex, fragment: str, limit: int = PATH_CANDIDATE_LIMIT, shell: bool = False
 ) -> list[Candidate]:
     """The best ``limit`` paths for ``fragment``: prefix matches first, then name matches,
     then the rest, shallower paths before deeper ones. Right after a folder's ``/`` only
-    that folder's own entries are offered."""
+    that folder's own entries are offered. Each replaces the query with the path as it is
+    read back (:func:`replacement_for`; ``shell`` in a ``!command`` line)."""
     ranked: list[tuple[int, int, str]] = []
     listing_folder = fragment.endswith("/")
     for path in index.paths():
@@ -162,10 +198,11 @@ def path_candidates(
         if rank is not None:
             ranked.append((rank, path.count("/", 0, len(path) - 1), path))
     ranked.sort()
-    return [
-        Candidate(path, "@" + path + ("" if path.endswith("/") else " "), "", path.endswith("/"))
-        for _, _, path in ranked[:limit]
-    ]
+    candidates = []
+    for _, _, path in ranked[:limit]:
+        replacement, reopens = replacement_for(path, shell)
+        candidates.append(Candidate(path, replacement, "", reopens))
+    return candidates
 
 
 __all__ = [
@@ -176,6 +213,8 @@ __all__ = [
     "PathIndex",
     "QueryKind",
     "command_candidates",
+    "mention",
     "path_candidates",
     "query_at",
+    "replacement_for",
 ]

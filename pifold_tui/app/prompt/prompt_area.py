@@ -49,6 +49,7 @@ from pifold_tui.app.messages import (
     ShellRequested,
 )
 from pifold_tui.app.prompt.completion import (
+    PATH_CANDIDATE_LIMIT,
     CompletionQuery,
     PathIndex,
     command_candidates,
@@ -313,7 +314,9 @@ class PromptArea(Vertical):
     async def find_paths(self, query: CompletionQuery, index: PathIndex) -> None:
         """List the paths for ``query`` off the UI thread (the walk may take a while in a
         large tree); a later keystroke cancels this one."""
-        candidates = await asyncio.to_thread(path_candidates, index, query.fragment)
+        candidates = await asyncio.to_thread(
+            path_candidates, index, query.fragment, PATH_CANDIDATE_LIMIT, query.shell
+        )
         if self.current_query() == query:
             self.popup.show(query, candidates)
 
