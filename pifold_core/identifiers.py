@@ -72,18 +72,45 @@ _CLASS = re.compile(
     r"|(?P<code>[A-Za-z_]\w*(?:_[A-Za-z0-9]|[a-z][A-Z])\w*|[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+)"
 )
 _KEY_GROUPS = frozenset({"constant", "hash", "key"})
+_HTTP_REASONS = (
+    "Bad Request|Unauthorized|Payment Required|Forbidden|Not Found|Method Not Allowed|Conflict|"
+    "Gone|Unprocessable Entity|Too Many Requests|Internal Server Error|Not Implemented|"
+    "Bad Gateway|Service Unavailable|Gateway Timeout"
+)
 _FATAL = re.compile(
     r"\berror\[E\d+\]|\bFATAL\b|\bfatal:|\bnpm (?:ERR!|error)|\bexit(?:ed)?(?: with)?"
     r" (?:code|status)[:=]? ?[1-9]\d*|\bTraceback\b|\bpanic:|\bSegmentation fault\b"
     r"|\b[A-Z][A-Za-z]*(?:Error|Exception)\b(?::|$)|(?:^[ \t]*|:[ \t]?)error:|\bERROR\b"
-    r"|\bFAIL(?:ED)?\b"
-    r"|\bCRITICAL\b|\bPermission denied\b|\bNo such file or directory\b|\bcommand not found\b"
-    r"|\bHTTP/\d(?:\.\d)? [45]\d\d\b|\bstatus(?:[ _]code)?[\"']?[=: ]+[45]\d\d\b"
-    r"|\b[45]\d\d (?:Bad Request|Unauthorized|Payment Required|Forbidden|Not Found|Method Not "
-    r"Allowed|Conflict|Gone|Unprocessable Entity|Too Many Requests|Internal Server Error|Not "
-    r"Implemented|Bad Gateway|Service Unavailable|Gateway Timeout)\b",
-    re.MULTILINE,
+    r"|\bFAIL(?:ED)?\b|\bCRITICAL\b|\bPermission denied\b|\bNo such file or directory\b"
+    r"|\bcommand not found\b|\bHTTP/\d(?:\.\d)? [45]\d\d\b"
+    r"|\bstatus(?:[ _]code)?[\"']?[=: ]+[45]\d\d\b"
+    r"|\b[45]\d\d (?:" + _HTTP_REASONS + r")\b"
 )
+_FATAL_WORDS = (
+    "error[",
+    "error:",
+    "FATAL",
+    "fatal:",
+    "npm ",
+    "exit",
+    "Traceback",
+    "panic:",
+    "Segmentation fault",
+    "Error",
+    "Exception",
+    "ERROR",
+    "FAIL",
+    "CRITICAL",
+    "Permission denied",
+    "No such file or directory",
+    "command not found",
+    "HTTP/",
+    "status",
+    *_HTTP_REASONS.split("|"),
+)
+"""A literal that every match of :data:`_FATAL` contains: lines are found by fast substring
+search and only the lines holding one are matched against the pattern, which is slow to run
+over a whole text (it would be tried at nearly every position)."""
 _DEFINITION = re.compile(
     # A function's name must be followed by its parameters (or generics), a class's must be
     # capitalised, and an export by its value: "def" or "class" in prose is not a definition.
@@ -127,21 +154,28 @@ class Found:
 
 
 def _fatal_lines(text: str) -> list[str]:
+    starts: set[int] = set()
+    for word in _FATAL_WORDS:
+        position = text.find(word)
+        while position >= 0:
+            starts.add(text.rfind("\n", 0, position) + 1)
+            line_end = text.find("\n", position)
+            if line_end < 0:
+                break
+            position = text.find(word, line_end)
     lines: list[str] = []
-    position = 0
-    while len(lines) < FATAL_LINES:
-        match = _FATAL.search(text, position)
-        if match is None:
-            break
-        start = text.rfind("\n", 0, match.start()) + 1
-        end = text.find("\n", match.end())
-        end = len(text) if end < 0 else end
-        line = " ".join(text[start:end].split())
+    for start in sorted(starts):
+        end = text.find("\n", start)
+        raw = text[start : len(text) if end < 0 else end]
+        if _FATAL.search(raw) is None:
+            continue
+        line = " ".join(raw.split())
         if len(line) > _LINE_CHARS:
             line = line[: _LINE_CHARS - 1].rstrip() + "…"
         if len(line) >= 8 and line not in lines:
             lines.append(line)
-        position = end + 1
+            if len(lines) >= FATAL_LINES:
+                break
     return lines
 
 
