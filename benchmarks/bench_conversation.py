@@ -1,6 +1,6 @@
 """The conversation on a long session: time to append one message and repaint.
 
-Run: ``.venv/bin/python benchmarks/bench_conversation.py [--messages 1000] [--samples 200]``
+Run: ``.venv/bin/python benchmarks/bench_conversation.py [--messages 1000] [--samples 100]``
 
 A synthetic session of ``--messages`` recorded messages (asks, Markdown answers with tool
 calls, their results) is the conversation's source; the conversation mounts its newest
@@ -9,13 +9,21 @@ app (``run_test``), and then each sample appends one more message the way the lo
 it, the session growing as it goes. It prints, with CPU time beside wall time, median and
 p99 of:
 
-* **user message (handler)**: the ``MessageEnd`` of a user message handled: mounted,
-  pruned, scrolled to the tail;
-* **answer (handler)**: an assistant answer streamed in three Markdown pieces and recorded;
-* **append + repaint (pilot)**: the user message posted as an ``AgentEventPosted`` and the
-  app idle again with the frame drawn (Textual's pilot waits for idle, so an upper bound);
-* **bare Textual, same rows (pilot)**: the floor on this machine: a one-line ``Static``
-  appended to a plain ``VerticalScroll`` of as many rows (and the first removed), repainted.
+* **append + repaint (frame)**: a user message's ``MessageEnd`` posted as an
+  ``AgentEventPosted``, as the bridge posts it, until the app has drawn it and gone quiet:
+  the wall time runs to the first frame that shows it (the screen's layout-refresh signal),
+  the CPU time covers all the work it caused, the follow-up layout Textual runs when a new
+  widget's size settles included (measured until no frame for :data:`QUIET_S`; the idle app
+  spends about 0.1 ms of CPU in that wait);
+* **streaming delta + repaint (frame)**: one more paragraph of a streaming answer, the
+  same way (``MessageUpdate`` through the ``MarkdownStream``);
+* **user message / answer (handler)**: the conversation's own handlers awaited directly,
+  without the repaint (an answer is streamed in three pieces and recorded);
+* **append + repaint (pilot)**: as the frame row, but waiting with Textual's
+  ``pilot.pause()``, which also walks every widget and polls for idle: an upper bound;
+* **bare Textual**: the floor on this machine, a one-line ``Static`` appended to a plain
+  ``VerticalScroll`` of as many rows as the conversation mounts (and the first removed),
+  measured as the frame row.
 
 Target on the project's 2-core machine: under 16 ms (one frame at 60 Hz).
 """
@@ -33,7 +41,7 @@ from rich.console import Console
 from rich.table import Table
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.widgets import Markdown, Static
 
 from pifold_agent.loop import MemoryRecorder
 from pifold_agent.loop.events import MessageEnd, MessageStart, MessageUpdate
@@ -89,6 +97,47 @@ class ConversationBench(App[None]):
 Sample = tuple[float, float]
 """Wall and CPU seconds of one append."""
 
+QUIET_S = 0.05
+"""How long the screen must go without a frame for an append's work to count as done."""
+
+GIVE_UP_S = 2.0
+"""A guard against a hang (an append that never draws), not a speed check."""
+
+
+class FrameWatch:
+    """Frames of one screen, seen through its public layout-refresh signal."""
+
+    def __init__(self, app: App[None]) -> None:
+        self.last_frame = 0.0
+        """``perf_counter`` time of the latest frame (each layout refresh ends drawn)."""
+        self.shown: Callable[[], bool] | None = None
+        """What the frame being waited for must show, while an append is timed."""
+        self.first_frame: float | None = None
+        """When the first frame showing it was drawn."""
+        app.screen.screen_layout_refresh_signal.subscribe(app.screen, self.seen)
+
+    def seen(self, _screen: object) -> None:
+        if self.shown is not None and self.first_frame is None and self.shown():
+            self.first_frame = time.perf_counter()
+        self.last_frame = time.perf_counter()
+
+    async def timed(self, action: Callable[[], object], shown: Callable[[], bool]) -> Sample:
+        """Run ``action``; wall time to the first frame drawn once ``shown()`` holds (what
+        was appended is on the screen), CPU time until the screen is quiet."""
+        wall, cpu = time.perf_counter(), time.process_time()
+        self.shown, self.first_frame = shown, None
+        action()
+        while True:
+            await asyncio.sleep(0.002)
+            now = time.perf_counter()
+            if self.first_frame is not None and now - self.last_frame >= QUIET_S:
+                break
+            if now - wall > GIVE_UP_S:
+                raise RuntimeError("the app drew no frame showing the append")
+        cpu_spent = time.process_time() - cpu
+        first_frame, self.shown = self.first_frame, None
+        return first_frame - wall, cpu_spent
+
 
 async def timed(action: Callable[[], Coroutine[Any, Any, None]]) -> Sample:
     wall, cpu = time.perf_counter(), time.process_time()
@@ -99,11 +148,46 @@ async def timed(action: Callable[[], Coroutine[Any, Any, None]]) -> Sample:
 async def measure(messages: int, samples: int, limit: int) -> dict[str, list[Sample]]:
     recorder = MemoryRecorder(synthetic_session(messages))
     app = ConversationBench(recorder, limit)
-    results: dict[str, list[Sample]] = {"user": [], "answer": [], "pilot": []}
+    results: dict[str, list[Sample]] = {
+        "frame": [],
+        "delta": [],
+        "user": [],
+        "answer": [],
+        "pilot": [],
+    }
     async with app.run_test(size=SCREEN_SIZE) as pilot:
         await pilot.pause()
         conversation = app.query_one(Conversation)
+        watch = FrameWatch(app)
+
+        def post(event: MessageEnd | MessageUpdate) -> Callable[[], object]:
+            return lambda: conversation.post_message(AgentEventPosted(event))
+
         for number in range(samples):
+            framed = Entry(f"bench-f{number}", "user", 0, (TextBlock(f"Then {number}"),))
+            recorder.record(framed)
+
+            def framed_shown(entry: Entry = framed) -> bool:
+                return entry.id in conversation.shown
+
+            results["frame"].append(await watch.timed(post(MessageEnd(framed)), framed_shown))
+
+            streaming = await conversation.start_assistant()
+            await streaming.add_delta("text", 0, ANSWER)
+            await pilot.pause()
+            markdown = streaming.parts[0]
+            assert isinstance(markdown, Markdown)
+
+            def delta_shown(markdown: Markdown = markdown) -> bool:
+                return markdown.source == ANSWER * 2
+
+            delta = post(MessageUpdate("text", 0, ANSWER))
+            results["delta"].append(await watch.timed(delta, delta_shown))
+            streamed = Entry(f"bench-s{number}", "assistant", 0, (TextBlock(ANSWER),))
+            recorder.record(streamed)
+            await conversation.show_event(MessageEnd(streamed, "stop"))
+            await pilot.pause()
+
             user = Entry(f"bench-u{number}", "user", 0, (TextBlock(f"Next step {number}"),))
             recorder.record(user)
 
@@ -149,21 +233,26 @@ class BareScroll(App[None]):
 
 
 async def measure_baseline(count: int, samples: int) -> list[Sample]:
-    """Mount one ``Static`` at the end of ``count`` and drop the first, then repaint."""
+    """Mount one ``Static`` at the end of ``count`` and drop the first, until drawn."""
     app = BareScroll(count)
     results: list[Sample] = []
     async with app.run_test(size=SCREEN_SIZE) as pilot:
         await pilot.pause()
         scroll = app.query_one(VerticalScroll)
+        watch = FrameWatch(app)
         for number in range(samples):
+            appended = Static(f"appended {number}")
 
-            async def append(number: int = number) -> None:
-                await scroll.mount(Static(f"appended {number}"))
-                await scroll.children[0].remove()
+            def append(appended: Static = appended) -> None:
+                scroll.mount(appended)
+                scroll.children[0].remove()
                 scroll.scroll_end(animate=False)
-                await pilot.pause()
 
-            results.append(await timed(append))
+            def appended_shown(appended: Static = appended) -> bool:
+                return appended.is_mounted
+
+            results.append(await watch.timed(append, appended_shown))
+            await pilot.pause()
     return results
 
 
@@ -172,18 +261,23 @@ def percentile(values: Sequence[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
+NAMES = {
+    "frame": "append + repaint (frame)",
+    "delta": "streaming delta + repaint (frame)",
+    "user": "user message (handler)",
+    "answer": "answer, 3 pieces (handler)",
+    "pilot": "append + repaint (pilot)",
+    "baseline": "bare Textual, same rows (frame)",
+}
+"""The table's rows, in order."""
+
+
 def table(results: dict[str, list[Sample]], messages: int, limit: int) -> Table:
-    names = {
-        "user": "user message (handler)",
-        "answer": "answer, 3 pieces (handler)",
-        "pilot": "append + repaint (pilot)",
-        "baseline": "bare Textual, same rows (pilot)",
-    }
     grid = Table(title=f"append to {messages:,} messages, {limit} rows mounted (ms)")
     grid.add_column("case")
     for heading in ("wall p50", "wall p99", "cpu p50", "cpu p99"):
         grid.add_column(heading, justify="right")
-    for key, label in names.items():
+    for key, label in NAMES.items():
         walls = [wall * 1000 for wall, _ in results[key]]
         cpus = [cpu * 1000 for _, cpu in results[key]]
         grid.add_row(
@@ -199,7 +293,7 @@ def table(results: dict[str, list[Sample]], messages: int, limit: int) -> Table:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--messages", type=int, default=1_000)
-    parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--samples", type=int, default=100)
     parser.add_argument("--limit", type=int, default=MOUNTED_LIMIT, help="rows kept mounted")
     options = parser.parse_args(argv)
     if min(options.messages, options.samples, options.limit) < 1:

@@ -23,6 +23,7 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -92,7 +93,7 @@ class Conversation(VerticalScroll):
     """The messages of one session, live and from its history."""
 
     DEFAULT_CSS = """
-    Conversation { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
+    Conversation { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; layout: stream; }
     Conversation > #new-messages {
         dock: bottom; width: auto; margin: 0 2; padding: 0 1;
         background: $accent; color: $text; display: none;
@@ -224,9 +225,9 @@ class Conversation(VerticalScroll):
     async def prune(self) -> None:
         """Unmount the oldest rows beyond the limit (only while the tail is followed)."""
         rows = self.rows()
-        excess = rows[: max(0, len(rows) - self.limit)]
-        if not excess:
+        if len(rows) <= self.limit:
             return
+        excess = rows[: max(0, len(rows) - self.limit + self.limit // 5)]
         gone = set(excess)
         for widget in excess:
             self.forget(widget)
@@ -267,9 +268,29 @@ class Conversation(VerticalScroll):
     async def after_growth(self) -> None:
         if self.following:
             await self.prune()
-            self.scroll_end(animate=False)
+            self.follow_tail()
         else:
             self.hint.display = True
+
+    def follow_tail(self) -> None:
+        """Keep the newest row in view.
+
+        Anchored, Textual places the scroll position at the bottom in the layout that
+        places the new row, so one frame shows it; a scroll after the refresh would draw
+        the screen twice. Anchoring while the rows fit the screen would put them below
+        the top (Textual's anchor does not clamp), so short content scrolls instead."""
+        if self.max_scroll_y > 0:
+            self.anchor()
+        else:
+            self.anchor(False)
+            self.scroll_end(animate=False)
+
+    def watch_virtual_size(self, size: Size) -> None:
+        # Content that shrank to fit the screen while anchored (a tool call collapsed)
+        # would be drawn below the top: let go of the anchor and scroll back to the top.
+        if self.is_anchored and self.max_scroll_y == 0 and self.scroll_y != 0:
+            self.anchor(False)
+            self.scroll_to(y=0, animate=False, immediate=True)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
