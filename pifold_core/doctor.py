@@ -1,6 +1,7 @@
 """``pifold doctor``: what is damaged in a session's state, and the repairs that are safe.
 
-:func:`examine` only reads (the log read-only, the lock only looked at): damaged log lines, a
+:func:`examine` only reads (the log read-only, the lock only looked at): damaged log lines
+(and the entries they held, whose only copy was the log: :mod:`pifold_core.log_damage`), a
 torn last line, a lost log over a populated store, missing, corrupt and foreign store objects,
 evidence artifacts, temporary files that killed writes left, modes wider than the private
 ones, and who holds the writer's lock.
@@ -26,6 +27,7 @@ from pifold_core.engine import Engine
 from pifold_core.folds import Fold
 from pifold_core.journal import Journal, JournalCorrupt, TornTail
 from pifold_core.lock import LockHeld, LockHolder, SessionLock, current_holder
+from pifold_core.log_damage import lost_entries
 from pifold_core.merkle import FoldPart, fold_parts
 from pifold_core.state_folder import (
     LOG_NAME,
@@ -35,7 +37,7 @@ from pifold_core.state_folder import (
     state_temporaries,
     tighten_state_modes,
 )
-from pifold_core.store import StoreError, remove_temporaries
+from pifold_core.store import FoldStore, StoreError, remove_temporaries
 
 QUARANTINE_NAME = "damaged"
 """Where a repair moves what stood in place of a rebuilt object."""
@@ -44,6 +46,7 @@ FindingKind = Literal[
     "log",
     "torn-tail",
     "lost-log",
+    "entry-lost",
     "store-missing",
     "store-corrupt",
     "store-foreign",
@@ -127,6 +130,9 @@ def examine(state_dir: Path) -> DoctorReport:
         records = list(journal.read_all())
     except JournalCorrupt as error:
         findings.append(Finding("log", _line_of(error), str(error), repairable=False))
+        for lost in lost_entries(journal.path, FoldStore(folder / "store", journal.path)):
+            subject = f"line {lost.line_number}"
+            findings.append(Finding("entry-lost", subject, lost.describe(), repairable=False))
         records = []
     else:
         if journal.torn is not None:

@@ -52,48 +52,21 @@ from pifold_core.atomic_files import (
 )
 from pifold_core.canonical import CANONICAL_FORMAT_VERSION, HASH_ALGORITHM, sha256_hex
 from pifold_core.journal import LogEntryDamaged, LogSpan, read_entry_bytes
-from pifold_core.merkle import (
-    FoldPart,
-    ListedPart,
-    ListingError,
-    assemble,
-    decode_listing,
-    encode_listing,
-    inside,
-    listing_digest,
-    source_length,
+from pifold_core.merkle import FoldPart, ListedPart, assemble, inside
+from pifold_core.store_format import (
+    FOLD_FORMAT_VERSION,
+    LOG_FOLD_FORMAT_VERSION,
+    OBJECT_FORMAT_VERSION,
+    ObjectFile,
+    StoreError,
+    StoreObjectCorrupt,
+    StoreObjectMissing,
+    fold_file_bytes,
+    object_file_bytes,
+    read_object_file,
 )
 
-OBJECT_FORMAT_VERSION = 1
-"""Layout of a plain object (a leaf, or an old whole fold source): payload named by its hash."""
-FOLD_FORMAT_VERSION = 2
-"""Layout of a fold stored as a listing of child folds and leaf objects (read, not written)."""
-LOG_FOLD_FORMAT_VERSION = 3
-"""Layout of a fold whose listing may also name entries by their lines in the session log
-(what every fold object is written as)."""
-_LISTING_FORMATS = (FOLD_FORMAT_VERSION, LOG_FOLD_FORMAT_VERSION)
-
-_HEADER = re.compile(
-    rb"pifold-object format=(\d+) hash=([a-z0-9]+) bytes=(\d+)(?: listing=([0-9a-f]{64}))?\n"
-)
 _DIGEST = re.compile(r"[0-9a-f]{64}")
-
-
-class StoreError(RuntimeError):
-    """Base class of fold store failures. The message names the object."""
-
-    def __init__(self, message: str, digest: str) -> None:
-        super().__init__(message)
-        self.digest = digest
-        """The SHA-256 of the object concerned."""
-
-
-class StoreObjectMissing(StoreError):
-    """The object a fold refers to is not in the store."""
-
-
-class StoreObjectCorrupt(StoreError):
-    """The object exists but its bytes do not hash to its name, or its header is damaged."""
 
 
 class FoldStore:
@@ -127,20 +100,12 @@ class FoldStore:
             self.get(digest)
             return digest
         write_file_atomically(
-            path, self._file_bytes(payload), mode=OBJECT_MODE, sync_folder=unsynced is None
+            path, object_file_bytes(payload), mode=OBJECT_MODE, sync_folder=unsynced is None
         )
         if unsynced is not None:
             unsynced.add(path.parent)
         self.damaged.pop(digest, None)
         return digest
-
-    @staticmethod
-    def _file_bytes(payload: bytes) -> bytes:
-        header = (
-            f"pifold-object format={OBJECT_FORMAT_VERSION} hash={HASH_ALGORITHM} "
-            f"bytes={len(payload)}\n"
-        ).encode("ascii")
-        return header + payload
 
     def get(self, digest: str) -> bytes:
         """Return the payload of an object after verifying its hash.
@@ -157,11 +122,11 @@ class FoldStore:
             raise
 
     def _read(self, digest: str) -> bytes:
-        version, payload, listing, length = self._read_file(digest)
-        if version == OBJECT_FORMAT_VERSION:
-            return payload
-        parts = self._listing_of(digest, payload, listing)
-        source = assemble(self._insides(digest, parts))
+        found = self._read_file(digest)
+        if found.listing is None:
+            return found.payload
+        source = assemble(self._insides(digest, found.listing))
+        length = found.length
         if len(source) != length:
             raise StoreObjectCorrupt(
                 f"fold store object {digest} reassembles to {len(source)} bytes, its header "
@@ -236,73 +201,9 @@ class FoldStore:
         self.damaged.pop(digest, None)
         return data
 
-    def _listing_of(self, digest: str, payload: bytes, recorded: str | None) -> list[ListedPart]:
-        """The verified parts of a fold object (formats 2 and 3)."""
-        if recorded is None or listing_digest(payload) != recorded:
-            raise StoreObjectCorrupt(
-                f"fold store object {digest} is corrupt: its listing does not match its header",
-                digest,
-            )
-        try:
-            return decode_listing(payload)
-        except ListingError as error:
-            raise StoreObjectCorrupt(f"fold store object {digest}: {error}", digest) from None
-
-    def _read_file(self, digest: str) -> tuple[int, bytes, str | None, int]:
-        """One object file, checked on its own: ``(format, payload, listing digest, length)``
-        (the length of the source, for a fold object).
-
-        A plain object's payload is verified against its name here; a fold object's
-        listing is only checked against its header (its parts are read by :meth:`_read`).
-        """
-        path = self.path_of(digest)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise StoreObjectMissing(
-                f"fold store object {digest} is missing (expected at {path})", digest
-            ) from None
-        except (IsADirectoryError, NotADirectoryError, PermissionError) as error:
-            raise StoreObjectCorrupt(
-                f"fold store object {digest} cannot be read as a file at {path}: "
-                f"{error.strerror or error}",
-                digest,
-            ) from None
-        match = _HEADER.match(data)
-        if match is None:
-            raise StoreObjectCorrupt(f"fold store object {digest} has a damaged header", digest)
-        version, algorithm, length = int(match[1]), match[2].decode(), int(match[3])
-        listing = match[4].decode() if match[4] is not None else None
-        if version not in (OBJECT_FORMAT_VERSION, *_LISTING_FORMATS) or (
-            algorithm != HASH_ALGORITHM
-        ):
-            raise StoreObjectCorrupt(
-                f"fold store object {digest} has format {version}/{algorithm}, expected "
-                f"{OBJECT_FORMAT_VERSION}, {FOLD_FORMAT_VERSION} or {LOG_FOLD_FORMAT_VERSION}"
-                f"/{HASH_ALGORITHM}",
-                digest,
-            )
-        payload = data[match.end() :]
-        if version in _LISTING_FORMATS:
-            if version == FOLD_FORMAT_VERSION and b"\nentry " in b"\n" + payload:
-                raise StoreObjectCorrupt(
-                    f"fold store object {digest} has format {version} but lists log entries",
-                    digest,
-                )
-            return version, payload, listing, length
-        if listing is not None:
-            raise StoreObjectCorrupt(f"fold store object {digest} has a damaged header", digest)
-        if len(payload) != length:
-            raise StoreObjectCorrupt(
-                f"fold store object {digest} holds {len(payload)} bytes, header says {length}",
-                digest,
-            )
-        actual = sha256_hex(payload)
-        if actual != digest:
-            raise StoreObjectCorrupt(
-                f"fold store object {digest} is corrupt: its bytes hash to {actual}", digest
-            )
-        return version, payload, None, length
+    def _read_file(self, digest: str) -> ObjectFile:
+        """One object file, checked on its own (see :func:`read_object_file`)."""
+        return read_object_file(self.path_of(digest), digest)
 
     def own_error(self, digest: str) -> StoreError | None:
         """Whether the object file itself is sound, its parts not read: ``None`` when it is.
@@ -310,9 +211,7 @@ class FoldStore:
         What a repair needs: a fold whose parts are damaged has a sound object of its own.
         """
         try:
-            version, payload, listing, _ = self._read_file(digest)
-            if version in _LISTING_FORMATS:
-                self._listing_of(digest, payload, listing)
+            self._read_file(digest)
         except StoreError as error:
             return error
         return None
@@ -324,10 +223,8 @@ class FoldStore:
         Raises:
             StoreError: the object file itself is missing or damaged.
         """
-        version, payload, listing, length = self._read_file(digest)
-        if version == OBJECT_FORMAT_VERSION:
-            return None
-        return self._listing_of(digest, payload, listing), length
+        found = self._read_file(digest)
+        return None if found.listing is None else (found.listing, found.length)
 
     def put_fold(self, digest: str, parts: Sequence[FoldPart]) -> str:
         """Store one fold (see :meth:`put_folds`); returns its digest."""
@@ -370,20 +267,11 @@ class FoldStore:
             path = self.path_of(digest)
             if os.path.lexists(path) and self.verify(digest) is None:
                 continue
-            write_file_atomically(path, self._fold_file_bytes(parts), OBJECT_MODE, False)
+            write_file_atomically(path, fold_file_bytes(parts), OBJECT_MODE, False)
             unsynced.add(path.parent)
             self.damaged.pop(digest, None)
         for folder in sorted(unsynced):
             fsync_directory(folder)
-
-    @staticmethod
-    def _fold_file_bytes(parts: Sequence[FoldPart]) -> bytes:
-        listing = encode_listing(parts)
-        header = (
-            f"pifold-object format={LOG_FOLD_FORMAT_VERSION} hash={HASH_ALGORITHM} "
-            f"bytes={source_length(parts)} listing={listing_digest(listing)}\n"
-        ).encode("ascii")
-        return header + listing
 
     def rewrite_fold(self, digest: str, parts: Sequence[FoldPart], quarantine: Path) -> Path | None:
         """Put back a damaged fold object from its parts (:meth:`rewrite` for a fold).
@@ -405,7 +293,7 @@ class FoldStore:
                 digest,
             )
         moved = self._set_aside(digest, quarantine)
-        write_file_atomically(self.path_of(digest), self._fold_file_bytes(parts), OBJECT_MODE)
+        write_file_atomically(self.path_of(digest), fold_file_bytes(parts), OBJECT_MODE)
         self.damaged.pop(digest, None)
         self.get(digest)
         return moved
@@ -449,7 +337,7 @@ class FoldStore:
             )
         moved = self._set_aside(expected_digest, quarantine)
         write_file_atomically(
-            self.path_of(expected_digest), self._file_bytes(payload), mode=OBJECT_MODE
+            self.path_of(expected_digest), object_file_bytes(payload), mode=OBJECT_MODE
         )
         self.damaged.pop(expected_digest, None)
         return moved

@@ -1,10 +1,14 @@
-"""Fault harness, corruption: damaged store objects, evidence and log lines (issue 9).
+"""Fault harness, corruption: damaged store objects, evidence and log lines (issues 9, 12).
 
 A real session (the codex trace replayed at a budget of 30,000, so it commits about twenty
 times and keeps evidence artifacts) is copied once per case and one thing in the copy is
-damaged: a bit flipped in, a truncation of, or the deletion of a random fold object, leaf
-object (one entry's bytes, which fold objects list by digest), evidence artifact or log line,
-a fold object replaced by a folder, or the whole log deleted or emptied. The promises checked:
+damaged: a bit flipped in, a truncation of, or the deletion of a random fold object (which
+lists its entries by their lines in the log), evidence artifact or log line, a fold object
+replaced by a folder, the whole log deleted or emptied, or the line of an entry a fold lists
+(its only copy: a bit flipped, or a run of bytes zeroed as a failing disk does). Leaf cases
+damage a leaf object (one entry's bytes, which format-2 fold objects list by digest) in a
+copy converted to the layout versions before issue 12's second wave wrote, so old sessions
+are held to the same promises. The promises checked:
 
 * every case is detected on read (the open, or a peek of what is damaged), and the error or
   the status names the object or the line; no read ever returns wrong bytes;
@@ -13,7 +17,9 @@ a fold object replaced by a folder, or the whole log deleted or emptied. The pro
 * ``pifold doctor`` reports the damage by name, changing nothing;
 * where the damage is repairable (a store object, a torn last line), ``doctor --repair``
   fixes it and every fold of the reopened session then verifies byte for byte; where it
-  is not (evidence, a line in the middle of the log), the doctor says damage remains.
+  is not (evidence, a line in the middle of the log), the doctor says damage remains;
+* a damaged entry line is named by its line number, and the doctor says exactly which entry
+  is lost (the digest its fold lists) and every fold that cannot be read without it.
 """
 
 from __future__ import annotations
@@ -32,8 +38,8 @@ from pifold_core.doctor import examine, repair
 from pifold_core.engine import Engine
 from pifold_core.folds import source_of
 from pifold_core.journal import JournalCorrupt
-from pifold_core.merkle import fold_parts
-from pifold_core.store import StoreError, StoreObjectCorrupt, StoreObjectMissing
+from pifold_core.merkle import encode_listing, fold_parts, listing_digest, source_length
+from pifold_core.store import FoldStore, StoreError, StoreObjectCorrupt, StoreObjectMissing
 from tests.conftest import SHARED_TRACES
 from tests.fault.tally import FaultTally
 
@@ -57,6 +63,8 @@ FAULTS = (
     "log-delete-line",
     "log-delete",
     "log-empty",
+    "entry-flip",
+    "entry-zero",
 )
 """Every case is one of these; :func:`run` cycles through them so each count covers all."""
 
@@ -79,7 +87,12 @@ class Baseline:
     """Every store object reading a fold goes through (its own, its leaves, its children's),
     by handle."""
     leaves: tuple[str, ...]
-    """Every leaf object's digest."""
+    """Every leaf object's digest (in the legacy copy)."""
+    legacy: Path
+    """The same session with its fold objects in format 2 and a leaf object per folded
+    entry, as versions before the log held the leaves stored it."""
+    entry_lines: tuple[tuple[int, str], ...]
+    """Every folded entry's line number in the log, with its record digest."""
 
 
 @cache
@@ -98,6 +111,18 @@ def baseline() -> Baseline:
                 needed |= needs[child]
             needs[fold.handle] = frozenset(needed)
         digests = {fold.source_digest for fold in folds}
+        folded = {
+            entry.id: entry.digest
+            for fold in folds
+            for entry in engine.transcript.entries[fold.start : fold.end]
+        }
+        log = (state / "fold-log.jsonl").read_bytes()
+        spans = engine.journal.entry_spans
+        entry_lines = tuple(
+            sorted(
+                (log.count(b"\n", 0, spans[i].offset) + 1, digest) for i, digest in folded.items()
+            )
+        )
         return Baseline(
             state=state,
             sources={
@@ -109,9 +134,34 @@ def baseline() -> Baseline:
             records=tuple(entry.record_bytes for entry in engine.transcript.entries),
             needs=needs,
             leaves=tuple(sorted(set().union(*needs.values()) - digests)),
+            legacy=_legacy_copy(engine),
+            entry_lines=entry_lines,
         )
     finally:
         engine.close()
+
+
+def _legacy_copy(engine: Engine) -> Path:
+    """A copy of the session in the older layout: each fold object in format 2, listing a
+    leaf object per entry of its own (written here as those versions wrote them)."""
+    legacy = engine.state_dir.parent / "legacy"
+    shutil.copytree(engine.state_dir, legacy)
+    store = FoldStore(legacy / "store")
+    for fold in engine.forest.folds.values():
+        parts = fold_parts(fold, engine.forest.folds, engine.transcript.entries)
+        for part in parts:
+            if part.kind == "leaf" and part.payload is not None:
+                store.put(part.payload)
+        listing = encode_listing(parts)
+        header = (
+            f"pifold-object format=2 hash=sha256 bytes={source_length(parts)} "
+            f"listing={listing_digest(listing)}\n"
+        ).encode("ascii")
+        path = store.path_of(fold.source_digest)
+        _writable(path)
+        path.write_bytes(header + listing)
+        os.chmod(path, 0o400)
+    return legacy
 
 
 def _writable(path: Path) -> None:
@@ -151,10 +201,56 @@ def _store_case(case: Path, how: str, rng: random.Random, base: Baseline, fail: 
 
 
 def _leaf_case(case: Path, how: str, rng: random.Random, base: Baseline, fail: Failer) -> None:
+    """A leaf object of the older layout (``case`` is a copy of :attr:`Baseline.legacy`)."""
     if not base.leaves:
-        fail("the session stored no leaf objects (fold objects are not Merkle nodes)")
+        fail("the legacy copy holds no leaf objects (fold objects are not Merkle nodes)")
         return
     _object_case(case, how, rng.choice(base.leaves), rng, base, fail)
+
+
+def _entry_case(case: Path, how: str, rng: random.Random, base: Baseline, fail: Failer) -> None:
+    """A folded entry's line damaged in the log, its only copy: the open fails naming the
+    line, and the doctor names the entry lost and every fold that needs it."""
+    number, digest = rng.choice(base.entry_lines)
+    log = case / "fold-log.jsonl"
+    _writable(log)
+    data = bytearray(log.read_bytes())
+    start = sum(len(line) + 1 for line in bytes(data).split(b"\n")[: number - 1])
+    length = bytes(data).index(b"\n", start) - start
+    if how == "flip":
+        position = start + rng.randrange(length)
+        data[position] ^= 1 << rng.randrange(8)
+    else:
+        first = start + rng.randrange(length)
+        run = rng.randrange(1, min(64, start + length - first) + 1)
+        data[first : first + run] = bytes(run)
+    log.write_bytes(bytes(data))
+    try:
+        engine = Engine.open(case, read_only=True)
+    except JournalCorrupt as error:
+        if f"line {number} " not in str(error):
+            fail(f"JournalCorrupt does not name line {number}: {error}")
+    else:
+        records = tuple(entry.record_bytes for entry in engine.transcript.entries)
+        engine.close()
+        # Only a flip the checksum cannot see (an escape's hex digit) may pass: it must
+        # parse to the very same record, so the session rebuilds exactly as before.
+        if records != base.records or how != "flip":
+            fail(f"damage to entry line {number} went unnoticed")
+        return
+    report = examine(case)
+    lost = [
+        f.detail for f in report.damage if f.kind == "entry-lost" and f.subject == f"line {number}"
+    ]
+    victims = [handle for handle, needed in base.needs.items() if digest in needed]
+    if len(lost) != 1 or digest not in lost[0] or "lost" not in lost[0]:
+        fail(f"doctor does not name entry {digest} of line {number} as lost: {report.damage}")
+    elif missing := [handle for handle in victims if handle not in lost[0]]:
+        fail(f"doctor does not name the folds that need line {number}: {missing}")
+    _check_doctor(case, {"log"}, {f"line {number}"}, fail)
+    after = repair(case).after
+    if after is None or after.healthy:
+        fail("doctor --repair called a lost entry healthy (its bytes exist nowhere else)")
 
 
 def _object_case(
@@ -315,6 +411,7 @@ _HANDLERS = {
     "leaf": _leaf_case,
     "evidence": _evidence_case,
     "log": _log_case,
+    "entry": _entry_case,
 }
 
 
@@ -332,7 +429,7 @@ def run(count: int, seed: int) -> FaultTally:
             fault = FAULTS[number % len(FAULTS)]
             target, how = fault.split("-", 1)
             case = Path(scratch) / f"case-{number}"
-            shutil.copytree(base.state, case)
+            shutil.copytree(base.legacy if target == "leaf" else base.state, case)
             label = f"{fault} (seed {seed}, case {number})"
 
             def fail(what: str, label: str = label) -> None:
