@@ -254,7 +254,6 @@ class PifoldApp(App[int]):
             MessageEnd,
             RunEnd,
             RunStart,
-            ToolExecutionEnd,
         )
 
         if isinstance(event, MessageEnd):
@@ -268,8 +267,6 @@ class PifoldApp(App[int]):
             self.set_running(isinstance(event, RunStart))
         for widget in self.listeners():
             widget.post_message(AgentEventPosted(event))
-        if isinstance(event, ToolExecutionEnd) and event.name == "pi_fold_context":
-            self.projection_changed()  # the model's own verb (expand, pin…) moved the window
 
     def listeners(self) -> list[Widget]:
         """The widgets that show the loop's events: the conversation and the prompt."""
@@ -362,8 +359,8 @@ class PifoldApp(App[int]):
         self.push_screen(screen, callback=self.projection_changed)
 
     def projection_changed(self, _result: object = None) -> None:
-        """A fold screen closed or a fold verb ran: the bar repaints and the conversation
-        re-places its fold rows (an expanded fold's messages show again)."""
+        """A fold screen closed: the bar repaints and the conversation re-places its fold
+        rows (the model's verbs land as commits, which the conversation follows itself)."""
         from pifold_tui.app.conversation import Conversation
 
         self.refresh_bar()

@@ -91,7 +91,7 @@ path_parts = st.text(
 ).filter(lambda part: "/" not in part and part.strip() == part and part not in (".", ".."))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(name=path_parts)
 def test_every_mention_reads_back_as_the_path_itself(name: str) -> None:
     if "'" in name and '"' in name:
