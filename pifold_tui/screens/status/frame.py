@@ -6,6 +6,7 @@ docked to the bottom (tui-aesthetics §1.4, layout B); the footer inside it is u
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Footer
@@ -14,6 +15,10 @@ from palettes import PaletteSetting
 from pifold_core.engine import Engine
 from pifold_tui.fold_bar import FoldBar
 from pifold_tui.screens.status.figures import ReportStyles
+
+COMPACT_FOOTER_BELOW = 100
+"""Narrower than this, the key footer drops its padding so every screen's keys fit 80
+columns (``q Quit`` was cut by the palette key there)."""
 
 
 def palette_of(engine: Engine) -> PaletteSetting:
@@ -43,6 +48,9 @@ class BarFooter(Vertical):
     def compose(self) -> ComposeResult:
         yield FoldBar(self.engine.composition(), palette_setting=palette_of(self.engine))
         yield Footer()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.query_one(Footer).compact = event.size.width < COMPACT_FOOTER_BELOW
 
     @property
     def bar(self) -> FoldBar:
