@@ -20,7 +20,7 @@ None for them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pifold_bench.arms import Arm, EngineArm
@@ -82,21 +82,14 @@ def _shown_fold(chain: Sequence[Fold], expanded: set[str]) -> Fold | None:
     return None
 
 
-def probe_cell(probe: BriefProbe | None) -> str:
-    """The probe as a report cell: ``shown/folded`` (``–`` without an engine)."""
-    if probe is None:
-        return "–"
-    return f"{probe.in_shown_brief}/{probe.folded}"
-
-
-def probe_json(probe: BriefProbe | None) -> dict[str, object] | None:
-    """The probe's JSON form (None without an engine)."""
-    if probe is None:
+def probe_line(probes: Mapping[str, BriefProbe | None]) -> str | None:
+    """The report's line: per engine arm, planted values its folds' briefs show of those
+    its folds hold (None when no arm has an engine)."""
+    cells = [
+        f"{name} {probe.in_shown_brief}/{probe.folded}"
+        for name, probe in probes.items()
+        if probe is not None
+    ]
+    if not cells:
         return None
-    return {
-        "planted": probe.planted,
-        "folded": probe.folded,
-        "in_shown_brief": probe.in_shown_brief,
-        "in_first_brief": probe.in_first_brief,
-        "hidden": list(probe.hidden),
-    }
+    return "brief probe (planted values shown in a brief / folded): " + ", ".join(cells)

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from itertools import pairwise
 from typing import Any
 
+from pifold_bench.brief_probe import BriefProbe
 from pifold_bench.calibration import ModelCheck
 from pifold_bench.causes import UncachedSplit
 from pifold_bench.native import turn_prefix_summary_tokens
@@ -119,6 +120,8 @@ class ArmFigures:
     """Where the planted values ended up."""
     seconds: float
     """How long the arm took to run."""
+    brief_probe: BriefProbe | None = None
+    """Planted values a fold holds, and how many its brief shows (engine arms only)."""
 
 
 def arm_figures(run: ArmRun, budget: int, planted: int) -> ArmFigures:
@@ -178,6 +181,7 @@ def arm_figures(run: ArmRun, budget: int, planted: int) -> ArmFigures:
             deepest_peek=max(recall.peek_depths.values(), default=0) if recall else 0,
         ),
         seconds=round(run.seconds, 3),
+        brief_probe=run.brief_probe,
     )
 
 

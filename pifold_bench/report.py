@@ -11,6 +11,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from pifold_bench.brief_probe import probe_line
 from pifold_bench.calibration import ModelCheck
 from pifold_bench.causes import CAUSES
 from pifold_bench.chart import ARM_COLOURS, ChartPanel, terminal_chart
@@ -71,6 +72,9 @@ def print_trace(console: Console, outcome: TraceOutcome, budget: int, as_of: str
     )
     console.print(cost_table(outcome.figures).render(console.width))
     console.print(window_table(outcome.figures, budget).render(console.width))
+    probes = probe_line({name: figure.brief_probe for name, figure in outcome.figures.items()})
+    if probes is not None:
+        console.print(probes)
     console.print(cause_table(outcome.figures).render(console.width))
     for line in headline_lines(outcome.figures):
         console.print(line)

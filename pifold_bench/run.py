@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pifold_agent.importers import load_trace
 from pifold_bench.arms import Arm, ArmRequest, ClipOnlyArm, EngineArm, LinearArm, UnbatchedArm
+from pifold_bench.brief_probe import BriefProbe, probe_arm
 from pifold_bench.calibration import (
     Calibration,
     ModelCheck,
@@ -130,6 +131,8 @@ class ArmRun:
     """Wall-clock time of the arm's run."""
     declared_causes: list[str] = field(default_factory=list)
     """Every rewrite the arm declared, in order (``commit 3 (cold-cache)``, ``compaction 1``)."""
+    brief_probe: BriefProbe | None = None
+    """Planted values a fold holds and its brief shows (engine arms, when recall was asked)."""
 
 
 def prepare_trace(
@@ -297,6 +300,7 @@ def run_arm(
         recall=classify(arm, prepared.values, prepared.raw_digests) if recall else None,
         seconds=time.perf_counter() - started,
         declared_causes=declared,
+        brief_probe=probe_arm(arm, prepared.values) if recall else None,
     )
 
 

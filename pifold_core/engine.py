@@ -27,17 +27,23 @@ from pifold_core.canonical import (
     WIRE_FORMAT_VERSION,
     CanonicalError,
     JsonValue,
+    parse_json,
     wire_bytes,
 )
+from pifold_core.checkpoint import LogDigest
+from pifold_core.checkpoint import due as checkpoint_due
+from pifold_core.checkpoint import write as write_checkpoint
 from pifold_core.commit import CommitOutcome, Committer
 from pifold_core.composition import Composition
 from pifold_core.engine_errors import EngineError, ReadOnlySession, SessionLocked
 from pifold_core.entries import Entry, Usage
+from pifold_core.entry_list import EntryFacts
 from pifold_core.evidence import EvidenceStore
 from pifold_core.fold_verbs import FoldVerbs
 from pifold_core.folds import Fold, Forest, ForestError
-from pifold_core.journal import Journal, TornTail, fold_log_record
-from pifold_core.lock import LockHeld, SessionLock
+from pifold_core.host_notes import HostNote
+from pifold_core.journal import Journal, LogEntryDamaged, LogSpan, TornTail, fold_log_record
+from pifold_core.lock import SessionLock
 from pifold_core.mark_edits import (
     MarkEditError,
     find_mark,
@@ -46,12 +52,13 @@ from pifold_core.marks import Mark, MarkLayer
 from pifold_core.measure import Meter
 from pifold_core.merkle import fold_parts
 from pifold_core.notice import notice_entry
+from pifold_core.opening import open_state, take_lock
 from pifold_core.options import EngineOptions
 from pifold_core.peek import PeekError
 from pifold_core.preview import CommitPreview, build_preview, check_cause, stopped_preview
 from pifold_core.projection import Projection
 from pifold_core.reporting import build_status, fold_rows
-from pifold_core.restore import check_restored, replay_record, settle_commit
+from pifold_core.restore import settle_commit
 from pifold_core.runway import (
     COLD_COMMIT_SHARE,
     Floor,
@@ -62,9 +69,9 @@ from pifold_core.runway import (
     make_floor,
     runway_tokens,
 )
-from pifold_core.state_folder import LOG_NAME, prepare_state, refuse_lost_log
+from pifold_core.state_folder import LOG_NAME, refuse_lost_log
 from pifold_core.status import CommitView, EngineStatus, FoldRow
-from pifold_core.store import FoldStore, make_private_folder
+from pifold_core.store import FoldStore, StoreObjectCorrupt
 from pifold_core.tokens import TiktokenCounter, TokenCounter, token_record
 from pifold_core.transcript import Transcript, TranscriptError
 from pifold_core.window import compose
@@ -105,16 +112,6 @@ class OverflowRecovery:
     """Occupancy expected for the retried request."""
     fits: bool
     """Whether that is within the serving budget."""
-
-
-@dataclass(frozen=True, slots=True)
-class HostNote:
-    """A note the host logged about its own progress (:meth:`Engine.note`)."""
-
-    sequence: int
-    """Its record's position in the session log."""
-    body: dict[str, JsonValue]
-    """What the host wrote, as it wrote it."""
 
 
 class Engine(FoldVerbs):
@@ -202,6 +199,14 @@ class Engine(FoldVerbs):
         """Opened with ``read_only``: nothing is ever written, every changing verb refuses."""
         self.lock: SessionLock | None = None
         """The writer's lock on the state folder, held from :meth:`open` to :meth:`close`."""
+        self.log_digest = LogDigest(self.state_dir / LOG_NAME)
+        """The running SHA-256 of the log a checkpoint names (:mod:`pifold_core.checkpoint`)."""
+        self.checkpoint_records = 0
+        """Records the latest checkpoint read or written covers (0: none yet)."""
+        self.checkpoint_problem: str | None = None
+        """Why the checkpoint found on open was not used, when it was damaged or doubtful
+        (the session was rebuilt from the whole log instead)."""
+        self.transcript.entries.loader = self._read_entry
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -237,48 +242,15 @@ class Engine(FoldVerbs):
         if read_only and not (folder / LOG_NAME).is_file():
             refuse_lost_log(folder, Journal(folder / LOG_NAME, read_only=True), False)
             raise EngineError(f"{folder} holds no session log ({LOG_NAME}) to open read-only")
-        lock = None if read_only else _take_lock(folder)
+        lock = None if read_only else take_lock(folder)
         try:
-            engine = cls._open_state(folder, options, counter, host_measures, lock)
+            engine = open_state(cls, folder, options, counter, host_measures, lock)
         except BaseException:
             if lock is not None:
                 lock.release()
             raise
         engine.cold_cache_commits = cold_cache_commits
         engine.cold_commit_share = cold_commit_share
-        return engine
-
-    @classmethod
-    def _open_state(
-        cls,
-        state_dir: Path,
-        options: EngineOptions | None,
-        counter: TokenCounter | None,
-        host_measures: bool,
-        lock: SessionLock | None,
-    ) -> Engine:
-        journal = Journal(Path(state_dir) / LOG_NAME, read_only=lock is None)
-        records = list(journal.read_all())
-        refuse_lost_log(Path(state_dir), journal, bool(records))
-        if records and records[0].kind == "open":
-            options = EngineOptions.from_record(records[0].body["options"])
-        engine = cls(state_dir, options or EngineOptions(), counter, host_measures)
-        engine.journal = journal
-        engine.read_only, engine.lock = lock is None, lock
-        if lock is not None:
-            prepare_state(engine.state_dir)  # a dead writer's leftovers, loose modes
-        if not records and lock is None:
-            return engine  # an empty log read-only: nothing to rebuild, nothing to write
-        if not records:
-            engine.journal.append("open", {"options": engine.options.to_record()}, durable=True)
-            return engine
-        # Host notes change no engine state: they are handed back to the host as logged.
-        engine.host_notes = [
-            HostNote(record.sequence, record.body["note"])
-            for record in records
-            if record.kind == "host"
-        ]
-        engine._restore([(r.kind, r.body) for r in records[1:] if r.kind != "host"])
         return engine
 
     def note(self, body: dict[str, JsonValue]) -> HostNote:
@@ -309,15 +281,39 @@ class Engine(FoldVerbs):
         """The torn last log line found (and cut off) on open, if any."""
         return self.journal.torn
 
-    def _restore(self, records: list[tuple[str, dict[str, Any]]]) -> None:
-        """Rebuild this engine's state from its log records (see :mod:`pifold_core.restore`)."""
-        self.restoring = True
+    def _read_entry(self, facts: EntryFacts) -> Entry:
+        """A released entry read back from its log line, verified (the entry list's loader).
+
+        Raises:
+            StoreObjectCorrupt: the line no longer holds that entry, byte for byte.
+        """
+        if facts.span is None:
+            raise StoreObjectCorrupt(f"entry {facts.id} has no known log line", facts.digest)
         try:
-            for kind, body in records:
-                replay_record(self, kind, body)
-        finally:
-            self.restoring = False
-        check_restored(self)
+            data = self.journal.read_entry(LogSpan(*facts.span), facts.digest)
+        except LogEntryDamaged as error:
+            raise StoreObjectCorrupt(str(error), facts.digest) from None
+        record = parse_json(data)
+        if not isinstance(record, dict):
+            raise StoreObjectCorrupt(f"entry {facts.id}: its log line holds none", facts.digest)
+        entry = Entry.from_record(record)
+        if entry.wire_digest != facts.wire_digest:
+            raise StoreObjectCorrupt(
+                f"entry {facts.id} read back from the log sends other bytes", facts.digest
+            )
+        return entry
+
+    def _maybe_checkpoint(self) -> None:
+        """Write a checkpoint when one is due (:func:`pifold_core.checkpoint.due`); one
+        that cannot be written is skipped: the log stays the truth, the next try may work."""
+        if self.read_only or self.folding_stopped is not None:
+            return
+        if not checkpoint_due(self.journal.next_sequence, self.checkpoint_records):
+            return
+        try:
+            self.checkpoint_records = write_checkpoint(self)
+        except OSError:
+            return
 
     # -- appending ----------------------------------------------------------------------------
 
@@ -778,6 +774,7 @@ class Engine(FoldVerbs):
             raise
         self.commits.append(outcome)
         settle_commit(self, record)  # the bookkeeping a reopen repeats from the same record
+        self._maybe_checkpoint()
         return outcome
 
     def declare_rewrite(self, cause: str) -> None:
@@ -832,15 +829,15 @@ class Engine(FoldVerbs):
     def set_options(self, options: EngineOptions) -> None:
         """Take ``options`` in memory, nothing logged (:meth:`apply_options` logs first)."""
         if options.blacklist != self.options.blacklist:
-            self._blacklisted_results = [
-                index
-                for index, entry in enumerate(self.transcript.entries)
-                if entry.kind == "tool_result" and entry.tool_name in options.blacklist
-            ]
+            self._blacklisted_results = self.transcript.results_of_tools(options.blacklist)
         self.options = options
         self.layer.options = options
         self.stalled_at = None  # a new band or budget deserves a fresh attempt
         self.stalled_reason = None
+
+    def refresh_blacklisted_results(self) -> None:
+        """Find the results of blacklisted tools again (a checkpoint's reopen)."""
+        self._blacklisted_results = self.transcript.results_of_tools(self.options.blacklist)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -868,8 +865,10 @@ class Engine(FoldVerbs):
         return fold_rows(self)
 
     def close(self) -> None:
-        """Flush the log and give the writer's lock up (idempotent)."""
+        """Write a checkpoint if one is due, flush the log and give the writer's lock up
+        (idempotent)."""
         try:
+            self._maybe_checkpoint()
             self.journal.close()
         finally:
             if self.lock is not None:
@@ -889,18 +888,6 @@ def _evidence_of(entry: Entry) -> str | None:
     if isinstance(evidence, dict) and isinstance(evidence.get("id"), str):
         return str(evidence["id"])
     return None
-
-
-def _take_lock(state_dir: Path) -> SessionLock:
-    """The writer's lock on ``state_dir`` (created private when missing), or a clear refusal."""
-    make_private_folder(state_dir)
-    try:
-        return SessionLock.acquire(state_dir)
-    except LockHeld as error:
-        raise SessionLocked(
-            f"{state_dir} is already open for writing by {error.holder.describe()}; one writer "
-            "per session: close that one first, or open this one read-only"
-        ) from None
 
 
 def _check_token_count(name: str, value: object) -> None:

@@ -12,6 +12,7 @@ which the live verbs call after logging, so the bookkeeping is exactly the live 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pifold_core.audit import request_digest
@@ -33,25 +34,54 @@ if TYPE_CHECKING:
     from pifold_core.engine import Engine
 
 
-def check_restored(engine: Engine) -> None:
+def replay_records(engine: Engine, records: list[tuple[str, dict[str, Any]]]) -> None:
+    """Replay log records into ``engine`` (:func:`replay_record` each), marking it
+    :attr:`~pifold_core.engine.Engine.restoring` meanwhile so appends lay no marks."""
+    engine.restoring = True
+    try:
+        for kind, body in records:
+            replay_record(engine, kind, body)
+    finally:
+        engine.restoring = False
+
+
+def check_restored(
+    engine: Engine, folds: Sequence[Fold] | None = None, evidence: set[str] | None = None
+) -> None:
     """The rebuilt forest obeys every rule and every fold matches its logged source.
 
     Every store object and evidence artifact is then read and hash-verified. One that is
     missing or damaged does not stop the session: it is remembered (``status().damaged``
     names it) and touching it raises, while every other fold stays usable.
+
+    After a checkpoint (:mod:`pifold_core.opening`) only what the replayed records added is
+    checked: ``folds`` (its new folds) and ``evidence`` (its new artifacts); the rest was
+    checked when the checkpoint's session was rebuilt or made, and is verified on every read.
     """
+    if folds is not None:
+        engine.forest.validate_folds(folds, engine.transcript)
+        for fold in folds:
+            _check_source(engine, fold)
+            engine.store.verify(fold.source_digest)  # a damaged one is remembered, not raised
+        for identifier in sorted(evidence or set()):
+            engine.evidence.verify(identifier)
+        return
     engine.forest.validate(engine.transcript)
     for fold in engine.forest.folds.values():
-        live = sha256_hex(source_of(engine.transcript.entries[fold.start : fold.end]))
-        if live != fold.source_digest:
-            raise StoreObjectCorrupt(
-                f"fold {fold.handle} does not match its logged source", fold.source_digest
-            )
+        _check_source(engine, fold)
     verify_fold_objects(
         engine.store, engine.forest.folds, engine.transcript.entries, engine.journal.entry_spans
     )
     for identifier in sorted(engine.evidence_ids):
         engine.evidence.verify(identifier)
+
+
+def _check_source(engine: Engine, fold: Fold) -> None:
+    live = sha256_hex(source_of(engine.transcript.entries[fold.start : fold.end]))
+    if live != fold.source_digest:
+        raise StoreObjectCorrupt(
+            f"fold {fold.handle} does not match its logged source", fold.source_digest
+        )
 
 
 def replay_record(engine: Engine, kind: str, body: dict[str, Any]) -> None:
