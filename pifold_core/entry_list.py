@@ -171,19 +171,5 @@ class EntryList(Sequence[Entry]):
         self._recent.pop(len(self._whole), None)
         return entry
 
-    def release(self, index: int, span: tuple[int, int] | None) -> bool:
-        """Let entry ``index`` go from memory when it can be read back; whether it went."""
-        whole = self._whole[index]
-        if whole is None or self.loader is None:
-            return whole is None
-        facts = self.facts[index]
-        if facts is None or facts.span is None:
-            facts = EntryFacts.of(whole, span)
-            self.facts[index] = facts
-        if not facts.releasable:
-            return False
-        self._whole[index] = None
-        return True
-
 
 __all__ = ["RECENT_LOADS", "EntryFacts", "EntryList", "EntryLoader"]

@@ -364,10 +364,13 @@ class Forest:
                 raise ForestError(f"fold {fold.handle} is not inside its parent {parent}")
 
     def _validate_fold(self, fold: Fold, transcript: Transcript) -> None:
-        entries = transcript.entries
-        if not 0 <= fold.start < fold.end <= len(entries):
+        if not 0 <= fold.start < fold.end <= len(transcript):
             raise ForestError(f"fold {fold.handle} range [{fold.start},{fold.end}) is invalid")
-        if entries[fold.start].id != fold.first_id or entries[fold.end - 1].id != fold.last_id:
+        # Ids and kinds from the transcript's facts: a folded entry need not be read back.
+        if (transcript.id_of(fold.start), transcript.id_of(fold.end - 1)) != (
+            fold.first_id,
+            fold.last_id,
+        ):
             raise ForestError(f"fold {fold.handle} no longer matches its entry ids")
         position = fold.start
         for child_handle in fold.children:
@@ -379,11 +382,11 @@ class Forest:
             if child.start < position or child.end > fold.end:
                 raise ForestError(f"child {child_handle} of {fold.handle} is out of order")
             position = child.end
-        covered = entries[fold.start : fold.end]
         if fold.kind == "tool":
             if fold.children:
                 raise ForestError(f"tool fold {fold.handle} has children")
-            if any(entry.kind != "tool_result" for entry in covered):
+            kinds = {transcript.kind_of(index) for index in range(fold.start, fold.end)}
+            if kinds != {"tool_result"}:
                 raise ForestError(f"tool fold {fold.handle} covers a non-result entry")
         else:
             split = transcript.split_call(fold.start, fold.end)

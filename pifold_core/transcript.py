@@ -251,6 +251,23 @@ class Transcript:
             return self.entries[index].id
         return self.entries.facts_of(index).id
 
+    def results_of_tools(self, names: frozenset[str] | set[str]) -> list[int]:
+        """Indices of the tool results of the tools ``names``, in order (from the facts of a
+        released entry, so nothing is read back)."""
+        if not names:
+            return []
+        found: list[int] = []
+        for index in range(len(self.entries)):
+            if self.entries.is_whole(index):
+                entry = self.entries[index]
+                kind, tool = entry.kind, entry.tool_name
+            else:
+                facts = self.entries.facts_of(index)
+                kind, tool = facts.kind, facts.tool_name
+            if kind == "tool_result" and tool in names:
+                found.append(index)
+        return found
+
     # -- restoring from a checkpoint ----------------------------------------------------------
 
     def restore(

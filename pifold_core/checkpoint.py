@@ -1,0 +1,233 @@
+"""A verified checkpoint of the engine's derived state, so a long session reopens fast (issue 12).
+
+Reopening replays the whole log (:mod:`pifold_core.restore`): at 50,000 entries that took
+27.6 s of CPU. A checkpoint, ``<state>/checkpoint.json``, keeps what that replay rebuilds
+(:mod:`pifold_core.checkpoint_state`) as of a record of the log, and names that record
+exactly: how many records it covers, how many bytes of the log they fill, and the SHA-256 of
+those bytes. A reopen loads it, hashes the log's first bytes against it, and replays only the
+records after them. The file is one header line and a body::
+
+    {"pifold-checkpoint": 1, "records": N, "logBytes": B, "logDigest": <sha256 of log[:B]>,
+     "counter": <token encoding>, "wire": 1, "bodyBytes": L, "bodyDigest": <sha256 of body>}
+    <body: the state, JSON>
+
+**Never trusted unverified, never a refusal.** A checkpoint that is missing, torn, corrupt
+(its body does not hash to its header), from another log or session, ahead of a truncated
+log, or behind an edited one (the log's first ``B`` bytes hash to something else) is not
+used: the session is rebuilt from the whole log, exactly as without one, and what was wrong
+is kept in :attr:`CheckpointRead.problem` (``Engine.checkpoint_problem``; ``pifold doctor``
+names it). A checkpoint counted with another token encoding is simply not applicable (not
+damage). The log stays the truth: a checkpoint only saves replaying it.
+
+**When one is written** (:func:`due`): by a writable engine after a commit, or on close, once
+at least :data:`CHECKPOINT_MIN_RECORDS` records were logged since the last one, and at least
+:data:`CHECKPOINT_SHARE` of the log's records. Writing costs time proportional to the
+session (every entry's facts), replaying a record a fixed cost, so the interval grows with
+the log and the write's cost per record stays flat while the records to replay after it
+stay a bounded share of the log; the figures behind the two constants are in
+``benchmarks/bench_scale.py``'s docstring. The write is atomic (temporary file, fsync,
+rename, fsync of the folder: :func:`~pifold_core.atomic_files.write_file_atomically`), so a
+kill leaves the old checkpoint or the new one, never half of one; a failed write (a full
+disk) leaves the old one and changes nothing else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pifold_core.atomic_files import write_file_atomically
+from pifold_core.canonical import WIRE_FORMAT_VERSION, CanonicalError, parse_json, wire_bytes
+from pifold_core.checkpoint_state import capture
+
+if TYPE_CHECKING:
+    from pifold_core.engine import Engine
+
+CHECKPOINT_NAME = "checkpoint.json"
+"""The checkpoint's file in the state folder."""
+CHECKPOINT_FORMAT = 1
+"""Layout of the checkpoint file (header and state)."""
+CHECKPOINT_MODE = 0o600
+"""Private to the user, like the log it summarises."""
+CHECKPOINT_MIN_RECORDS = 2_000
+"""Records logged since the last checkpoint before another is written: below this, replaying
+them costs less than writing one (see the module docstring)."""
+CHECKPOINT_SHARE = 0.05
+"""The share of the log's records that must be new before another checkpoint is written."""
+_READ_CHUNK = 1 << 22
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointRead:
+    """What reading a session's checkpoint found."""
+
+    state: dict[str, Any] | None
+    """The verified state, or ``None`` when there is none to use."""
+    records: int = 0
+    """Records of the log it covers (the sequence number of the first one to replay)."""
+    log_bytes: int = 0
+    """Bytes of the log those records fill (where the replay starts)."""
+    problem: str | None = None
+    """Why a checkpoint that exists was not used because it is damaged or doubtful."""
+
+
+class LogDigest:
+    """A running SHA-256 of the log's bytes, read forward as the log grows, so writing a
+    checkpoint reads only what was appended since the previous one."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._hash = hashlib.sha256()
+        self.position = 0
+        """Bytes of the log hashed so far."""
+
+    def seed(self, hashed: Any, position: int) -> None:
+        """Continue from a hash of the log's first ``position`` bytes (a verified reopen)."""
+        self._hash, self.position = hashed, position
+
+    def through(self, end: int) -> str:
+        """The SHA-256 of the log's first ``end`` bytes (``end`` at or past the position)."""
+        if end < self.position:
+            raise ValueError(f"the log digest is past byte {end} already")
+        with open(self.path, "rb") as handle:
+            handle.seek(self.position)
+            while self.position < end:
+                chunk = handle.read(min(_READ_CHUNK, end - self.position))
+                if not chunk:
+                    raise OSError(f"{self.path} ends before byte {end}")
+                self._hash.update(chunk)
+                self.position += len(chunk)
+        return self._hash.hexdigest()
+
+
+def due(records_now: int, records_then: int) -> bool:
+    """Whether enough was logged since the checkpoint of ``records_then`` for a new one."""
+    fresh = records_now - records_then
+    return fresh >= CHECKPOINT_MIN_RECORDS and fresh >= CHECKPOINT_SHARE * records_now
+
+
+def write(engine: Engine) -> int:
+    """Write ``engine``'s checkpoint as of its log's end; returns the records it covers.
+
+    Raises:
+        OSError: it could not be written (the previous checkpoint, if any, stays).
+    """
+    engine.journal.sync()
+    records = engine.journal.next_sequence
+    log_bytes = engine.journal.path.stat().st_size
+    body = wire_bytes(capture(engine))
+    header = {
+        "pifold-checkpoint": CHECKPOINT_FORMAT,
+        "records": records,
+        "logBytes": log_bytes,
+        "logDigest": engine.log_digest.through(log_bytes),
+        "counter": engine.projection.counter.name,
+        "wire": WIRE_FORMAT_VERSION,
+        "bodyBytes": len(body),
+        "bodyDigest": hashlib.sha256(body).hexdigest(),
+    }
+    data = wire_bytes(header) + b"\n" + body
+    write_file_atomically(engine.state_dir / CHECKPOINT_NAME, data, CHECKPOINT_MODE)
+    return records
+
+
+def read(state_dir: Path, log_path: Path, counter_name: str) -> tuple[CheckpointRead, Any]:
+    """Read and verify the checkpoint of ``state_dir`` against its log.
+
+    Returns the verdict, and the SHA-256 object of the log's covered bytes (to go on
+    hashing from; ``None`` when the checkpoint is not used). Never raises for a bad
+    checkpoint: the verdict says what was wrong.
+    """
+    path = state_dir / CHECKPOINT_NAME
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return CheckpointRead(None), None
+    except OSError as error:
+        return CheckpointRead(None, problem=f"{path} cannot be read: {error}"), None
+    header, body, problem = _split(path, data)
+    if header is None:
+        return CheckpointRead(None, problem=problem), None
+    if header["counter"] != counter_name or header["wire"] != WIRE_FORMAT_VERSION:
+        return CheckpointRead(None), None  # counted another way: not applicable, not damage
+    log_bytes, digest = header["logBytes"], header["logDigest"]
+    hashed, problem = _hash_log(log_path, log_bytes, digest)
+    if problem is not None:
+        return CheckpointRead(None, problem=f"{path} does not match the log: {problem}"), None
+    try:
+        state = parse_json(body)
+    except (ValueError, CanonicalError):
+        return CheckpointRead(None, problem=f"{path}: its state is not JSON"), None
+    if not isinstance(state, dict):
+        return CheckpointRead(None, problem=f"{path}: its state is not an object"), None
+    return CheckpointRead(state, header["records"], log_bytes), hashed
+
+
+def _split(path: Path, data: bytes) -> tuple[dict[str, Any] | None, bytes, str | None]:
+    """The verified header and body of a checkpoint file, or what is wrong with it."""
+    line, newline, body = data.partition(b"\n")
+    try:
+        header = parse_json(line) if newline else None
+    except (ValueError, CanonicalError):
+        header = None
+    fields = {"records", "logBytes", "bodyBytes"}
+    if (
+        not isinstance(header, dict)
+        or header.get("pifold-checkpoint") != CHECKPOINT_FORMAT
+        or not all(isinstance(header.get(name), int) and header[name] >= 0 for name in fields)
+        or not all(isinstance(header.get(name), str) for name in ("logDigest", "bodyDigest"))
+    ):
+        return None, b"", f"{path} is damaged: its header is unreadable"
+    if len(body) != header["bodyBytes"]:
+        return (
+            None,
+            b"",
+            (
+                f"{path} is damaged: its body holds {len(body):,} bytes, its header says "
+                f"{header['bodyBytes']:,} (torn or cut short)"
+            ),
+        )
+    if hashlib.sha256(body).hexdigest() != header["bodyDigest"]:
+        return None, b"", f"{path} is damaged: its body does not hash to its header's digest"
+    return header, body, None
+
+
+def _hash_log(log_path: Path, log_bytes: int, expected: str) -> tuple[Any, str | None]:
+    """The SHA-256 of the log's first ``log_bytes`` bytes, if it is ``expected``."""
+    hashed = hashlib.sha256()
+    try:
+        with open(log_path, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size < log_bytes:
+                return None, f"the log is shorter than the {log_bytes:,} bytes it covers"
+            remaining = log_bytes
+            while remaining:
+                chunk = handle.read(min(_READ_CHUNK, remaining))
+                if not chunk:
+                    return None, "the log ended while it was read"
+                hashed.update(chunk)
+                remaining -= len(chunk)
+    except OSError as error:
+        return None, f"the log cannot be read: {error}"
+    if hashed.hexdigest() != expected:
+        return None, (
+            f"the log's first {log_bytes:,} bytes are not the ones it was written from "
+            "(another session's checkpoint, or the log was edited)"
+        )
+    return hashed, None
+
+
+__all__ = [
+    "CHECKPOINT_FORMAT",
+    "CHECKPOINT_MIN_RECORDS",
+    "CHECKPOINT_MODE",
+    "CHECKPOINT_NAME",
+    "CHECKPOINT_SHARE",
+    "CheckpointRead",
+    "LogDigest",
+    "due",
+    "read",
+    "write",
+]
