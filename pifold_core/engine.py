@@ -470,6 +470,7 @@ class Engine(FoldVerbs):
         self._refuse_if_read_only("prepare_request")
         check_request_clock(now_ms, cache_lifetime_s)
         commit = None
+        floor_before = self.floor
         if self.folding_stopped is None:
             self._maybe_notice()
             expected = self.expected_tokens()
@@ -492,6 +493,9 @@ class Engine(FoldVerbs):
             body["at"] = now_ms
         if cache_lifetime_s is not None:
             body["lifetime"] = cache_lifetime_s
+        if self.floor is not None and self.floor is not floor_before:
+            # Held back at this request: logged so a reopened status names the same floor.
+            body["floor"] = self.floor.to_record()
         self.journal.append("request", body)
         self.audit.accept(record, digests)
         self.after_request(record.number, now_ms)

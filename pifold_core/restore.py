@@ -25,6 +25,7 @@ from pifold_core.mark_edits import with_brief
 from pifold_core.marks import Mark
 from pifold_core.notice import NOTICE_TAG
 from pifold_core.options import EngineOptions
+from pifold_core.runway import Floor
 from pifold_core.status import CommitView
 from pifold_core.store import StoreObjectCorrupt
 from pifold_core.tokens import remember_tokens
@@ -135,6 +136,8 @@ def replay_record(engine: Engine, kind: str, body: dict[str, Any]) -> None:
             raise StoreObjectCorrupt(
                 f"request {body['n']} does not rebuild byte for byte", str(body["prefix"])
             )
+        if "floor" in body:  # a threshold commit held back for runway at this request
+            engine.floor = Floor.from_record(body["floor"])
         at = body.get("at")  # the host's clock, when it passed one (cold-cache commits)
         engine.after_request(record.number, at if isinstance(at, int) else None)
 
@@ -230,3 +233,5 @@ def settle_commit(engine: Engine, body: dict[str, Any]) -> None:
         engine.stalled_reason = body.get("shortReason")
     elif body["cause"] == "threshold":
         engine.stalled_reason = None  # a threshold commit that reached its target clears it
+    if body["cause"] == "threshold":
+        engine.floor = None  # it landed: no floor holds it back any more

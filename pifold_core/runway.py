@@ -55,6 +55,21 @@ class Floor:
     budget_that_works: int
     """The smallest budget (rounded up to 1,000) at which this floor leaves the runway."""
 
+    def to_record(self) -> dict[str, int]:
+        """The floor as the request record that it held back logs it (rebuilt on reopen)."""
+        return {name: getattr(self, name) for name in FLOOR_FIELDS}
+
+    @classmethod
+    def from_record(cls, record: object) -> Floor:
+        """The floor a request record logged; a malformed one is refused by name."""
+        if not isinstance(record, dict) or set(record) != set(FLOOR_FIELDS):
+            raise EngineError(f"a logged floor must name exactly {list(FLOOR_FIELDS)}")
+        for name in FLOOR_FIELDS:
+            value = record[name]
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise EngineError(f"a logged floor's {name} must be a whole number, got {value!r}")
+        return cls(**{name: int(record[name]) for name in FLOOR_FIELDS})
+
     def describe(self) -> str:
         """One line for status, the tool and the bar."""
         return (
@@ -64,6 +79,18 @@ class Floor:
             f"{self.fresh_tokens:,}, folds and the rest {self.other_tokens:,}; a budget of "
             f"{self.budget_that_works:,} would work"
         )
+
+
+FLOOR_FIELDS = (
+    "host_tokens",
+    "pin_tokens",
+    "fresh_tokens",
+    "other_tokens",
+    "expected_after",
+    "needed_after",
+    "budget_that_works",
+)
+"""The fields of a :class:`Floor`, in its record's order."""
 
 
 def runway_tokens(options: EngineOptions) -> int:
@@ -146,6 +173,7 @@ class RunwayBlocked(Exception):
 
 __all__ = [
     "COLD_COMMIT_SHARE",
+    "FLOOR_FIELDS",
     "RUNWAY_SHARE",
     "Floor",
     "RunwayBlocked",

@@ -47,6 +47,7 @@ def durable_state(engine: Engine) -> dict[str, Any]:
         "options": engine.options,
         "noticed": engine.noticed,
         "stalled": (engine.stalled_at, engine.stalled_reason),
+        "floor": engine.floor,
         "entries": [entry.record_bytes for entry in engine.transcript.entries],
     }
 
