@@ -68,7 +68,7 @@ def prompt_for(app: PifoldApp) -> Widget:
 def open_prompt_project(app: PifoldApp, session: AppSession) -> None:
     """Point the prompt at the open session: its directory's paths and history, and with no
     model (the demo, or a session opened with no key) the line saying how to connect one."""
-    from pifold_tui.app.no_model import connect_hint_of
+    from pifold_tui.app.no_model import prompt_line_of
     from pifold_tui.app.prompt import (
         DEMO_PLACEHOLDER,
         NO_MODEL_PLACEHOLDER,
@@ -83,7 +83,7 @@ def open_prompt_project(app: PifoldApp, session: AppSession) -> None:
         history = PromptHistory(history_file_for(session.cwd, session.options.sessions_dir))
     placeholder = DEMO_PLACEHOLDER if session.demo else NO_MODEL_PLACEHOLDER
     for prompt in app.query(PromptArea):
-        prompt.open_project(session.cwd, history, connect_hint_of(session), placeholder)
+        prompt.open_project(session.cwd, history, prompt_line_of(session), placeholder)
 
 
 def live_loader(options: Callable[[], HeadlessOptions]) -> Loader:

@@ -36,7 +36,13 @@ NO_MODEL_HINT = (
     "To continue it, quit and set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or --base-url for a "
     "local server), then run the same pifold command again."
 )
-"""What the prompt and the first notification say."""
+"""What the first notification says, and any refused prompt or command."""
+
+NO_MODEL_LINE = "no model: quit, set ANTHROPIC_API_KEY (or OPENAI_API_KEY) and run this again"
+"""The prompt's hint line meanwhile: one row of an 80-column terminal."""
+
+DEMO_LINE = "demo: quit, set ANTHROPIC_API_KEY (or OPENAI_API_KEY) and run pifold"
+"""The prompt's hint line in the demo (the notification says the rest, --base-url too)."""
 
 
 class NoModelProvider:
@@ -64,6 +70,15 @@ def connect_hint_of(session: AppSession) -> str | None:
         return CONNECT_HINT
     if isinstance(session.provider, NoModelProvider):
         return NO_MODEL_HINT
+    return None
+
+
+def prompt_line_of(session: AppSession) -> str | None:
+    """The prompt's one-row version of :func:`connect_hint_of`."""
+    if session.demo:
+        return DEMO_LINE
+    if isinstance(session.provider, NoModelProvider):
+        return NO_MODEL_LINE
     return None
 
 
@@ -121,10 +136,13 @@ def open_without_model(options: HeadlessOptions) -> AppSession:
 
 
 __all__ = [
+    "DEMO_LINE",
     "NO_MODEL_HINT",
+    "NO_MODEL_LINE",
     "NO_MODEL_NAME",
     "NoModelProvider",
     "connect_hint_of",
     "open_without_model",
+    "prompt_line_of",
     "wanted_session",
 ]

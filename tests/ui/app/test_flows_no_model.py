@@ -17,7 +17,13 @@ from pifold_tui.app.launch import (
     open_prompt_project,
     prompt_for,
 )
-from pifold_tui.app.no_model import NO_MODEL_HINT, NO_MODEL_NAME, NoModelProvider
+from pifold_tui.app.no_model import (
+    DEMO_LINE,
+    NO_MODEL_HINT,
+    NO_MODEL_LINE,
+    NO_MODEL_NAME,
+    NoModelProvider,
+)
 from pifold_tui.app.prompt import PromptArea
 from pifold_tui.app.session_setup import open_live
 from pifold_tui.screens.editor import FoldEditorScreen
@@ -85,7 +91,7 @@ async def test_resume_with_no_key_opens_the_session_to_look_at(
         assert app.query_one(SessionFooter).model == NO_MODEL_NAME
         assert NO_MODEL_HINT in app.notes
         prompt = app.query_one(PromptArea)
-        assert prompt.hint == NO_MODEL_HINT
+        assert prompt.hint == NO_MODEL_LINE  # one row at 80 columns; the toast says the rest
 
         await send(pilot, "and now count to twenty")
         assert app.notes[-1] == NO_MODEL_HINT
@@ -133,3 +139,10 @@ def test_naming_a_model_with_no_key_is_refused_saying_what_to_set(
     assert isinstance(refusal, str)
     assert said in refusal
     assert "pifold -p" not in refusal  # the app's own words, not the headless run's
+
+
+def test_the_prompt_lines_with_no_model_fit_one_row_of_80_columns() -> None:
+    # The hint line is padded by two columns each side.
+    for line in (DEMO_LINE, NO_MODEL_LINE):
+        assert len(line) <= 80 - 4, line
+        assert "ANTHROPIC_API_KEY" in line and "OPENAI_API_KEY" in line
