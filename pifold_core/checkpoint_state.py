@@ -27,6 +27,7 @@ from pifold_core.journal import LogSpan
 from pifold_core.marks import Mark
 from pifold_core.measure import Measurement, SentRequest
 from pifold_core.projection import Item
+from pifold_core.runway import Floor
 from pifold_core.status import CommitView
 from pifold_core.transcript import Unit
 from pifold_core.views import ViewKind
@@ -98,6 +99,7 @@ def capture(engine: Engine) -> dict[str, JsonValue]:
         "stalledAt": list(engine.stalled_at) if engine.stalled_at is not None else None,
         "noticed": engine.noticed,
         "lastRequestMs": engine.last_request_ms,
+        "floor": engine.floor.to_record() if engine.floor is not None else None,
         "hostNotes": [[note.sequence, note.body] for note in engine.host_notes],
         "evidenceIds": sorted(engine.evidence_ids),
         "evidenceBytes": engine.evidence.used_bytes,
@@ -208,6 +210,8 @@ def _restore(engine: Engine, state: dict[str, Any]) -> None:
     engine.stalled_at = (int(stalled[0]), int(stalled[1])) if stalled is not None else None
     engine.noticed = bool(state["noticed"])
     engine.last_request_ms = state["lastRequestMs"]
+    floor = state.get("floor")  # the floor a held-back threshold commit named (status)
+    engine.floor = Floor.from_record(floor) if floor is not None else None
     engine.host_notes = [HostNote(int(sequence), body) for sequence, body in state["hostNotes"]]
     engine.evidence_ids = {str(identifier) for identifier in state["evidenceIds"]}
     engine.evidence.used_bytes = int(state["evidenceBytes"])

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from pifold_core import checkpoint
 from pifold_core.engine import Engine, EngineError
 from pifold_core.journal import Journal
 from pifold_core.runway import FLOOR_FIELDS, Floor
@@ -87,3 +88,15 @@ def test_a_floor_record_round_trips_and_a_malformed_one_is_refused() -> None:
     ):
         with pytest.raises(EngineError, match="logged floor"):
             Floor.from_record(bad)
+
+
+def test_a_reopen_from_a_checkpoint_names_the_same_floor(tmp_path: Path) -> None:
+    engine, floor = _blocked(tmp_path)
+    checkpoint.write(engine)  # what a long session's close leaves: reopen starts from it
+    reopened = reopen(engine)
+    try:
+        assert reopened.checkpoint_problem is None
+        assert (reopened.state_dir / checkpoint.CHECKPOINT_NAME).is_file()
+        assert reopened.status().floor == floor
+    finally:
+        reopened.close()
