@@ -23,8 +23,6 @@ from tests.ui.app.harness import (
     opened,
     options,
     prepare,
-    run_to_end,
-    send,
 )
 from tests.ui.app.test_app_snapshots import (
     capture,
@@ -78,10 +76,7 @@ async def test_the_bar_and_footer_fit_and_a_toast_stays_above_them(
     app = flow_app(options(folders, "long_turn.jsonl", budget=6_000, yes=True))
     # Test apps show no toasts unless asked (``run_test`` turns notifications off).
     async with app.run_test(size=NARROW, notifications=True) as pilot:
-        watch = await opened(app, pilot)
-        await send(pilot, "count ten blocks")
-        await run_to_end(app, pilot)
-        assert engine_of(app).commit_count > 0 and watch.events
+        await opened(app, pilot)
         app.say("A notification long enough to reach the right end of the fold bar's row.")
         # The rack is refreshed with call_later: a few turns of the loop mount the toast.
         for _ in range(5):
@@ -97,6 +92,5 @@ async def test_the_bar_and_footer_fit_and_a_toast_stays_above_them(
     # The row is the bar and a suffix of whole forms, within the width.
     suffix = bar_row[BAR_COLUMNS + 1 :].rstrip()
     assert len(bar_row) == NARROW[0]
-    assert suffix.split(" · ")[1] == "commit at 80%"
-    assert suffix.split(" · ")[0].endswith("%")
+    assert suffix == "not measured yet · commit at 80%"
     assert footer_row.rstrip().endswith("esc abort · ctrl+p commands")
