@@ -205,7 +205,8 @@ def _fold_options(budget: int) -> EngineOptions:
     ``SettingsError`` naming what is wrong in a refused file.
 
     The other arms keep their own fixed policies (``fold-immediate`` and ``fold-unbatched``
-    the default band, ``clip-only`` clearing at its top), so only ``fold`` changes with them.
+    the default band, ``clip-only`` clearing at its top), so only ``fold`` and
+    ``fold-no-cold`` (the same engine without cold-cache commits) change with them.
     """
     options = SettingsFile(base=EngineOptions(budget=budget)).load()
     return replace(options, budget=budget)
@@ -295,6 +296,7 @@ def _totals(outcomes: list[TraceOutcome]) -> dict[str, dict[str, float]]:
         "cost",
         "side_calls",
         "events",
+        "cold_cache_commits",
         "near_zero",
         "over_budget",
         "above_tier",

@@ -307,6 +307,12 @@ def headline_lines(figures: Mapping[str, ArmFigures]) -> list[str]:
             f"{unbatched.rewrite_and_summary_tokens:,} vs {fold.rewrite_and_summary_tokens:,} "
             f"tokens"
         )
+    no_cold = figures.get("fold-no-cold")
+    if fold is not None and no_cold is not None and fold.uncached_input:
+        lines.append(
+            f"fold-no-cold vs fold: {no_cold.uncached_input / fold.uncached_input:.2f}x the "
+            f"uncached input; fold made {fold.cold_cache_commits} cold-cache commit(s)"
+        )
     if fold is not None and immediate is not None and fold.uncached_input:
         lines.append(
             f"fold-immediate vs fold: {immediate.uncached_input / fold.uncached_input:.2f}x the "

@@ -143,6 +143,9 @@ def test_tables_headlines_and_chart_are_printed(tmp_path: Path) -> None:
         "fold vs native",
         "fold-unbatched vs fold",
         "fold-immediate vs fold",
+        "fold-no-cold vs fold",
+        "cache lifetime 600 s",
+        "in brief",
     ):
         assert text in result.output
     assert "window per request" in result.output
