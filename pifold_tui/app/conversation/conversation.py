@@ -60,12 +60,20 @@ from pifold_tui.app.conversation.source import (
 from pifold_tui.app.conversation.tool_call import ToolCallView
 from pifold_tui.app.messages import AgentEventPosted
 
-MOUNTED_LIMIT = 100
+MOUNTED_LIMIT = 50
 """Rows kept mounted while following the tail. Every layout of the screen walks every
-mounted widget, so an append costs a fixed part plus a part per row: on the project's
-loaded 2-core machine ``benchmarks/bench_conversation.py`` measured a user message's
-handler at 16 / 23 / 37 ms CPU with 50 / 100 / 200 rows. 100 rows is several screens of
-history; older ones come back from the session when the user scrolls up."""
+displayed widget (Textual lays the screen out twice per append: once for the new row, once
+more when its size settles), so an append costs a fixed part plus a part per row:
+``benchmarks/bench_conversation.py`` measured the append and its frames at about 18 / 22 /
+30 ms CPU with 30 / 50 / 100 rows on the project's loaded 2-core machine. A row is at
+least two lines (one and its margin), so the 40 to 50 rows kept (see :data:`PRUNE_SHARE`)
+fill two screens of a 40-line terminal or more; older rows come back from the session, a
+batch at a time, when the user scrolls to the top."""
+
+PRUNE_SHARE = 5
+"""Pruning removes a fifth of the window at once, and only once it is over the limit: the
+stream layout reuses the placement of every row above the first one that changed, and a
+removed first row changes them all, so most appends only add."""
 
 EARLIER_BATCH = 50
 """Rows re-created at a time when the user scrolls to the top."""
@@ -227,7 +235,7 @@ class Conversation(VerticalScroll):
         rows = self.rows()
         if len(rows) <= self.limit:
             return
-        excess = rows[: max(0, len(rows) - self.limit + self.limit // 5)]
+        excess = rows[: len(rows) - self.limit + self.limit // PRUNE_SHARE]
         gone = set(excess)
         for widget in excess:
             self.forget(widget)
@@ -397,4 +405,11 @@ class Conversation(VerticalScroll):
         await self.after_growth()
 
 
-__all__ = ["EARLIER_BATCH", "MOUNTED_LIMIT", "NEW_MESSAGES", "Conversation", "row_widget"]
+__all__ = [
+    "EARLIER_BATCH",
+    "MOUNTED_LIMIT",
+    "NEW_MESSAGES",
+    "PRUNE_SHARE",
+    "Conversation",
+    "row_widget",
+]
