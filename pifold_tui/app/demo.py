@@ -17,7 +17,7 @@ import asyncio
 import datetime
 import shutil
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
@@ -99,6 +99,7 @@ class PausableProvider:
         gate: PauseGate,
         text_delay_s: float = DEMO_TEXT_DELAY_S,
         call_delay_s: float = DEMO_CALL_DELAY_S,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.inner = inner
         """The scripted provider that plays the session (streaming without pauses)."""
@@ -107,6 +108,8 @@ class PausableProvider:
         """The wait after each text or thinking chunk."""
         self.call_delay_s = call_delay_s
         """The wait after each chunk of a tool call's arguments."""
+        self.sleep = sleep
+        """How a wait is taken (a test records the pace instead of taking it)."""
 
     @property
     def name(self) -> str:
@@ -121,9 +124,9 @@ class PausableProvider:
             await self.gate.wait_open()
             yield event
             if isinstance(event, TextDelta | ThinkingDelta) and self.text_delay_s:
-                await asyncio.sleep(self.text_delay_s)
+                await self.sleep(self.text_delay_s)
             elif isinstance(event, ToolCallDelta) and self.call_delay_s:
-                await asyncio.sleep(self.call_delay_s)
+                await self.sleep(self.call_delay_s)
 
 
 def demo_options(budget: int = DEMO_BUDGET) -> EngineOptions:
