@@ -166,6 +166,18 @@ def read(state_dir: Path, log_path: Path, counter_name: str) -> tuple[Checkpoint
     return CheckpointRead(state, header["records"], log_bytes), hashed
 
 
+def stored_counter(state_dir: Path) -> str:
+    """The token encoding ``state_dir``'s checkpoint says it counted with (``""`` when it
+    cannot be read): what lets the doctor check a checkpoint whatever counted it."""
+    try:
+        with open(state_dir / CHECKPOINT_NAME, "rb") as handle:
+            header = parse_json(handle.readline())
+    except (OSError, ValueError, CanonicalError):
+        return ""
+    counter = header.get("counter") if isinstance(header, dict) else None
+    return counter if isinstance(counter, str) else ""
+
+
 def _split(path: Path, data: bytes) -> tuple[dict[str, Any] | None, bytes, str | None]:
     """The verified header and body of a checkpoint file, or what is wrong with it."""
     line, newline, body = data.partition(b"\n")
@@ -229,5 +241,6 @@ __all__ = [
     "LogDigest",
     "due",
     "read",
+    "stored_counter",
     "write",
 ]

@@ -14,6 +14,12 @@ is moved to ``<state>/damaged/``, never deleted. A torn last line is cut (as the
 writable open would), temporaries are removed and modes tightened. Evidence holds the whole
 original of a result the log keeps only a preview of, so a damaged artifact cannot be
 rebuilt: it is reported and stays damaged.
+
+The checkpoint (:mod:`pifold_core.checkpoint`) is examined on its own: the session is always
+rebuilt from the whole log here (a checkpoint is never what the doctor trusts), and a
+checkpoint that is torn, corrupt or does not match the log is reported; ``--repair`` moves it
+to ``<state>/damaged/`` (the next writer writes a fresh one; nothing is lost, since the log
+holds everything it summarised).
 """
 
 from __future__ import annotations
@@ -23,12 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from pifold_core import checkpoint
 from pifold_core.engine import Engine
 from pifold_core.folds import Fold
 from pifold_core.journal import Journal, JournalCorrupt, TornTail
 from pifold_core.lock import LockHeld, LockHolder, SessionLock, current_holder
 from pifold_core.log_damage import lost_entries
 from pifold_core.merkle import FoldPart, fold_parts
+from pifold_core.opening import open_state
 from pifold_core.state_folder import (
     LOG_NAME,
     held_objects,
@@ -37,7 +45,7 @@ from pifold_core.state_folder import (
     state_temporaries,
     tighten_state_modes,
 )
-from pifold_core.store import FoldStore, StoreError, remove_temporaries
+from pifold_core.store import FoldStore, StoreError, make_private_folder, remove_temporaries
 
 QUARANTINE_NAME = "damaged"
 """Where a repair moves what stood in place of a rebuilt object."""
@@ -55,6 +63,7 @@ FindingKind = Literal[
     "evidence-corrupt",
     "temporary",
     "mode",
+    "checkpoint",
 ]
 
 
@@ -151,6 +160,9 @@ def examine(state_dir: Path) -> DoctorReport:
                 )
             )
     verified = _examine_session(folder, findings) if records else (0, 0, 0)
+    problem = _checkpoint_problem(folder)
+    if problem is not None:
+        findings.append(Finding("checkpoint", checkpoint.CHECKPOINT_NAME, problem, True))
     for path in state_temporaries(folder):
         findings.append(
             Finding("temporary", str(path), "left by a write that was killed", repairable=True)
@@ -166,7 +178,8 @@ def examine(state_dir: Path) -> DoctorReport:
 def _examine_session(folder: Path, findings: list[Finding]) -> tuple[int, int, int]:
     """Rebuild the session read-only and check its objects; returns what was verified."""
     try:
-        engine = Engine.open(folder, read_only=True)
+        # From the whole log, the checkpoint left out: every object is checked against it.
+        engine = open_state(Engine, folder, None, None, True, None, use_checkpoint=False)
     except (ValueError, RuntimeError, LookupError, TypeError) as error:
         # The log reads line by line but does not rebuild a consistent session.
         findings.append(Finding("log", LOG_NAME, f"does not rebuild: {error}", False))
@@ -233,6 +246,8 @@ def repair(state_dir: Path) -> RepairReport:
                 report.actions.append(f"removed temporary {path}")
         if records:
             report.actions.extend(_rebuild_objects(folder))
+        if _checkpoint_problem(folder) is not None:
+            report.actions.append(_set_checkpoint_aside(folder))
         for path, mode, wanted in tighten_state_modes(folder):
             report.actions.append(f"set {path} to mode {wanted:04o} (was {mode:04o})")
     finally:
@@ -307,6 +322,20 @@ def _rebuild_fold(engine: Engine, fold: Fold, parts: list[FoldPart], quarantine:
         f"verified against its digest{_aside(moved)}"
     )
     return actions
+
+
+def _checkpoint_problem(folder: Path) -> str | None:
+    """What is wrong with the session's checkpoint, if it is damaged or doubtful."""
+    found, _ = checkpoint.read(folder, folder / LOG_NAME, checkpoint.stored_counter(folder))
+    return found.problem
+
+
+def _set_checkpoint_aside(folder: Path) -> str:
+    quarantine = folder / QUARANTINE_NAME
+    make_private_folder(quarantine)
+    moved = quarantine / f"{checkpoint.CHECKPOINT_NAME}.{os.getpid()}.{len(os.listdir(quarantine))}"
+    os.replace(folder / checkpoint.CHECKPOINT_NAME, moved)
+    return f"moved the damaged checkpoint to {moved} (the next writer writes a fresh one)"
 
 
 def _aside(moved: Path | None) -> str:
