@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pifold_core.atomic_files import write_file_atomically
+from pifold_core.atomic_files import TEMPORARY_PREFIX, write_file_atomically
 from pifold_core.canonical import WIRE_FORMAT_VERSION, CanonicalError, parse_json, wire_bytes
 from pifold_core.checkpoint_state import capture
 
@@ -166,6 +166,15 @@ def read(state_dir: Path, log_path: Path, counter_name: str) -> tuple[Checkpoint
     return CheckpointRead(state, header["records"], log_bytes), hashed
 
 
+def remove_temporaries(state_dir: Path) -> list[Path]:
+    """Delete what a killed checkpoint write left (its temporary file); only the writer
+    holding the session's lock may call it (a live writer's would vanish under it)."""
+    removed = sorted(Path(state_dir).glob(f"{TEMPORARY_PREFIX}{CHECKPOINT_NAME}.*"))
+    for path in removed:
+        path.unlink(missing_ok=True)
+    return removed
+
+
 def stored_counter(state_dir: Path) -> str:
     """The token encoding ``state_dir``'s checkpoint says it counted with (``""`` when it
     cannot be read): what lets the doctor check a checkpoint whatever counted it."""
@@ -241,6 +250,7 @@ __all__ = [
     "LogDigest",
     "due",
     "read",
+    "remove_temporaries",
     "stored_counter",
     "write",
 ]

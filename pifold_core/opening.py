@@ -140,6 +140,7 @@ def _attach(engine: Engine, journal: Journal, lock: SessionLock | None) -> None:
     engine.read_only, engine.lock = lock is None, lock
     if lock is not None:
         prepare_state(engine.state_dir)  # a dead writer's leftovers, loose modes
+        checkpoint.remove_temporaries(engine.state_dir)
 
 
 def _replay(engine: Engine, records: list[JournalRecord]) -> None:
