@@ -238,8 +238,9 @@ class FoldStore:
         log holds its bytes, and the caller makes that line durable with the folds' record);
         a ``leaf`` part carries its bytes and is stored as its own object (once: an existing
         leaf is verified); each child fold must be stored already or earlier in ``folds``.
-        Every file is fsynced as it is written, and every folder touched once at the end,
-        before the caller makes the folds' log record durable. A fold object that exists and
+        The log is fsynced first (the entries' lines must be durable before an object names
+        them), every file is fsynced as it is written, and every folder touched once at the
+        end, before the caller makes the folds' log record durable. A fold object that exists and
         verifies is kept; one that does not (a commit that never landed, then a log that
         grew differently) is written anew from the parts, which the caller has verified.
 
@@ -248,6 +249,8 @@ class FoldStore:
             ValueError: a leaf part without its bytes, an entry part without its line, or a
                 fold without parts.
         """
+        if self.log is not None and any(p.kind == "entry" for _, parts in folds for p in parts):
+            _sync_file(self.log)
         unsynced: set[Path] = set()
         for digest, parts in folds:
             if not parts:
@@ -355,6 +358,17 @@ class FoldStore:
             name = path.name
             expected = self.root / HASH_ALGORITHM / name[:2] / name
             yield path, (name if _DIGEST.fullmatch(name) and path == expected else None)
+
+
+def _sync_file(path: Path) -> None:
+    """Make the log's lines durable before any fold object that lists them is written: the
+    entries' bytes are the folds' sources, and must never be younger on disk than an object
+    naming them (an entry line is flushed when written, fsynced only here and at a commit)."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 __all__ = [
