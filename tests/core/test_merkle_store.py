@@ -10,12 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pifold_core.canonical import sha256_hex
+from pifold_core.journal import LogSpan
 from pifold_core.merkle import (
     FoldPart,
     ListedPart,
     assemble,
     decode_listing,
+    encode_listing,
     inside,
+    listed,
     source_length,
 )
 from pifold_core.store import FoldStore, StoreObjectCorrupt, StoreObjectMissing
@@ -201,3 +204,37 @@ def test_an_engine_session_keeps_each_entry_once_in_its_log_line(tmp_path: Path)
         assert part.span is not None
         assert engine.journal.read_entry(part.span, part.digest) == entry.record_bytes
     engine.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    parts=st.lists(
+        st.tuples(
+            st.sampled_from(["leaf", "fold", "entry"]),
+            st.binary(min_size=1, max_size=8),
+            st.integers(min_value=0, max_value=10**12),
+            st.integers(min_value=1, max_value=10**9),
+        ),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_a_listing_decodes_to_exactly_the_parts_it_encodes(
+    parts: list[tuple[str, bytes, int, int]],
+) -> None:
+    built = [
+        FoldPart(
+            "entry" if kind == "entry" else "leaf" if kind == "leaf" else "fold",
+            sha256_hex(seed),
+            length,
+            None,
+            LogSpan(offset, length) if kind == "entry" else None,
+        )
+        for kind, seed, offset, length in parts
+    ]
+    assert decode_listing(encode_listing(built)) == listed(built)
+
+
+def test_an_entry_part_without_its_line_cannot_be_listed() -> None:
+    with pytest.raises(ValueError, match="no line in the log"):
+        encode_listing([FoldPart("entry", "0" * 64, 3)])
