@@ -109,6 +109,19 @@ def due(records_now: int, records_then: int) -> bool:
     return fresh >= CHECKPOINT_MIN_RECORDS and fresh >= CHECKPOINT_SHARE * records_now
 
 
+def write_if_due(engine: Engine) -> None:
+    """Write ``engine``'s checkpoint when one is :func:`due` (after a commit, on close); one
+    that cannot be written is skipped: the log stays the truth, the next try may work."""
+    if engine.read_only or engine.folding_stopped is not None:
+        return
+    if not due(engine.journal.next_sequence, engine.checkpoint_records):
+        return
+    try:
+        engine.checkpoint_records = write(engine)
+    except OSError:
+        return
+
+
 def write(engine: Engine) -> int:
     """Write ``engine``'s checkpoint as of its log's end; returns the records it covers.
 
@@ -253,4 +266,5 @@ __all__ = [
     "remove_temporaries",
     "stored_counter",
     "write",
+    "write_if_due",
 ]

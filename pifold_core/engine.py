@@ -18,31 +18,29 @@ from __future__ import annotations
 import bisect
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pifold_core.audit import RequestRecord, WireAudit, request_digest
+from pifold_core import commit_undo
+from pifold_core.audit import WireAudit, request_digest
 from pifold_core.canonical import (
     WIRE_FORMAT_VERSION,
-    CanonicalError,
     JsonValue,
-    parse_json,
-    wire_bytes,
 )
 from pifold_core.checkpoint import LogDigest
-from pifold_core.checkpoint import due as checkpoint_due
-from pifold_core.checkpoint import write as write_checkpoint
+from pifold_core.checkpoint import write_if_due as write_checkpoint_if_due
 from pifold_core.commit import CommitOutcome, Committer
 from pifold_core.composition import Composition
 from pifold_core.engine_errors import EngineError, ReadOnlySession, SessionLocked
+from pifold_core.engine_results import OverflowRecovery, Request
 from pifold_core.entries import Entry, Usage
-from pifold_core.entry_list import EntryFacts
+from pifold_core.entry_reader import read_released_entry
 from pifold_core.evidence import EvidenceStore
 from pifold_core.fold_verbs import FoldVerbs
 from pifold_core.folds import Fold, Forest, ForestError
-from pifold_core.host_notes import HostNote
-from pifold_core.journal import Journal, LogEntryDamaged, LogSpan, TornTail, fold_log_record
+from pifold_core.host_notes import HostNote, log_note
+from pifold_core.journal import Journal, TornTail, fold_log_record
 from pifold_core.lock import SessionLock
 from pifold_core.mark_edits import (
     MarkEditError,
@@ -51,8 +49,8 @@ from pifold_core.mark_edits import (
 from pifold_core.marks import Mark, MarkLayer
 from pifold_core.measure import Meter
 from pifold_core.merkle import fold_parts
-from pifold_core.notice import notice_entry
-from pifold_core.opening import open_state, take_lock
+from pifold_core.notice import maybe_notice
+from pifold_core.opening import open_engine
 from pifold_core.options import EngineOptions
 from pifold_core.peek import PeekError
 from pifold_core.preview import CommitPreview, build_preview, check_cause, stopped_preview
@@ -69,49 +67,16 @@ from pifold_core.runway import (
     make_floor,
     runway_tokens,
 )
-from pifold_core.state_folder import LOG_NAME, refuse_lost_log
+from pifold_core.state_folder import LOG_NAME
 from pifold_core.status import CommitView, EngineStatus, FoldRow
-from pifold_core.store import FoldStore, StoreObjectCorrupt
+from pifold_core.store import FoldStore
 from pifold_core.tokens import TiktokenCounter, TokenCounter, token_record
-from pifold_core.transcript import Transcript, TranscriptError
+from pifold_core.transcript import Transcript
 from pifold_core.window import compose
 
 SETTLED_RECHECK_ENTRIES = 32
 """Appended entries after which :meth:`Engine.settled_boundary` is computed again even
 though nothing else that moves it changed."""
-
-
-@dataclass(frozen=True, slots=True)
-class Request:
-    """The projection for one model request, and the audit's verdict on it."""
-
-    messages: list[dict[str, JsonValue]]
-    """The messages exactly as they are to be sent: serialise each with
-    :func:`pifold_core.canonical.wire_bytes` (``json.dumps(message, ensure_ascii=False,
-    separators=(",", ":"))``, keys in the order given) and the bytes are the same after a
-    restart."""
-    digests: list[str]
-    """Per-message SHA-256 digests of exactly those wire bytes."""
-    tokens: int
-    """Estimated tokens of the request (the engine's own count)."""
-    record: RequestRecord
-    """The wire audit's classification."""
-    commit: CommitOutcome | None
-    """The commit that ran before this request, if one did."""
-    expected_tokens: int = 0
-    """Occupancy expected for it: the last measurement moved by the calibrated estimate."""
-
-
-@dataclass(frozen=True, slots=True)
-class OverflowRecovery:
-    """What overflow recovery did, and whether the retry now fits."""
-
-    commit: CommitOutcome
-    """The commit it ran."""
-    expected_tokens: int
-    """Occupancy expected for the retried request."""
-    fits: bool
-    """Whether that is within the serving budget."""
 
 
 class Engine(FoldVerbs):
@@ -206,7 +171,7 @@ class Engine(FoldVerbs):
         self.checkpoint_problem: str | None = None
         """Why the checkpoint found on open was not used, when it was damaged or doubtful
         (the session was rebuilt from the whole log instead)."""
-        self.transcript.entries.loader = self._read_entry
+        self.transcript.entries.loader = lambda facts: read_released_entry(self.journal, facts)
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -238,17 +203,7 @@ class Engine(FoldVerbs):
         ``cold_cache_commits`` and ``cold_commit_share`` are engine flags, not logged options:
         they decide when the live engine commits, and a reopen replays the commits logged.
         """
-        folder = Path(state_dir)
-        if read_only and not (folder / LOG_NAME).is_file():
-            refuse_lost_log(folder, Journal(folder / LOG_NAME, read_only=True), False)
-            raise EngineError(f"{folder} holds no session log ({LOG_NAME}) to open read-only")
-        lock = None if read_only else take_lock(folder)
-        try:
-            engine = open_state(cls, folder, options, counter, host_measures, lock)
-        except BaseException:
-            if lock is not None:
-                lock.release()
-            raise
+        engine = open_engine(cls, state_dir, options, counter, host_measures, read_only)
         engine.cold_cache_commits = cold_cache_commits
         engine.cold_commit_share = cold_commit_share
         return engine
@@ -261,13 +216,7 @@ class Engine(FoldVerbs):
         :attr:`host_notes` on reopen, and :attr:`log_length` tells what was logged after one.
         """
         self._refuse_if_read_only("note")
-        if not isinstance(body, dict) or not all(isinstance(key, str) for key in body):
-            raise EngineError(f"a note must be a JSON object, got {type(body).__name__}")
-        try:
-            wire_bytes(body)  # what the log writes: a lone surrogate is refused here too
-        except CanonicalError as error:
-            raise EngineError(f"a note must be plain JSON: {error}") from None
-        note = HostNote(self.journal.append("host", {"note": body}), body)
+        note = log_note(self.journal, body)
         self.host_notes.append(note)
         return note
 
@@ -280,40 +229,6 @@ class Engine(FoldVerbs):
     def torn_tail(self) -> TornTail | None:
         """The torn last log line found (and cut off) on open, if any."""
         return self.journal.torn
-
-    def _read_entry(self, facts: EntryFacts) -> Entry:
-        """A released entry read back from its log line, verified (the entry list's loader).
-
-        Raises:
-            StoreObjectCorrupt: the line no longer holds that entry, byte for byte.
-        """
-        if facts.span is None:
-            raise StoreObjectCorrupt(f"entry {facts.id} has no known log line", facts.digest)
-        try:
-            data = self.journal.read_entry(LogSpan(*facts.span), facts.digest)
-        except LogEntryDamaged as error:
-            raise StoreObjectCorrupt(str(error), facts.digest) from None
-        record = parse_json(data)
-        if not isinstance(record, dict):
-            raise StoreObjectCorrupt(f"entry {facts.id}: its log line holds none", facts.digest)
-        entry = Entry.from_record(record)
-        if entry.wire_digest != facts.wire_digest:
-            raise StoreObjectCorrupt(
-                f"entry {facts.id} read back from the log sends other bytes", facts.digest
-            )
-        return entry
-
-    def _maybe_checkpoint(self) -> None:
-        """Write a checkpoint when one is due (:func:`pifold_core.checkpoint.due`); one
-        that cannot be written is skipped: the log stays the truth, the next try may work."""
-        if self.read_only or self.folding_stopped is not None:
-            return
-        if not checkpoint_due(self.journal.next_sequence, self.checkpoint_records):
-            return
-        try:
-            self.checkpoint_records = write_checkpoint(self)
-        except OSError:
-            return
 
     # -- appending ----------------------------------------------------------------------------
 
@@ -472,7 +387,7 @@ class Engine(FoldVerbs):
         commit = None
         floor_before = self.floor
         if self.folding_stopped is None:
-            self._maybe_notice()
+            maybe_notice(self)
             expected = self.expected_tokens()
             if expected >= self.options.max_tokens and not self._stalled():
                 commit = self._threshold_commit(expected)
@@ -595,24 +510,6 @@ class Engine(FoldVerbs):
             fresh_tokens=round(ratio * fresh_tokens),
         )
 
-    def _maybe_notice(self) -> None:
-        if not self.options.pre_commit_notice or self.noticed:
-            return
-        expected = self.expected_tokens()
-        lead = self.options.thresholds.max_target - self.options.notice_lead_share
-        if not lead * self.options.budget <= expected < self.options.max_tokens:
-            return
-        units = self.transcript.units
-        if units and units[-1].pending_calls and not units[-1].sealed:
-            return  # mid-batch (results still to come): speak at the next request instead
-        entry = notice_entry(self, expected)
-        try:
-            self.transcript.check_append(entry)
-        except TranscriptError:
-            return  # its id is taken: speak at the next request instead
-        self.append(entry)
-        self.noticed = True
-
     def progress_key(self) -> tuple[int, int]:
         """What a stalled threshold commit waits on: eligible units and marks laid."""
         return (self.transcript.eligible_units, self.mark_count)
@@ -637,7 +534,7 @@ class Engine(FoldVerbs):
             return stopped_preview(self, cause, f"folding stopped: {self.folding_stopped}")
         target = None if cause == "command" else self.meter.estimate_for(self.options.min_tokens)
         before = list(self.projection.items)
-        snapshot = self._snapshot()
+        snapshot = commit_undo.snapshot(self)
         try:
             committer = Committer(
                 self.transcript,
@@ -653,7 +550,7 @@ class Engine(FoldVerbs):
             outcome = committer.run(self.commit_count + 1, cause, target, self.staged_refolds)
             after = list(self.projection.items)
         finally:
-            self._restore_snapshot(snapshot)
+            commit_undo.undo(self, snapshot)
         return build_preview(self, outcome, before, after)
 
     def settled_boundary(self) -> int:
@@ -718,7 +615,7 @@ class Engine(FoldVerbs):
         runway: bool = False,
     ) -> CommitOutcome:
         self._refuse_if_read_only("a commit")
-        snapshot = self._snapshot()
+        snapshot = commit_undo.snapshot(self)
         try:
             committer = Committer(
                 self.transcript,
@@ -774,11 +671,11 @@ class Engine(FoldVerbs):
             }
             self.journal.append("commit", record, durable=True)
         except BaseException:
-            self._restore_snapshot(snapshot)
+            commit_undo.undo(self, snapshot)
             raise
         self.commits.append(outcome)
         settle_commit(self, record)  # the bookkeeping a reopen repeats from the same record
-        self._maybe_checkpoint()
+        write_checkpoint_if_due(self)
         return outcome
 
     def declare_rewrite(self, cause: str) -> None:
@@ -796,27 +693,6 @@ class Engine(FoldVerbs):
         return (
             position < len(self._blacklisted_results) and self._blacklisted_results[position] < end
         )
-
-    def _snapshot(self) -> dict[str, Any]:
-        return {
-            "forest_lists": self.forest.snapshot(),
-            "projection": self.projection.snapshot(),
-            "marks": dict(self.marks),
-            "refolds": set(self.staged_refolds),
-            "ephemeral": dict(self.ephemeral),
-        }
-
-    def _restore_snapshot(self, snapshot: dict[str, Any]) -> None:
-        self.forest.restore_snapshot(snapshot["forest_lists"])
-        # Placeholders cached for folds the failed commit made would be served again if the
-        # same span is folded later with another brief: the projection forgets them.
-        self.projection.restore_snapshot(snapshot["projection"])
-        self.marks.clear()
-        self.marks.update(snapshot["marks"])
-        self.staged_refolds.clear()
-        self.staged_refolds.update(snapshot["refolds"])
-        self.ephemeral.clear()
-        self.ephemeral.update(snapshot["ephemeral"])
 
     # -- options --------------------------------------------------------------------------------
 
@@ -872,7 +748,7 @@ class Engine(FoldVerbs):
         """Write a checkpoint if one is due, flush the log and give the writer's lock up
         (idempotent)."""
         try:
-            self._maybe_checkpoint()
+            write_checkpoint_if_due(self)
             self.journal.close()
         finally:
             if self.lock is not None:

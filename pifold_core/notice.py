@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from pifold_core.entries import Entry, text_entry
 from pifold_core.placeholders import TOOL_NAME
+from pifold_core.transcript import TranscriptError
 
 if TYPE_CHECKING:
     from pifold_core.engine import Engine
@@ -53,3 +54,24 @@ def notice_entry(engine: Engine, expected: int) -> Entry:
         timestamp,
         extra={"pifold": NOTICE_TAG},
     )
+
+
+def maybe_notice(engine: Engine) -> None:
+    """Append the pre-commit notice when occupancy is within the lead of the threshold, once
+    per epoch, never inside an unfinished tool batch (before each request)."""
+    if not engine.options.pre_commit_notice or engine.noticed:
+        return
+    expected = engine.expected_tokens()
+    lead = engine.options.thresholds.max_target - engine.options.notice_lead_share
+    if not lead * engine.options.budget <= expected < engine.options.max_tokens:
+        return
+    units = engine.transcript.units
+    if units and units[-1].pending_calls and not units[-1].sealed:
+        return  # mid-batch (results still to come): speak at the next request instead
+    entry = notice_entry(engine, expected)
+    try:
+        engine.transcript.check_append(entry)
+    except TranscriptError:
+        return  # its id is taken: speak at the next request instead
+    engine.append(entry)
+    engine.noticed = True

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from pifold_core import checkpoint
 from pifold_core.checkpoint_state import CheckpointStateError, restore
-from pifold_core.engine_errors import SessionLocked
+from pifold_core.engine_errors import EngineError, SessionLocked
 from pifold_core.host_notes import HostNote
 from pifold_core.journal import Journal, JournalRecord
 from pifold_core.lock import LockHeld, SessionLock
@@ -41,6 +41,29 @@ def take_lock(state_dir: Path) -> SessionLock:
             f"{state_dir} is already open for writing by {error.holder.describe()}; one writer "
             "per session: close that one first, or open this one read-only"
         ) from None
+
+
+def open_engine(
+    cls: type[Engine],
+    state_dir: Path,
+    options: EngineOptions | None,
+    counter: TokenCounter | None,
+    host_measures: bool,
+    read_only: bool,
+) -> Engine:
+    """What :meth:`~pifold_core.engine.Engine.open` does: the writer's lock (none read-only),
+    then :func:`open_state`; the lock is given back if the open fails."""
+    folder = Path(state_dir)
+    if read_only and not (folder / LOG_NAME).is_file():
+        refuse_lost_log(folder, Journal(folder / LOG_NAME, read_only=True), False)
+        raise EngineError(f"{folder} holds no session log ({LOG_NAME}) to open read-only")
+    lock = None if read_only else take_lock(folder)
+    try:
+        return open_state(cls, folder, options, counter, host_measures, lock)
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
 
 
 def open_state(
@@ -154,4 +177,4 @@ def _replay(engine: Engine, records: list[JournalRecord]) -> None:
     replay_records(engine, [(r.kind, r.body) for r in records if r.kind != "host"])
 
 
-__all__ = ["open_state", "take_lock"]
+__all__ = ["open_engine", "open_state", "take_lock"]

@@ -11,7 +11,7 @@ from pifold_tui.fold_bar.layout import (
     layout_bar,
 )
 from pifold_tui.fold_bar.paint import BarColours, PaintedCell, paint, render_bar
-from pifold_tui.fold_bar.suffix import suffix_parts, suffix_text
+from pifold_tui.fold_bar.suffix import fitted_suffix, suffix_parts, suffix_text
 from pifold_tui.fold_bar.widget import FoldBar
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "BarState",
     "FoldBar",
     "PaintedCell",
+    "fitted_suffix",
     "layout_bar",
     "paint",
     "render_bar",

@@ -16,9 +16,8 @@ from rich.style import Style
 
 from palettes import Palette
 from pifold_core.composition import CATEGORY_ORDER, Category, Composition
-from pifold_tui.fold_bar.fit import fitted_suffix
 from pifold_tui.fold_bar.layout import BAR_COLUMNS, BarCell, BarLayout, layout_bar
-from pifold_tui.fold_bar.suffix import Role, SuffixPart
+from pifold_tui.fold_bar.suffix import Role, SuffixPart, fitted_suffix
 
 GAP = " "
 """Between the bar and its suffix."""
@@ -144,6 +143,6 @@ def render_bar(
     composition: Composition | None, colours: BarColours, width: int | None = None
 ) -> list[Segment]:
     """Everything the bar's row shows for ``composition`` in ``width`` cells, as Rich
-    segments; the suffix is shortened to fit (:mod:`pifold_tui.fold_bar.fit`), never cut."""
+    segments; the suffix is shortened to fit (:func:`.suffix.fitted_suffix`), never cut."""
     parts = fitted_suffix(composition, suffix_columns(width))
     return to_segments(paint(layout_bar(composition), parts, colours))

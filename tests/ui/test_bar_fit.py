@@ -1,7 +1,8 @@
 """The bar's row at 40, 60, 80 and 120 columns: exact text, nothing cut inside a word.
 
-The row is the 40 cells of the bar, a gap and the suffix (:mod:`pifold_tui.fold_bar.fit`
-chooses the suffix's forms); these tests read the whole row as the terminal would receive it.
+The row is the 40 cells of the bar, a gap and the suffix (whose forms
+:func:`pifold_tui.fold_bar.suffix.fitted_suffix` chooses); these tests read the whole row as
+the terminal would receive it.
 """
 
 from __future__ import annotations
@@ -12,10 +13,17 @@ from hypothesis import strategies as st
 
 from palettes import PaletteSetting, palette_for
 from pifold_core.composition import Composition
-from pifold_tui.fold_bar.fit import SHORTENING_ORDER, fitted_forms, fitted_suffix, width_of
 from pifold_tui.fold_bar.layout import BAR_COLUMNS, layout_bar
 from pifold_tui.fold_bar.paint import BarColours, render_bar
-from pifold_tui.fold_bar.suffix import FULL_FORMS, suffix_parts, suffix_text
+from pifold_tui.fold_bar.suffix import (
+    FULL_FORMS,
+    SHORTENING_ORDER,
+    fitted_forms,
+    fitted_suffix,
+    suffix_parts,
+    suffix_text,
+    width_of,
+)
 from tests.ui.cases import (
     BLOCKED,
     FILL_CASES,

@@ -2,8 +2,8 @@
 light (``snapshots/``), and a notification that stays clear of the fold bar and the footer.
 
 At this width the bar's suffix and the footer are shortened in their stated orders
-(:mod:`pifold_tui.fold_bar.fit`, :func:`pifold_tui.app.footer.fit_footer`); the snapshots
-show the result as a person would see it.
+(:func:`pifold_tui.fold_bar.suffix.fitted_suffix`, :func:`pifold_tui.app.footer.fit_footer`);
+the snapshots show the result as a person would see it.
 """
 
 from __future__ import annotations
