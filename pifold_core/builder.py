@@ -84,7 +84,7 @@ class FoldBuilder:
         if brief is not None:
             text, provenance = validate_supplied_brief(brief), "agent"
         else:
-            text, provenance = self._runtime_brief(kind, start, end, children), "runtime"
+            text, provenance = self.runtime_brief(kind, start, end, children), "runtime"
         tool_calls = sum(len(entry.tool_calls) for entry in entries)
         fold = Fold(
             handle=handle,
@@ -105,7 +105,9 @@ class FoldBuilder:
         )
         return BuiltFold(fold, source)
 
-    def _runtime_brief(self, kind: FoldKind, start: int, end: int, children: list[Fold]) -> str:
+    def runtime_brief(self, kind: FoldKind, start: int, end: int, children: list[Fold]) -> str:
+        """The brief the runtime writes for ``kind`` over ``[start, end)`` with ``children``:
+        from the span, the entries after it that exist now, and the children's briefs."""
         entries = self.transcript.entries
         # What the agent did after the span, as far as the transcript reaches when the fold
         # is made (the brief is logged with the fold, so a reopen never recomputes it).
