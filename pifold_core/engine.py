@@ -748,7 +748,7 @@ class Engine(FoldVerbs):
         """Write a checkpoint if one is due, flush the log and give the writer's lock up
         (idempotent)."""
         try:
-            write_checkpoint_if_due(self)
+            write_checkpoint_if_due(self, closing=True)
             self.journal.close()
         finally:
             if self.lock is not None:
