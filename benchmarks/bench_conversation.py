@@ -100,6 +100,9 @@ Sample = tuple[float, float]
 QUIET_S = 0.05
 """How long the screen must go without a frame for an append's work to count as done."""
 
+POLL_S = 0.01
+"""How often the wait looks at the frames (the frame times come from the signal itself)."""
+
 GIVE_UP_S = 2.0
 """A guard against a hang (an append that never draws), not a speed check."""
 
@@ -128,7 +131,7 @@ class FrameWatch:
         self.shown, self.first_frame = shown, None
         action()
         while True:
-            await asyncio.sleep(0.002)
+            await asyncio.sleep(POLL_S)
             now = time.perf_counter()
             if self.first_frame is not None and now - self.last_frame >= QUIET_S:
                 break
