@@ -47,6 +47,7 @@ from pifold_core.checkpoint import CHECKPOINT_NAME
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry, TextBlock, ToolCallBlock, Usage
 from pifold_core.options import EngineOptions
+from pifold_core.state_folder import LOG_NAME
 
 SEED = 12
 WORDS = [
@@ -160,6 +161,11 @@ def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
         "folds": len(engine.forest),
         "raw_bytes": raw_bytes,
         "state_bytes": sum(path.stat().st_size for path in files),
+        # Where the bytes are: the log, the store, the checkpoint (what a size target weighs).
+        "state_parts": {
+            top: sum(p.stat().st_size for p in files if p.relative_to(state).parts[0] == top)
+            for top in (LOG_NAME, "store", CHECKPOINT_NAME)
+        },
         "files": len(files),
         "peak_rss_mb": _peak_rss_mb(),
         "projection": final,
@@ -237,6 +243,7 @@ def main() -> None:
         "request first 500",
         "request last 500",
         "state / raw bytes",
+        "log / store / checkpoint MB",
         "files",
         "peak RSS driving MB",
         "checkpoints written",
@@ -269,6 +276,7 @@ def main() -> None:
                 _pair(requests[-500:], statistics.median),
                 f"{driven['state_bytes'] / 1e6:,.0f} / {driven['raw_bytes'] / 1e6:,.0f} MB = "
                 f"{driven['state_bytes'] / driven['raw_bytes']:.2f}×",
+                " / ".join(f"{size / 1e6:,.1f}" for size in driven["state_parts"].values()),
                 f"{driven['files']:,}",
                 f"{driven['peak_rss_mb']:,.0f}",
                 f"{len(driven['checkpoints'])}",
