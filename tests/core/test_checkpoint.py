@@ -62,6 +62,7 @@ def _assert_same(left: Engine, right: Engine) -> None:
     assert left.commit_history == right.commit_history
     assert left.transcript.units == right.transcript.units
     assert left.journal.next_sequence == right.journal.next_sequence
+    assert left.floor == right.floor
 
 
 def test_a_reopen_from_the_checkpoint_replays_only_the_tail_and_equals_the_live_session(
