@@ -6,9 +6,11 @@ provider) it opens a new session in the current directory; ``--continue``, ``--r
 ``--yes`` also skips the approval question). With no key, ``--resume`` and ``--continue``
 open that session to look at (:mod:`pifold_tui.app.no_model`), a named provider or model is
 refused saying which key to set, and anything else opens the demo. Deciding which needs only
-the environment: no SDK is imported before the first frame.
+the environment: no SDK is imported before the first frame (only a refusal, which opens no
+app, loads the model table to say what is wrong).
 
-Every refusal is one line on stderr and exit 2; the app's own exit code otherwise.
+Every refusal is said on stderr (the missing key with how to set one) and exits 2; the
+app's own exit code otherwise.
 """
 
 from __future__ import annotations
