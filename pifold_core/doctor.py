@@ -297,12 +297,9 @@ def _rebuild_objects(folder: Path) -> list[str]:
 def _rebuild_fold(engine: Engine, fold: Fold, parts: list[FoldPart], quarantine: Path) -> list[str]:
     """Rebuild one damaged fold: an older object's damaged leaves from the log's entries
     when its own file is sound, else the object itself, listing the entries' log lines.
-
-    Raises:
-        StoreError: a part cannot be rebuilt (the log's own bytes of it are damaged).
+    Raises StoreError when a part cannot be rebuilt (the log's own bytes of it are damaged).
     """
-    actions: list[str] = []
-    store, digest = engine.store, fold.source_digest
+    actions, store, digest = [], engine.store, fold.source_digest
     listed = store.read_listing(digest) if store.own_error(digest) is None else None
     payloads = {part.digest: part.payload for part in parts if part.payload is not None}
     for part in listed[0] if listed is not None else []:
