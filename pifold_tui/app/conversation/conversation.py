@@ -49,7 +49,13 @@ from pifold_tui.app.conversation.render import (
     overflow_notice,
     retry_notice,
 )
-from pifold_tui.app.conversation.rows import EarlierHint, FoldRowView, Notice, UserMessage
+from pifold_tui.app.conversation.rows import (
+    EarlierHint,
+    FoldRowView,
+    Notice,
+    UserMessage,
+    row_widget,
+)
 from pifold_tui.app.conversation.source import (
     FoldSource,
     TranscriptRow,
@@ -61,14 +67,11 @@ from pifold_tui.app.conversation.tool_call import ToolCallView
 from pifold_tui.app.messages import AgentEventPosted
 
 MOUNTED_LIMIT = 50
-"""Rows kept mounted while following the tail. Every layout of the screen walks every
-displayed widget (Textual lays the screen out twice per append: once for the new row, once
-more when its size settles), so an append costs a fixed part plus a part per row:
-``benchmarks/bench_conversation.py`` measured the append and its frames at about 18 / 22 /
-30 ms CPU with 30 / 50 / 100 rows on the project's loaded 2-core machine. A row is at
-least two lines (one and its margin), so the 40 to 50 rows kept (see :data:`PRUNE_SHARE`)
-fill two screens of a 40-line terminal or more; older rows come back from the session, a
-batch at a time, when the user scrolls to the top."""
+"""Rows kept mounted while following the tail. Textual lays the screen out twice per append
+and each layout walks every displayed widget, so each row costs every append: measured
+with ``benchmarks/bench_conversation.py`` at about 18 / 22 / 30 ms CPU with 30 / 50 / 100
+rows. A row is two lines or more, so the 40 to 50 kept (:data:`PRUNE_SHARE`) fill two
+screens of 40 lines; older rows come back from the session when the user scrolls up."""
 
 PRUNE_SHARE = 5
 """Pruning removes a fifth of the window at once, and only once it is over the limit: the
@@ -80,21 +83,6 @@ EARLIER_BATCH = 50
 
 NEW_MESSAGES = "new messages ↓ (end)"
 """The hint shown while the user reads older rows and new ones arrive."""
-
-
-def row_widget(row: TranscriptRow) -> Widget:
-    """The widget of one recorded row of the transcript."""
-    entry = row.entry
-    if entry.kind == "assistant":
-        return recorded_message(entry, row.results)
-    if entry.kind == "tool_result":  # a result whose call is not in the transcript
-        view = ToolCallView(entry.tool_name or "tool", entry.call_id)
-        view.show_result(entry)
-        message = AssistantMessage(view)
-        message.entry_id = entry.id
-        message.tool_calls = [view]
-        return message
-    return UserMessage(entry)
 
 
 class Conversation(VerticalScroll):
@@ -281,12 +269,9 @@ class Conversation(VerticalScroll):
             self.hint.display = True
 
     def follow_tail(self) -> None:
-        """Keep the newest row in view.
-
-        Anchored, Textual places the scroll position at the bottom in the layout that
-        places the new row, so one frame shows it; a scroll after the refresh would draw
-        the screen twice. Anchoring while the rows fit the screen would put them below
-        the top (Textual's anchor does not clamp), so short content scrolls instead."""
+        """Keep the newest row in view: anchored, the layout that places a new row scrolls
+        to it, so one frame shows it (a scroll after the refresh draws twice). The anchor
+        does not clamp, so rows that fit the screen scroll instead of being anchored."""
         if self.max_scroll_y > 0:
             self.anchor()
         else:
@@ -411,5 +396,4 @@ __all__ = [
     "NEW_MESSAGES",
     "PRUNE_SHARE",
     "Conversation",
-    "row_widget",
 ]

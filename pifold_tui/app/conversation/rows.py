@@ -1,4 +1,5 @@
-"""The conversation's one-line rows: user messages, notices of loop events, fold rows.
+"""The conversation's rows: user messages, notices of loop events, fold rows, and the
+widget of any recorded row of the transcript (:func:`row_widget`).
 
 A fold row stands where the model now sees a fold's placeholder instead of the messages
 under it; activated (Enter or a click) it asks the app to open the fold editor on that fold.
@@ -11,11 +12,15 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.events import Click
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static
 
 from pifold_core.entries import Entry
 from pifold_core.status import FoldRow
+from pifold_tui.app.conversation.assistant import AssistantMessage, recorded_message
 from pifold_tui.app.conversation.render import fold_row_text
+from pifold_tui.app.conversation.source import TranscriptRow
+from pifold_tui.app.conversation.tool_call import ToolCallView
 from pifold_tui.app.messages import FoldEditorRequested
 
 
@@ -109,4 +114,19 @@ class EarlierHint(Static):
         """The user clicked the hint: mount the earlier messages."""
 
 
-__all__ = ["EarlierHint", "FoldRowView", "Notice", "UserMessage"]
+def row_widget(row: TranscriptRow) -> Widget:
+    """The widget of one recorded row of the transcript."""
+    entry = row.entry
+    if entry.kind == "assistant":
+        return recorded_message(entry, row.results)
+    if entry.kind == "tool_result":  # a result whose call is not in the transcript
+        view = ToolCallView(entry.tool_name or "tool", entry.call_id)
+        view.show_result(entry)
+        message = AssistantMessage(view)
+        message.entry_id = entry.id
+        message.tool_calls = [view]
+        return message
+    return UserMessage(entry)
+
+
+__all__ = ["EarlierHint", "FoldRowView", "Notice", "UserMessage", "row_widget"]
