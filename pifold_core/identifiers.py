@@ -25,6 +25,7 @@ here depends on time, randomness or the cache's state: the same text gives the s
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -86,26 +87,13 @@ _FATAL = re.compile(
     r"|\bstatus(?:[ _]code)?[\"']?[=: ]+[45]\d\d\b"
     r"|\b[45]\d\d (?:" + _HTTP_REASONS + r")\b"
 )
+_FATAL_KEYWORDS = (
+    "error[|error:|FATAL|fatal:|npm |exit|Traceback|panic:|Segmentation fault|Error|Exception|"
+    "ERROR|FAIL|CRITICAL|Permission denied|No such file or directory|command not found|HTTP/|"
+    "status"
+)
 _FATAL_WORDS = (
-    "error[",
-    "error:",
-    "FATAL",
-    "fatal:",
-    "npm ",
-    "exit",
-    "Traceback",
-    "panic:",
-    "Segmentation fault",
-    "Error",
-    "Exception",
-    "ERROR",
-    "FAIL",
-    "CRITICAL",
-    "Permission denied",
-    "No such file or directory",
-    "command not found",
-    "HTTP/",
-    "status",
+    *_FATAL_KEYWORDS.split("|"),
     *_HTTP_REASONS.split("|"),
 )
 """A literal that every match of :data:`_FATAL` contains: lines are found by fast substring
@@ -259,25 +247,30 @@ def found_in_values(values: Sequence[str]) -> Found:
 
 
 _CACHE: OrderedDict[str, Found] = OrderedDict()
+# Engines may run in worker threads (the app's): the cache's get-then-reorder is one step.
+_CACHE_LOCK = threading.Lock()
 
 
 def scan_entry(entry: Entry) -> Found:
     """:func:`scan_text` of the entry's text, remembered by its wire digest."""
     key = entry.wire_digest
-    found = _CACHE.get(key)
-    if found is not None:
-        _CACHE.move_to_end(key)
-        return found
+    with _CACHE_LOCK:
+        found = _CACHE.get(key)
+        if found is not None:
+            _CACHE.move_to_end(key)
+            return found
     found = scan_text(entry.text)
-    _CACHE[key] = found
-    if len(_CACHE) > CACHE_ENTRIES:
-        _CACHE.popitem(last=False)
+    with _CACHE_LOCK:
+        _CACHE[key] = found
+        if len(_CACHE) > CACHE_ENTRIES:
+            _CACHE.popitem(last=False)
     return found
 
 
 def forget_scans() -> None:
     """Empty the cache of entry scans (a brief never depends on what it holds)."""
-    _CACHE.clear()
+    with _CACHE_LOCK:
+        _CACHE.clear()
 
 
 def scan_entries(entries: Iterable[Entry]) -> list[Found]:

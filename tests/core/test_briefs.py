@@ -225,6 +225,9 @@ NOISE_WITH_ERROR_WORDS = "\n".join(
         "HTTP/1.1 503 Service Unavailable",
         "GET /api/users returned 404 Not Found",
         "src/main.rs:12:5: error: mismatched types",
+        "upstream answered with status: 502",
+        "fatal: not a git repository (or any of the parent directories): .git",
+        "bash: line 1: rgx: command not found",
     ],
 )
 def test_fatal_lines_are_kept_from_the_middle_of_noise(line: str) -> None:
