@@ -39,6 +39,11 @@ from tests.ui.app.harness import (
     send,
 )
 
+LONG_TURN_BUDGET = 10_000
+"""The budget the long turn runs at: small enough that it commits between its tool batches,
+with room above the floor (host prompt and tools) for a commit to buy runway, without which
+the runway rule holds it back (at 6,000 it no longer commits at all)."""
+
 
 async def test_a_prompt_streams_tool_calls_and_the_bar_moves(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -82,7 +87,7 @@ async def test_a_commit_inside_a_long_turn_repaints_the_bar_without_a_new_messag
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folders = prepare(tmp_path, monkeypatch)
-    app = flow_app(options(folders, "long_turn.jsonl", budget=6_000, yes=True))
+    app = flow_app(options(folders, "long_turn.jsonl", budget=LONG_TURN_BUDGET, yes=True))
     async with app.run_test(size=SIZE) as pilot:
         await opened(app, pilot)
         engine = engine_of(app)
@@ -111,7 +116,7 @@ async def test_slash_fold_commits_and_the_bar_repaints(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folders = prepare(tmp_path, monkeypatch)
-    app = flow_app(options(folders, "long_turn.jsonl", budget=6_000, yes=True))
+    app = flow_app(options(folders, "long_turn.jsonl", budget=LONG_TURN_BUDGET, yes=True))
     async with app.run_test(size=SIZE) as pilot:
         await opened(app, pilot)
         await send(pilot, "count ten blocks")
@@ -195,7 +200,7 @@ async def test_resume_reopens_the_session_with_the_same_bar_and_transcript(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folders = prepare(tmp_path, monkeypatch)
-    app = flow_app(options(folders, "long_turn.jsonl", budget=6_000, yes=True))
+    app = flow_app(options(folders, "long_turn.jsonl", budget=LONG_TURN_BUDGET, yes=True))
     async with app.run_test(size=SIZE) as pilot:
         watch = await opened(app, pilot)
         await send(pilot, "count ten blocks")

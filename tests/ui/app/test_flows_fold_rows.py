@@ -21,13 +21,14 @@ from tests.ui.app.harness import (
     run_to_end,
     send,
 )
+from tests.ui.app.test_flows import LONG_TURN_BUDGET
 
 
 async def test_a_fold_expanded_in_the_editor_is_shown_unfolded_when_it_closes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folders = prepare(tmp_path, monkeypatch)
-    app = flow_app(options(folders, "long_turn.jsonl", budget=6_000, yes=True))
+    app = flow_app(options(folders, "long_turn.jsonl", budget=LONG_TURN_BUDGET, yes=True))
     async with app.run_test(size=SIZE) as pilot:
         await opened(app, pilot)
         await send(pilot, "count ten blocks")

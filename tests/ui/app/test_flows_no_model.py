@@ -38,6 +38,7 @@ from tests.ui.app.harness import (
     prepare,
     send,
 )
+from tests.ui.app.test_flows import LONG_TURN_BUDGET
 
 
 async def recorded_session(folders: Folders) -> str:
@@ -47,7 +48,7 @@ async def recorded_session(folders: Folders) -> str:
         prompt=None,
         provider="scripted",
         script=SCRIPTS / "long_turn.jsonl",
-        budget=6_000,
+        budget=LONG_TURN_BUDGET,
         cwd=folders.cwd,
     )
     session = open_live(command_line, None)

@@ -100,7 +100,7 @@ def long_turn(tmp_path: Path, steps: int = 8) -> Path:
 
 
 async def test_fold_commits_from_the_app_and_the_bar_repaints(tmp_path: Path) -> None:
-    app = shell_app(live_options(tmp_path, long_turn(tmp_path), budget=6_000))
+    app = shell_app(live_options(tmp_path, long_turn(tmp_path), budget=10_000))  # room for runway
     async with app.run_test(size=SIZE) as pilot:
         await app.loaded.wait()
         prompt_of(app).type_line("count")

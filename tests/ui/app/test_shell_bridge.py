@@ -108,7 +108,7 @@ async def test_the_palette_runs_a_slash_command(tmp_path: Path) -> None:
 async def test_a_fold_row_opens_the_editor_on_its_fold(tmp_path: Path) -> None:
     from tests.ui.app.test_shell import long_turn
 
-    app = shell_app(live_options(tmp_path, long_turn(tmp_path), budget=6_000))
+    app = shell_app(live_options(tmp_path, long_turn(tmp_path), budget=10_000))  # room for runway
     async with app.run_test(size=(120, 36)) as pilot:
         await app.loaded.wait()
         prompt_of(app).type_line("count")
