@@ -8,8 +8,7 @@ field :func:`tests.core.engine_checks.durable_state` reads, and more).
 
 Entries a fold holds are kept as :class:`~pifold_core.entry_list.EntryFacts` only (their
 bytes are their lines in the session log, read back on demand and verified); every other
-entry, the window's, is kept whole, and so is every assistant entry that calls tools (see
-:mod:`pifold_core.entry_list`; they are small). So a checkpoint holds about 1.2 KB an entry,
+entry, the window's, is kept whole. So a checkpoint holds about 1.2 KB an entry,
 mostly the folds' briefs (12.5 MB for the 10,000-entry synthetic session, whose log is
 59 MB), and the memory of a reopened session follows the window, not the history.
 """

@@ -9,10 +9,9 @@ and a few recently read ones. A released entry is read back on demand through a 
 engine installs (the session log's public :meth:`~pifold_core.journal.Journal.read_entry`,
 verified against the entry's digest), so reading ``entries[i]`` always gives the exact entry.
 
-Which entries can be released: those whose line in the log is known (the loader reads it)
-and that carry no tool call. An assistant entry's tool-call arguments keep the key order the
-provider sent, which the log line keeps but a canonical record does not; such entries are
-small, so they simply stay whole.
+Which entries can be released: those whose line in the log is known (the loader reads it).
+The loader takes the record from the line as logged, so a tool call's arguments come back in
+the key order the provider sent (a canonical record would sort them).
 """
 
 from __future__ import annotations
@@ -77,7 +76,7 @@ class EntryFacts:
     @property
     def releasable(self) -> bool:
         """Whether the entry can be read back exactly from its log line (see the module)."""
-        return self.span is not None and not self.call_ids
+        return self.span is not None
 
 
 EntryLoader = Callable[[EntryFacts], Entry]

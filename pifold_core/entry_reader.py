@@ -1,40 +1,56 @@
 """Reading a released entry back from its line in the session log (issue 12, memory).
 
-The loader :class:`~pifold_core.entry_list.EntryList` calls for an entry it let go: the log's
-public :meth:`~pifold_core.journal.Journal.read_entry` reads the line with ``pread`` and
-verifies it (checksum, kind, the record's SHA-256 against the entry's digest), and the entry
-rebuilt from it must send the same wire bytes as the one that was appended. Any mismatch is a
-:class:`~pifold_core.store.StoreObjectCorrupt` naming the entry, never other bytes.
+The loader :class:`~pifold_core.entry_list.EntryList` calls for an entry it let go: its line
+is read with ``pread`` and verified as the log's own reader does
+(:func:`~pifold_core.journal.parse_line`: JSON, checksum), it must be an entry record, and
+the entry rebuilt from it must hash to the entry's digest and send the same wire bytes as
+the one that was appended. Any mismatch is a :class:`~pifold_core.store.StoreObjectCorrupt`
+naming the entry, never other bytes.
 """
 
 from __future__ import annotations
 
-from pifold_core.canonical import parse_json
+import os
+
 from pifold_core.entries import Entry
 from pifold_core.entry_list import EntryFacts
-from pifold_core.journal import Journal, LogEntryDamaged, LogSpan
+from pifold_core.journal import Journal, LogSpan, parse_line
 from pifold_core.store import StoreObjectCorrupt
 
 
 def read_released_entry(journal: Journal, facts: EntryFacts) -> Entry:
     """The entry ``facts`` describe, read back from ``journal`` and verified.
 
+    The record is taken from the line as the log wrote it (wire form: a tool call's
+    arguments keep the key order the provider sent, which a canonical record would sort),
+    after the line's checksum is verified; the entry rebuilt from it must hash to the
+    entry's digest and send the same wire bytes.
+
     Raises:
         StoreObjectCorrupt: its line is unknown or no longer holds that entry, byte for byte.
     """
     if facts.span is None:
         raise StoreObjectCorrupt(f"entry {facts.id} has no known log line", facts.digest)
+    span = LogSpan(*facts.span)
     try:
-        data = journal.read_entry(LogSpan(*facts.span), facts.digest)
-    except LogEntryDamaged as error:
-        raise StoreObjectCorrupt(str(error), facts.digest) from None
-    record = parse_json(data)
-    if not isinstance(record, dict):
-        raise StoreObjectCorrupt(f"entry {facts.id}: its log line holds none", facts.digest)
-    entry = Entry.from_record(record)
-    if entry.wire_digest != facts.wire_digest:
+        descriptor = os.open(journal.path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            data = os.pread(descriptor, span.length + 1, span.offset)
+        finally:
+            os.close(descriptor)
+    except OSError as error:
+        raise StoreObjectCorrupt(f"entry {facts.id}: {error}", facts.digest) from None
+    record = parse_line(data[:-1]) if data.endswith(b"\n") else None
+    body = record.body.get("record") if record is not None and record.kind == "entry" else None
+    if len(data) != span.length + 1 or not isinstance(body, dict):
         raise StoreObjectCorrupt(
-            f"entry {facts.id} read back from the log sends other bytes", facts.digest
+            f"entry {facts.id}: {span.describe()} is not its sound log line", facts.digest
+        )
+    entry = Entry.from_record(body)
+    if entry.digest != facts.digest or entry.wire_digest != facts.wire_digest:
+        raise StoreObjectCorrupt(
+            f"entry {facts.id}: {span.describe()} holds another entry than the one appended",
+            facts.digest,
         )
     return entry
 
