@@ -147,10 +147,6 @@ class EntryList(Sequence[Entry]):
         """Whether entry ``index`` is held in memory (not released)."""
         return self._whole[index] is not None
 
-    def whole_count(self) -> int:
-        """How many entries are held in memory."""
-        return sum(1 for whole in self._whole if whole is not None)
-
     # -- changes ---------------------------------------------------------------------------
 
     def append(self, entry: Entry) -> None:

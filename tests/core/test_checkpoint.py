@@ -15,6 +15,7 @@ from pifold_core import checkpoint
 from pifold_core.canonical import canonical_bytes, parse_json, sha256_hex, wire_bytes
 from pifold_core.engine import Engine
 from pifold_core.opening import open_state
+from pifold_core.store import StoreObjectCorrupt
 from tests.core.builders import CharCounter, drive, random_session, small_options
 from tests.core.engine_checks import assert_lossless, assert_reopens_identically, durable_state
 
@@ -272,3 +273,36 @@ def test_any_checkpoint_point_reopens_to_the_whole_log_rebuild(
     assert reopened.checkpoint_records > 0
     _assert_same(_rebuilt(folder), reopened)
     engine.close()
+
+
+def test_a_released_entry_whose_log_line_was_damaged_is_refused_naming_it(
+    tmp_path: Path,
+) -> None:
+    # A checkpoint of the whole log but the last request: the reopen reads no entry back.
+    session = _driven(tmp_path / "state", 4, 6, 1.0)
+    folder = _copy(session, tmp_path)
+    reopened = Engine.open(folder, None, CharCounter(), read_only=True)
+    assert reopened.checkpoint_records >= session.journal.next_sequence - 1  # one request
+    entries = reopened.transcript.entries
+    released = [i for i in range(len(entries)) if not entries.is_whole(i)]
+    log = folder / "fold-log.jsonl"
+    data = bytearray(log.read_bytes())
+    for index in released:  # every released entry's line changes under the open session
+        span = entries.facts_of(index).span
+        assert span is not None
+        data[span[0] + span[1] // 2] ^= 0x01
+    log.write_bytes(bytes(data))
+    live = session.transcript.entries
+    refused = 0
+    for index in released:
+        facts = entries.facts_of(index)
+        try:
+            entry = entries[index]
+        except StoreObjectCorrupt as error:
+            assert facts.id in str(error) and error.digest == facts.digest
+            refused += 1
+        else:  # one read back before the damage, still held: the exact bytes
+            assert entry.record_bytes == live[index].record_bytes
+    assert released and refused == len(released)
+    reopened.close()
+    session.close()
