@@ -371,11 +371,9 @@ class Engine(FoldVerbs):
 
         - **threshold**: expected occupancy at ``maxTarget``; it lands only when it buys
           runway (:mod:`pifold_core.runway`: occupancy after it at least half the band's
-          width below ``maxTarget``), even when the request would not fit the budget.
+          width below ``maxTarget``), unless the request would not fit the budget at all.
           Blocked, nothing is committed and :attr:`floor` says what blocks it (host prompt,
-          pins, fresh tail) and which budget would work; overflow recovery stays the net
-          (a commit waived through for a request past the budget thrashed: on the Claude
-          Code trace at 30k, 25 threshold commits in a row one to five requests apart).
+          pins, fresh tail) and which budget would work; overflow recovery stays the net.
         - **cold-cache**: the cache is cold and occupancy is at least
           :attr:`cold_commit_share` of the budget: standing marks land down to
           ``minTarget`` (no spans are cut), since the re-send is coming regardless. Off with
@@ -466,11 +464,11 @@ class Engine(FoldVerbs):
         )
 
     def _threshold_commit(self, expected: int) -> CommitOutcome | None:
-        """The band's commit, held to the runway rule (a request past the budget too:
-        overflow recovery is the net there, not a commit that buys no room)."""
-        if self._blocked_at is not None and self._blocked_at == self._runway_key():
+        """The band's commit, held to the runway rule while the request still fits."""
+        runway = expected < self.options.budget
+        if runway and self._blocked_at is not None and self._blocked_at == self._runway_key():
             return None  # blocked at this state already: the dry run would say the same
-        commit = self._guarded_commit("threshold", runway=True)
+        commit = self._guarded_commit("threshold", runway=runway)
         if commit is not None:
             self.floor, self._blocked_at = None, None
         return commit
