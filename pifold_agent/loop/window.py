@@ -132,6 +132,13 @@ class EngineWindow:
         request = self.engine.prepare_request(now, self.cache_lifetime_s)
         if request.commit is not None:
             emit(commit_event(request.commit))
+        if request.expected_tokens > self.engine.options.budget:
+            # The engine holds back a commit that buys no runway, even past the budget:
+            # overflow recovery is the net (issue 12). A budget below the model's window is
+            # refused by nobody else, so recover before sending, as a refusal would.
+            recovery = self.engine.recover_from_overflow()
+            emit(commit_event(recovery.commit))
+            request = self.engine.prepare_request(now, self.cache_lifetime_s)
         settled = self.engine.settled_boundary()
         return Prepared(request.messages, request.record.number, settled)
 

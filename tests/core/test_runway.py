@@ -96,12 +96,19 @@ def test_the_budget_the_floor_names_lets_the_commit_land(tmp_path: Path) -> None
     assert_reopens_identically(engine)
 
 
-def test_a_request_that_would_not_fit_commits_whatever_the_runway(tmp_path: Path) -> None:
+def test_a_request_past_the_budget_still_waits_for_overflow_recovery(tmp_path: Path) -> None:
     engine = _with_host_prompt(tmp_path, 13_200)
     assert engine.expected_tokens() >= engine.options.budget
     request = engine.prepare_request()
-    assert request.commit is not None and request.commit.cause == "threshold"
-    assert engine.expected_tokens() > needed_after(engine.options)  # no runway, but it fits
+    # No runway, so no threshold commit even past the budget (it would free a little room
+    # and fire again a request later); the floor is named and the host's overflow recovery
+    # is the net.
+    assert request.commit is None and engine.commit_count == 0
+    assert _commit_records(engine) == 0
+    assert engine.floor is not None and engine.floor.expected_after > needed_after(engine.options)
+    recovery = engine.recover_from_overflow()
+    assert recovery.commit.cause == "overflow" and recovery.fits
+    assert engine.audit.counts.unattributed == 0
     assert_reopens_identically(engine)
 
 

@@ -1,0 +1,53 @@
+"""A request past the budget is recovered before it is sent (issue 12, the runway rule).
+
+The engine holds back a threshold commit that buys no runway even past the budget, so the
+host's overflow recovery is the net. A provider whose window is larger than the budget never
+refuses, so the loop recovers before sending, as a refusal would have made it: the request
+the provider sees fits the budget, and the commit is attributed ``overflow``.
+
+The session: six chapters with their marks pending, and a system prompt large enough that
+folding every chapter cannot leave the runway the rule asks for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from pifold_agent.loop import Agent, AgentConfig, AgentEvent, MemoryRecorder
+from pifold_agent.loop.events import CommitDone
+from pifold_agent.providers.scripted import ScriptedProvider, load_script
+from tests.agent.loop.helpers import assert_session_consistent
+from tests.core.builders import CharCounter, small_options
+from tests.core.engine_checks import assert_lossless, pending_engine
+
+BUDGET = 12_000
+
+
+def _script(path: Path) -> Path:
+    lines = [{"script": "pifold", "version": 1}, {"assistant": "first"}, {"assistant": "second"}]
+    target = path / "script.jsonl"
+    target.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    return target
+
+
+def test_a_request_past_the_budget_is_recovered_before_it_is_sent(tmp_path: Path) -> None:
+    engine, _ = pending_engine(tmp_path, 6, small_options(budget=BUDGET, min_fold_chars=2_000))
+    provider = ScriptedProvider(load_script(_script(tmp_path)), CharCounter())
+    recorder = MemoryRecorder(engine.transcript.entries)
+    config = AgentConfig(Path.cwd(), "host prompt " * 1800)
+    agent = Agent(engine, provider, [], recorder, config)
+    events: list[AgentEvent] = []
+    agent.subscribe(events.append)
+    assert asyncio.run(agent.run("first")).outcome == "stop"
+    # The provider's count binds the host prompt: the next request is past the budget.
+    assert engine.expected_tokens() > BUDGET
+    assert asyncio.run(agent.run("second")).outcome == "stop"
+    causes = [event.cause for event in events if isinstance(event, CommitDone)]
+    assert causes == ["overflow"]
+    assert engine.floor is not None  # the threshold commit was held back, and says why
+    assert engine.expected_tokens() <= BUDGET
+    assert engine.audit.counts.unattributed == 0
+    assert_lossless(engine)
+    assert_session_consistent(engine, recorder)
