@@ -7,9 +7,15 @@ exactly: how many records it covers, how many bytes of the log they fill, and th
 those bytes. A reopen loads it, hashes the log's first bytes against it, and replays only the
 records after them. The file is one header line and a body::
 
-    {"pifold-checkpoint": 1, "records": N, "logBytes": B, "logDigest": <sha256 of log[:B]>,
+    {"pifold-checkpoint": 2, "records": N, "logBytes": B, "logDigest": <sha256 of log[:B]>,
      "counter": <token encoding>, "wire": 1, "bodyBytes": L, "bodyDigest": <sha256 of body>}
-    <body: the state, JSON>
+    <body: the state, JSON, zlib-compressed>
+
+The body is compressed (format 2) because the state is mostly the folds' briefs, text that
+zlib shrinks about fivefold: uncompressed, the checkpoint alone was 0.20x the raw bytes of
+a 50,000-entry session, which put the state folder over its 1.3x target. The digest covers
+the stored (compressed) bytes, so damage is found before anything is decompressed. Format-1
+checkpoints (an uncompressed body) still read.
 
 **Never trusted unverified, never a refusal.** A checkpoint that is missing, torn, corrupt
 (its body does not hash to its header), from another log or session, ahead of a truncated
@@ -40,6 +46,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,8 +60,13 @@ if TYPE_CHECKING:
 
 CHECKPOINT_NAME = "checkpoint.json"
 """The checkpoint's file in the state folder."""
-CHECKPOINT_FORMAT = 1
-"""Layout of the checkpoint file (header and state)."""
+CHECKPOINT_FORMAT = 2
+"""Layout of the checkpoint file (header and state): 2 compresses the body, 1 did not."""
+READABLE_FORMATS = (1, 2)
+"""Checkpoint layouts a reopen reads."""
+COMPRESSION_LEVEL = 1
+"""zlib's fastest level: it keeps most of the size gained, at a fraction of level 6's
+time, and a checkpoint is written while the host waits for a commit."""
 CHECKPOINT_MODE = 0o600
 """Private to the user, like the log it summarises."""
 CHECKPOINT_MIN_RECORDS = 2_000
@@ -140,7 +152,7 @@ def write(engine: Engine) -> int:
     engine.journal.sync()
     records = engine.journal.next_sequence
     log_bytes = engine.journal.path.stat().st_size
-    body = wire_bytes(capture(engine))
+    body = zlib.compress(wire_bytes(capture(engine)), COMPRESSION_LEVEL)
     header = {
         "pifold-checkpoint": CHECKPOINT_FORMAT,
         "records": records,
@@ -180,7 +192,9 @@ def read(state_dir: Path, log_path: Path, counter_name: str) -> tuple[Checkpoint
     if problem is not None:
         return CheckpointRead(None, problem=f"{path} does not match the log: {problem}"), None
     try:
-        state = parse_json(body)
+        state = parse_json(zlib.decompress(body) if header["pifold-checkpoint"] == 2 else body)
+    except zlib.error:
+        return CheckpointRead(None, problem=f"{path}: its state does not decompress"), None
     except (ValueError, CanonicalError):
         return CheckpointRead(None, problem=f"{path}: its state is not JSON"), None
     if not isinstance(state, dict):
@@ -219,7 +233,7 @@ def _split(path: Path, data: bytes) -> tuple[dict[str, Any] | None, bytes, str |
     fields = {"records", "logBytes", "bodyBytes"}
     if (
         not isinstance(header, dict)
-        or header.get("pifold-checkpoint") != CHECKPOINT_FORMAT
+        or header.get("pifold-checkpoint") not in READABLE_FORMATS
         or not all(isinstance(header.get(name), int) and header[name] >= 0 for name in fields)
         or not all(isinstance(header.get(name), str) for name in ("logDigest", "bodyDigest"))
     ):

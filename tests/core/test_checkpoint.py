@@ -3,7 +3,9 @@ and a checkpoint that is damaged or doubtful is never used, only reported."""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -306,3 +308,55 @@ def test_a_released_entry_whose_log_line_was_damaged_is_refused_naming_it(
     assert released and refused == len(released)
     reopened.close()
     session.close()
+
+
+def _as_format_1(folder: Path) -> None:
+    """Rewrite the checkpoint as an older version wrote it: the same state, uncompressed."""
+    path = folder / CHECKPOINT
+    line, _, stored = path.read_bytes().partition(b"\n")
+    header = parse_json(line)
+    assert isinstance(header, dict) and header["pifold-checkpoint"] == 2
+    body = zlib.decompress(stored)
+    header.update(
+        {
+            "pifold-checkpoint": 1,
+            "bodyBytes": len(body),
+            "bodyDigest": hashlib.sha256(body).hexdigest(),
+        }
+    )
+    path.chmod(0o600)
+    path.write_bytes(wire_bytes(header) + b"\n" + body)
+
+
+def test_the_state_is_stored_compressed_and_an_uncompressed_one_still_reads(
+    session: Engine, tmp_path: Path
+) -> None:
+    copy = _copy(session, tmp_path)
+    _header, _, stored = (copy / CHECKPOINT).read_bytes().partition(b"\n")
+    state = parse_json(zlib.decompress(stored))
+    assert isinstance(state, dict) and len(stored) < len(wire_bytes(state)) / 2
+    _as_format_1(copy)
+    reopened = Engine.open(copy, None, CharCounter(), read_only=True)
+    assert reopened.checkpoint_problem is None and reopened.checkpoint_records > 0
+    _assert_same(session, reopened)
+    reopened.close()
+
+
+def test_a_body_that_hashes_but_does_not_decompress_is_named_and_rebuilt(
+    session: Engine, tmp_path: Path
+) -> None:
+    copy = _copy(session, tmp_path)
+    path = copy / CHECKPOINT
+    line, _, _ = path.read_bytes().partition(b"\n")
+    header = parse_json(line)
+    assert isinstance(header, dict)
+    body = b"not zlib at all"
+    header.update({"bodyBytes": len(body), "bodyDigest": hashlib.sha256(body).hexdigest()})
+    path.chmod(0o600)
+    path.write_bytes(wire_bytes(header) + b"\n" + body)
+    reopened = Engine.open(copy, None, CharCounter(), read_only=True)
+    assert reopened.checkpoint_problem is not None
+    assert "does not decompress" in reopened.checkpoint_problem
+    assert reopened.checkpoint_records == 0
+    _assert_same(session, reopened)
+    reopened.close()
