@@ -4,10 +4,13 @@ entry and that the next request has no unattributed rewrite."""
 
 from __future__ import annotations
 
+import json
+
 from textual.pilot import Pilot
 from textual.widgets import Input, Static, TextArea
 
 from pifold_core.engine import Engine
+from pifold_core.marks import Mark
 from pifold_tui.screens.editor import FoldEditorScreen
 from pifold_tui.screens.editor.actions import row_identifier
 from pifold_tui.screens.editor.dialogs import BriefEditor, ConfirmAction
@@ -20,14 +23,73 @@ from tests.ui.screens.editor_fixtures import (
     assert_host_clean,
 )
 
-RAW_ENTRY = "e000247"
-"""A raw entry under no mark, near the end of the replayed session."""
-COLLAPSED_SPAN = "fold-6517cc918c28"
-"""A root span fold shown collapsed."""
-CONSOLIDATED = "fold-1b73a533ca45"
-"""A root consolidated fold of 72 entries, far over the pin cap."""
-NESTED = "fold-9aaaca175995"
-"""A span fold inside :data:`CONSOLIDATED`."""
+
+def _entry_id(engine: Engine, index: int) -> str:
+    return engine.transcript.entries[index].id
+
+
+def _number(mark: Mark) -> int:
+    return int(mark.id.removeprefix("mark-"))
+
+
+def _is_result(engine: Engine, index: int) -> bool:
+    """Whether entry ``index`` is a tool result."""
+    record = json.loads(engine.transcript.entries[index].record_bytes)
+    return isinstance(record, dict) and "call_id" in record
+
+
+def _calls_its_successor(engine: Engine, index: int) -> bool:
+    """Whether entry ``index`` calls a tool whose result is the next entry."""
+    if index + 1 >= len(engine.transcript) or not _is_result(engine, index + 1):
+        return False
+    call_id = json.loads(engine.transcript.entries[index + 1].record_bytes)["call_id"]
+    return str(call_id).encode() in engine.transcript.entries[index].record_bytes
+
+
+def raw_entry(engine: Engine) -> str:
+    """A raw entry under no mark, after the last fold and the last pending mark."""
+    after = max([engine.forest.roots()[-1].end, *(m.end for m in engine.marks.values())])
+    assert after < len(engine.transcript)
+    return _entry_id(engine, after)
+
+
+def collapsed_span(engine: Engine) -> str:
+    """A root span fold shown collapsed (the newest)."""
+    return [f.handle for f in engine.forest.roots() if f.kind == "span"][-1]
+
+
+def consolidated(engine: Engine) -> str:
+    """A root consolidated fold, far over the pin cap."""
+    return next(f.handle for f in engine.forest.roots() if f.kind == "consolidated")
+
+
+def nested(engine: Engine) -> str:
+    """A span fold inside :func:`consolidated`."""
+    children = engine.forest.folds[consolidated(engine)].children
+    return next(h for h in children if engine.forest.folds[h].kind == "span")
+
+
+def newest_mark(engine: Engine) -> Mark:
+    """The newest pending mark, a span mark."""
+    mark = max(engine.marks.values(), key=_number)
+    assert mark.kind == "span"
+    return mark
+
+
+def tool_mark(engine: Engine) -> Mark:
+    """The newest pending tool mark (inside a span mark)."""
+    return max((m for m in engine.marks.values() if m.kind == "tool"), key=_number)
+
+
+def span_holding_tool_mark(engine: Engine) -> Mark:
+    """The span mark holding :func:`tool_mark`; its first entry is under it alone."""
+    inner = tool_mark(engine)
+    mark = next(
+        m
+        for m in engine.marks.values()
+        if m.kind == "span" and m.start < inner.start and inner.end <= m.end
+    )
+    return mark
 
 
 def editor(pilot: Pilot[None]) -> FoldEditorScreen:
@@ -97,6 +159,8 @@ async def test_opens_on_the_window_in_order_and_peeks_verified_sources(
     replayed_engine: Engine,
 ) -> None:
     engine = replayed_engine
+    raw_id = raw_entry(engine)
+    whole_fold = consolidated(engine)
     entries = len(engine.transcript)
     with unchanged(engine):
         async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
@@ -107,17 +171,17 @@ async def test_opens_on_the_window_in_order_and_peeks_verified_sources(
             # Collapsed roots stand for their span; the raw entries after them are listed.
             raw = [row.entry_index for row in rows if row.handle is None]
             assert raw == list(range(engine.forest.roots()[-1].end, entries))
-            await select(pilot, RAW_ENTRY)
+            await select(pilot, raw_id)
             await pilot.pause(SOURCE_WAIT)
             pane = editor(pilot).source_pane
             assert pane.current is not None
-            index = engine.transcript.index_of[RAW_ENTRY]
+            index = engine.transcript.index_of[raw_id]
             record = engine.transcript.entries[index].record_bytes
             assert pane.current.text.encode() == record
             assert "verified" in pane.current.header
-            await select(pilot, CONSOLIDATED)
+            await select(pilot, whole_fold)
             await pilot.pause(SOURCE_WAIT)
-            whole = engine.peek(CONSOLIDATED)
+            whole = engine.peek(whole_fold)
             assert pane.current.total == whole.total_bytes > len(pane.current.text)
             assert pane.current.text.encode() == whole.data[: pane.current.end]
             await pilot.press("right_square_bracket")
@@ -130,35 +194,37 @@ async def test_opens_on_the_window_in_order_and_peeks_verified_sources(
 
 async def test_tree_opens_a_fold_without_expanding_it(replayed_engine: Engine) -> None:
     engine = replayed_engine
+    whole_fold = consolidated(engine)
     entries = len(engine.transcript)
     with unchanged(engine):
         async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
             await pilot.pause()
             screen = editor(pilot)
             before = len(screen.window_map.rows)
-            await select(pilot, CONSOLIDATED)
+            await select(pilot, whole_fold)
             await pilot.press("right")
-            children = engine.forest.folds[CONSOLIDATED].children
+            children = engine.forest.folds[whole_fold].children
             rows = screen.window_map.rows
             opened = [row.handle for row in rows if row.depth == 1 and row.handle is not None]
             assert opened == list(children)
             assert len(rows) > before
             await pilot.press("left")
             assert len(screen.window_map.rows) == before
-    assert CONSOLIDATED not in engine.forest.expanded
+    assert whole_fold not in engine.forest.expanded
     assert_host_clean(engine, entries)
 
 
 async def test_pin_then_unpin_a_raw_entry(replayed_engine: Engine) -> None:
     engine = replayed_engine
+    raw_id = raw_entry(engine)
     entries = len(engine.transcript)
     async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
         await pilot.pause()
-        await select(pilot, RAW_ENTRY)
+        await select(pilot, raw_id)
         await pilot.press("p")
         dialog = await confirm(pilot, moves_bytes=False)
         assert any("pinned mass after" in line for line in dialog.plan.lines)
-        index = engine.transcript.index_of[RAW_ENTRY]
+        index = engine.transcript.index_of[raw_id]
         assert engine.pinned == {index}
         screen = editor(pilot)
         row = screen.window_map.selected
@@ -175,69 +241,85 @@ async def test_pin_then_unpin_a_raw_entry(replayed_engine: Engine) -> None:
 
 async def test_pin_over_the_cap_shows_the_engines_refusal(replayed_engine: Engine) -> None:
     engine = replayed_engine
+    whole_fold = consolidated(engine)
     entries = len(engine.transcript)
     with unchanged(engine):
         async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
             await pilot.pause()
-            await select(pilot, CONSOLIDATED)
+            await select(pilot, whole_fold)
             await pilot.press("p")
             await confirm(pilot, moves_bytes=False)
-            assert message(pilot).startswith(f"refused: pin {CONSOLIDATED}:")
+            assert message(pilot).startswith(f"refused: pin {whole_fold}:")
             assert "cap" in message(pilot)
     assert_host_clean(engine, entries)
 
 
 async def test_unmark_and_its_refusal(replayed_engine: Engine) -> None:
     engine = replayed_engine
+    withdrawn = span_holding_tool_mark(engine)
+    lone_entry = _entry_id(engine, withdrawn.start)
+    raw_id = raw_entry(engine)
     entries = len(engine.transcript)
     async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
         await pilot.pause()
         with unchanged(engine):
-            await select(pilot, RAW_ENTRY)
+            await select(pilot, raw_id)
             await pilot.press("u")
-            assert message(pilot) == f"refused: {RAW_ENTRY} is under no pending mark"
-        await select(pilot, "e000230")
+            assert message(pilot) == f"refused: {raw_id} is under no pending mark"
+        await select(pilot, lone_entry)
         await pilot.press("u")
         await confirm(pilot, moves_bytes=False)
-        assert "mark-48" not in engine.marks
-        assert message(pilot) == "withdrew mark-48"
+        assert withdrawn.id not in engine.marks
+        assert message(pilot) == f"withdrew {withdrawn.id}"
         assert editor(pilot).query_one(BarFooter).bar.composition == engine.composition()
     assert_host_clean(engine, entries)
 
 
 async def test_recut_picks_the_new_first_and_last_unit(replayed_engine: Engine) -> None:
     engine = replayed_engine
+    newest = newest_mark(engine)
+    first = newest.start
+    # A shorter cut of at least four entries, ending on a whole unit (no result follows).
+    last = next(
+        index for index in range(first + 3, newest.end - 1) if not _is_result(engine, index + 1)
+    )
     entries = len(engine.transcript)
     async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
         await pilot.pause()
-        await select(pilot, "e000238")
+        await select(pilot, _entry_id(engine, first))
         await pilot.press("r")
         assert "FIRST" in message(pilot)
         await pilot.press("enter")
         assert "LAST" in message(pilot)
-        await select(pilot, "e000241")
+        await select(pilot, _entry_id(engine, last))
         await pilot.press("enter")
         await confirm(pilot, moves_bytes=False)
-        mark = engine.marks["mark-49"]
-        index_of = engine.transcript.index_of
-        assert (mark.start, mark.end) == (index_of["e000238"], index_of["e000241"] + 1)
-        assert message(pilot) == "re-cut mark-49: 4 entries"
+        mark = engine.marks[newest.id]
+        assert (mark.start, mark.end) == (first, last + 1)
+        assert message(pilot) == f"re-cut {newest.id}: {last + 1 - first} entries"
     assert_host_clean(engine, entries)
 
 
 async def test_recut_through_a_tool_batch_is_refused(replayed_engine: Engine) -> None:
     engine = replayed_engine
+    newest = newest_mark(engine)
+    caller = next(
+        index
+        for index in range(newest.start + 1, newest.end - 1)
+        if _calls_its_successor(engine, index)
+    )
     entries = len(engine.transcript)
     with unchanged(engine):
         async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
             await pilot.pause()
-            await select(pilot, "e000240")
+            await select(pilot, _entry_id(engine, newest.start))
             await pilot.press("r", "enter")
-            # e000238 calls a tool whose result is e000239: ending there splits the batch.
-            await select(pilot, "e000242")
+            # ``caller`` calls a tool whose result is the next entry: ending there splits the
+            # batch.
+            await select(pilot, _entry_id(engine, caller))
             await pilot.press("enter")
             await confirm(pilot, moves_bytes=False)
-            assert message(pilot).startswith("refused: re-cut mark-49")
+            assert message(pilot).startswith(f"refused: re-cut {newest.id}")
             # Escape during a re-cut leaves it without a change.
             await pilot.press("r")
             await pilot.press("escape")
@@ -248,18 +330,21 @@ async def test_recut_through_a_tool_batch_is_refused(replayed_engine: Engine) ->
 
 async def test_write_a_brief_and_an_empty_one_refused(replayed_engine: Engine) -> None:
     engine = replayed_engine
+    inner_mark = tool_mark(engine)  # the smallest pending mark over its first entry
     entries = len(engine.transcript)
     async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
         await pilot.pause()
-        await select(pilot, "e000233")
+        await select(pilot, _entry_id(engine, inner_mark.start))
         with unchanged(engine):
             await pilot.press("b")
             dialog = pilot.app.screen
-            assert isinstance(dialog, BriefEditor) and dialog.mark_id == "mark-47"
+            assert isinstance(dialog, BriefEditor) and dialog.mark_id == inner_mark.id
             dialog.query_one(TextArea).text = "   "
             await pilot.press("ctrl+s")
             await pilot.pause()
-            assert message(pilot).startswith("refused: brief mark-47: text must be a brief")
+            assert message(pilot).startswith(
+                f"refused: brief {inner_mark.id}: text must be a brief"
+            )
         await pilot.press("b")
         await pilot.pause()
         area = pilot.app.screen.query_one(TextArea)
@@ -268,37 +353,38 @@ async def test_write_a_brief_and_an_empty_one_refused(replayed_engine: Engine) -
         await pilot.press(*".ts")
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert engine.marks["mark-47"].brief == "Chunk reads of src/vault.ts"
-        assert message(pilot) == "brief written for mark-47"
+        assert engine.marks[inner_mark.id].brief == "Chunk reads of src/vault.ts"
+        assert message(pilot) == f"brief written for {inner_mark.id}"
     assert_host_clean(engine, entries)
 
 
 async def test_expand_moves_bytes_then_refold_stages_it(replayed_engine: Engine) -> None:
     engine = replayed_engine
+    span = collapsed_span(engine)
     entries = len(engine.transcript)
     commits = engine.commit_count
     async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
         await pilot.pause()
         with unchanged(engine):
-            await select(pilot, COLLAPSED_SPAN)
+            await select(pilot, span)
             await pilot.press("f")
             await confirm(pilot, moves_bytes=False)
-            refusal = f"fold {COLLAPSED_SPAN} is not expanded"
-            assert message(pilot) == f"refused: refold {COLLAPSED_SPAN}: {refusal}"
-        await select(pilot, COLLAPSED_SPAN)
+            refusal = f"fold {span} is not expanded"
+            assert message(pilot) == f"refused: refold {span}: {refusal}"
+        await select(pilot, span)
         await pilot.press("e")
         dialog = await confirm(pilot, moves_bytes=True)
         assert any("uncached tokens" in line for line in dialog.plan.lines)
-        assert COLLAPSED_SPAN in engine.forest.expanded
+        assert span in engine.forest.expanded
         assert engine.commit_count == commits + 1
         screen = editor(pilot)
         row = screen.window_map.selected
-        assert row is not None and row.handle == COLLAPSED_SPAN
+        assert row is not None and row.handle == span
         assert screen.window_map.view_of(row).state.startswith("expanded")
         assert screen.query_one(BarFooter).bar.composition == engine.composition()
         await pilot.press("f")
         await confirm(pilot, moves_bytes=False)
-        assert engine.staged_refolds == {COLLAPSED_SPAN}
+        assert engine.staged_refolds == {span}
         assert "refold staged" in screen.window_map.view_of(row).state
     assert_host_clean(engine, entries)
     assert engine.audit.counts.rewrites >= 1
@@ -306,19 +392,22 @@ async def test_expand_moves_bytes_then_refold_stages_it(replayed_engine: Engine)
 
 async def test_expand_inside_a_collapsed_fold_is_refused(replayed_engine: Engine) -> None:
     engine = replayed_engine
+    raw_id = raw_entry(engine)
+    whole_fold = consolidated(engine)
+    inner = nested(engine)
     entries = len(engine.transcript)
     with unchanged(engine):
         async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
             await pilot.pause()
-            await select(pilot, CONSOLIDATED)
+            await select(pilot, whole_fold)
             await pilot.press("right")
-            await select(pilot, NESTED)
+            await select(pilot, inner)
             await pilot.press("e")
             await confirm(pilot, moves_bytes=True)
-            assert f"sits inside collapsed fold {CONSOLIDATED}" in message(pilot)
-            await select(pilot, RAW_ENTRY)
+            assert f"sits inside collapsed fold {whole_fold}" in message(pilot)
+            await select(pilot, raw_id)
             await pilot.press("e")
-            assert message(pilot) == f"refused: expand applies to a fold; {RAW_ENTRY} is an entry"
+            assert message(pilot) == f"refused: expand applies to a fold; {raw_id} is an entry"
     assert_host_clean(engine, entries)
 
 
@@ -382,7 +471,7 @@ async def test_read_only_refuses_every_action(replayed_engine: Engine) -> None:
     with unchanged(engine):
         async with host(engine, read_only=True).run_test(size=SCREEN_SIZE) as pilot:
             await pilot.pause()
-            await select(pilot, "e000233")
+            await select(pilot, _entry_id(engine, tool_mark(engine).start))
             for key, verb in (
                 ("p", "pin"),
                 ("u", "unmark"),
