@@ -91,7 +91,8 @@ def resolve_path(raw: str, cwd: Path) -> Path:
     """The absolute path a tool argument names.
 
     Raises:
-        ToolInputError: the path is empty, or it is an engine id and no such file exists.
+        ToolInputError: the path is empty, names the home of an unknown user (``~nobody9``),
+            or it is an engine id and no such file exists.
     """
     text = _UNUSUAL_SPACES.sub(" ", raw.strip())
     if text.startswith("@"):
@@ -100,7 +101,11 @@ def resolve_path(raw: str, cwd: Path) -> Path:
             text = text[1:-1]  # a quoted mention: the app quotes a path holding a space
     if not text:
         raise ToolInputError("the path is empty")
-    path = Path(text).expanduser()
+    try:
+        path = Path(text).expanduser()
+    except RuntimeError:
+        # "~name" for a user this machine does not know: pathlib cannot expand it.
+        raise ToolInputError(f"'{text}' names the home folder of an unknown user") from None
     resolved = path if path.is_absolute() else cwd / path
     if ENGINE_ID.fullmatch(text) and not resolved.exists():
         raise ToolInputError(
