@@ -132,7 +132,10 @@ class EngineWindow:
         request = self.engine.prepare_request(now, self.cache_lifetime_s)
         if request.commit is not None:
             emit(commit_event(request.commit))
-        if request.expected_tokens > self.engine.options.budget:
+        if (
+            request.expected_tokens > self.engine.options.budget
+            and self.engine.folding_stopped is None  # a stopped engine cannot commit: send
+        ):
             # The engine holds back a commit that buys no runway, even past the budget:
             # overflow recovery is the net (issue 12). A budget below the model's window is
             # refused by nobody else, so recover before sending, as a refusal would.
