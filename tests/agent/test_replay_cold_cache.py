@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,35 +19,13 @@ from pifold_agent.cli import app
 from pifold_agent.replay import ReplayReport, ReplayStateError, replay_trace
 from pifold_core.canonical import parse_json
 from pifold_core.engine import LOG_NAME
+from tests.agent.torn_kill import replay_killed_after
 from tests.conftest import shared_trace_files
 
 TRACES = [path for path in shared_trace_files() if "claude-code" in str(path)]
 BUDGET = 60_000
 LIFETIME_S = 300
 
-# The child replays the trace and, after N log records, writes half of the next record
-# (a torn line) and kills itself with SIGKILL: nothing gets to clean up. The same pattern
-# as tests/agent/test_crash_restart.py, here with the cold-cache commits the lifetime makes.
-CHILD = """
-import os, signal, sys
-from pathlib import Path
-from pifold_core import journal
-from pifold_agent.replay import replay_trace
-
-limit = int(sys.argv[3])
-original = journal.Journal.append
-def append(self, kind, body, durable=False):
-    if self.next_sequence == limit:
-        original(self, kind, body, durable)
-        data = self.path.read_bytes()
-        last = data.rstrip(b"\\n").rfind(b"\\n") + 1
-        with open(self.path, "r+b") as handle:
-            handle.truncate(last + (len(data) - last) // 2)
-        os.kill(os.getpid(), signal.SIGKILL)
-    return original(self, kind, body, durable)
-journal.Journal.append = append
-replay_trace(Path(sys.argv[1]), budget=int(sys.argv[4]), state_dir=Path(sys.argv[2]))
-"""
 
 pytestmark = pytest.mark.skipif(not TRACES, reason="../shared/traces is not present")
 
@@ -133,12 +109,7 @@ def test_sigkill_around_a_cold_commit_then_resume_matches_the_uninterrupted_run(
     uninterrupted, reference_state = reference
     kill_after = _kill_points(reference_state)[which]
     crashed = tmp_path / "crashed"
-    child = subprocess.run(
-        [sys.executable, "-c", CHILD, str(TRACES[0]), str(crashed), str(kill_after), str(BUDGET)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    child = replay_killed_after(TRACES[0], crashed, kill_after, BUDGET)
     assert child.returncode == -9, child.stderr
     resumed = replay_trace(TRACES[0], BUDGET, crashed)
     assert resumed.unattributed == 0 and resumed.failed_folds == 0
