@@ -22,8 +22,8 @@ def alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as handle:
             return handle.read().split(") ", 1)[1][0] != "Z"
-    except FileNotFoundError:
-        return False
+    except (FileNotFoundError, ProcessLookupError):
+        return False  # reaped between the signal and the read
 
 
 async def test_output_is_merged_and_runs_in_the_working_directory(tmp_path: Path) -> None:
