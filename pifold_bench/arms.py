@@ -29,10 +29,11 @@ with the window held alike.
 
 Both comparison arms keep cold-cache commits, because the criterion compares scheduling, not
 whether one arm may use a free re-send the other may not. ``fold-unbatched`` starts draining
-at either of ``fold``'s two triggers, the band's top or a cold cache past the cold point (the
-engine's own rule, :func:`pifold_core.runway.cache_is_cold` and the same share of the budget),
-so the first mark of a cold drain lands on the free re-send as ``fold``'s whole batch does,
-and the rest land one per request after it. ``fold-immediate`` runs the engine with its
+at either of ``fold``'s two triggers, the band's top or a cold cache (expired, or the host's
+prompt head changed) past the cold point, and on a cold cache it drains exactly the marks
+``fold`` lands there (:meth:`pifold_core.engine.Engine.cold_commit_choice`), so the first
+mark lands on the free re-send as ``fold``'s whole batch does, and the rest land one per
+request after it. ``fold-immediate`` runs the engine with its
 defaults, so a mark the fresh tail held back when it was laid can still land on a cold cache;
 it has little else to land there, since every other mark landed the moment it was laid.
 """
@@ -49,7 +50,7 @@ from pifold_core.entries import Entry
 from pifold_core.marks import Mark
 from pifold_core.options import EngineOptions, Thresholds
 from pifold_core.peek import PeekError
-from pifold_core.runway import COLD_COMMIT_SHARE, cache_is_cold
+from pifold_core.runway import COLD_COMMIT_SHARE, cache_is_cold, host_head_changed
 from pifold_core.store import StoreError
 from pifold_core.tokens import TokenCounter
 
@@ -96,12 +97,17 @@ class Arm(Protocol):
         ...
 
     def prepare_request(
-        self, now_ms: int | None = None, cache_lifetime_s: int | None = None
+        self,
+        now_ms: int | None = None,
+        cache_lifetime_s: int | None = None,
+        host_head: str | None = None,
     ) -> ArmRequest:
         """The request for the next model call (the arm may rewrite or compact first).
 
-        ``now_ms`` is when it is sent (the trace's clock) and ``cache_lifetime_s`` the cache
-        lifetime the provider bills under; None when unknown (the engine never guesses)."""
+        ``now_ms`` is when it is sent (the trace's clock), ``cache_lifetime_s`` the cache
+        lifetime the provider bills under, and ``host_head`` names the simulated host's
+        prompt head (it changes at a recorded host prefix reset); None when unknown (the
+        engine never guesses)."""
         ...
 
     @property
@@ -169,9 +175,12 @@ class EngineArm:
             self._causes.append(f"commit {outcome.number} (immediate)")
 
     def prepare_request(
-        self, now_ms: int | None = None, cache_lifetime_s: int | None = None
+        self,
+        now_ms: int | None = None,
+        cache_lifetime_s: int | None = None,
+        host_head: str | None = None,
     ) -> ArmRequest:
-        request = self.engine.prepare_request(now_ms, cache_lifetime_s)
+        request = self.engine.prepare_request(now_ms, cache_lifetime_s, host_head)
         if request.commit is not None:
             self._causes.append(f"commit {request.commit.number} ({request.commit.cause})")
         tokens = tuple(
@@ -232,14 +241,15 @@ class UnbatchedArm(EngineArm):
     """``fold-unbatched``: ``fold``'s band and marks, but one mark per request.
 
     Before each request: once the expected occupancy reaches ``maxTarget`` x budget of the
-    default band (0.80), or when the request finds the cache cold and the occupancy is at
-    least the cold point (``fold``'s cold-cache commit, :data:`COLD_COMMIT_SHARE` of the
-    budget unless told otherwise), the arm drains. Each request while draining lands the stalest
+    default band (0.80), the arm drains. Each request while draining lands the stalest
     eligible pending mark (one that ends before the fresh tail; stalest is the smallest
     ``(start, -end)``, the order a commit applies marks in) with :meth:`Engine.commit_marks`,
     one rewrite per mark. Draining stops once the occupancy is at or under ``minTarget`` x
-    budget (0.20) or no eligible mark is left. ``fold`` starts at the same point of the
-    window's climb and lands its marks, in the same order, all together in one rewrite.
+    budget (0.20) or no eligible mark is left. When a request finds the cache cold (expired,
+    or the host's head changed), the arm takes the marks ``fold``'s cold-cache commit would
+    land (:meth:`Engine.cold_commit_choice`, the same cold point) and lands them one per
+    request, the first on the free re-send. ``fold`` starts at the same points and lands
+    the same marks, in the same order, each batch in one rewrite.
     :attr:`events` counts every commit the arm made (one per landed mark, plus any whose mark
     the engine dropped).
     """
@@ -252,16 +262,19 @@ class UnbatchedArm(EngineArm):
         cold_cache_commits: bool = True,
         cold_commit_share: float = COLD_COMMIT_SHARE,
     ) -> None:
-        # The engine's own cold-cache rule stays off: it would land down to this band's
-        # 0.98, that is nothing; the arm applies fold's cold trigger itself, below.
+        # The engine's own cold-cache rule stays off (it would land the whole choice in one
+        # commit); the arm applies fold's cold trigger itself and drains the choice, below.
         super().__init__(
-            state_dir, budget, counter, options=unbatched_options(budget), cold_cache_commits=False
+            state_dir,
+            budget,
+            counter,
+            options=unbatched_options(budget),
+            cold_cache_commits=False,
+            cold_commit_share=cold_commit_share,
         )
         self.name = "fold-unbatched"
         self.cold_cache_commits = cold_cache_commits
         """Whether a cold cache past the cold point starts a drain, as it commits in ``fold``."""
-        self.cold_point = int(cold_commit_share * budget)
-        """Expected occupancy at or above which a cold cache starts a drain."""
         band = Thresholds()
         # Computed as EngineOptions.max_tokens and min_tokens are, for the default band.
         self.high = int(band.max_target * budget)
@@ -270,29 +283,52 @@ class UnbatchedArm(EngineArm):
         """Expected occupancy at or under which draining stops (where ``fold`` stops)."""
         self.draining = False
         """Whether the arm is between reaching :attr:`high` and getting back to :attr:`low`."""
+        self.cold_queue: list[str] = []
+        """The marks of a cold drain not landed yet: what ``fold``'s cold-cache commit landed
+        at once (:meth:`Engine.cold_commit_choice`), one per request, stalest first."""
         self.landed: list[tuple[int, str]] = []
         """``(request number, mark id)`` of every mark the arm landed (0-based requests)."""
         self._requests = 0
         self._held: set[str] = set()
 
     def prepare_request(
-        self, now_ms: int | None = None, cache_lifetime_s: int | None = None
+        self,
+        now_ms: int | None = None,
+        cache_lifetime_s: int | None = None,
+        host_head: str | None = None,
     ) -> ArmRequest:
-        expected = self.engine.expected_tokens()
-        if self.draining or expected >= self.high or self._cold_start(now_ms, cache_lifetime_s):
+        if self._cold_start(now_ms, cache_lifetime_s, host_head):
+            # The marks fold's cold-cache commit would land here, drained one per request.
+            self.cold_queue = self.engine.cold_commit_choice()
+        if self.cold_queue:
+            self._land_queued()
+        elif self.draining or self.engine.expected_tokens() >= self.high:
             self.draining = self._land_one()
         self._requests += 1
-        return super().prepare_request(now_ms, cache_lifetime_s)
+        return super().prepare_request(now_ms, cache_lifetime_s, host_head)
 
-    def _cold_start(self, now_ms: int | None, cache_lifetime_s: int | None) -> bool:
-        """Whether ``fold`` would make a cold-cache commit at this request (its rule:
-        cache cold, occupancy at the cold point and above ``minTarget``)."""
+    def _land_queued(self) -> None:
+        """Land the first mark of a cold drain still pending (one rewrite)."""
+        while self.cold_queue:
+            mark_id = self.cold_queue.pop(0)
+            if mark_id not in self.engine.marks:
+                continue  # landed inside an earlier one of the drain
+            outcome = self.engine.commit_marks([mark_id], cause=UNBATCHED_CAUSE)
+            self._causes.append(f"commit {outcome.number} ({UNBATCHED_CAUSE})")
+            if mark_id in outcome.applied_marks:
+                self.landed.append((self._requests, mark_id))
+                return
+
+    def _cold_start(
+        self, now_ms: int | None, cache_lifetime_s: int | None, host_head: str | None
+    ) -> bool:
+        """Whether ``fold`` would make a cold-cache commit at this request (its rule: the
+        cache expired or the host's head changed, and occupancy at the cold point)."""
         if not self.cold_cache_commits:
             return False
-        if not cache_is_cold(self.engine.last_request_ms, now_ms, cache_lifetime_s):
-            return False
-        expected = self.engine.expected_tokens()
-        return expected >= self.cold_point and expected > self.low
+        engine = self.engine
+        cold = cache_is_cold(engine.last_request_ms, now_ms, cache_lifetime_s)
+        return cold or host_head_changed(engine.last_host_head, host_head)
 
     def _land_one(self) -> bool:
         """Land the stalest eligible mark; whether to go on draining at the next request."""
@@ -362,7 +398,10 @@ class LinearArm(_ListArm):
         self._push(entry.wire, entry.wire_digest)
 
     def prepare_request(
-        self, now_ms: int | None = None, cache_lifetime_s: int | None = None
+        self,
+        now_ms: int | None = None,
+        cache_lifetime_s: int | None = None,
+        host_head: str | None = None,
     ) -> ArmRequest:
         return ArmRequest(tuple(self.digests), tuple(self.tokens))
 
@@ -404,7 +443,10 @@ class ClipOnlyArm(_ListArm):
             self._results.append(len(self.messages) - 1)
 
     def prepare_request(
-        self, now_ms: int | None = None, cache_lifetime_s: int | None = None
+        self,
+        now_ms: int | None = None,
+        cache_lifetime_s: int | None = None,
+        host_head: str | None = None,
     ) -> ArmRequest:
         causes: tuple[str, ...] = ()
         if self._raw_tokens > self.trigger_tokens:

@@ -7,12 +7,13 @@ previous request of the same arm, each uncached token has one of four causes:
 * **appended**: beyond everything the previous request sent, so new material, paid once;
 * **expired**: the previous request sent the same bytes at the same place, yet the cache no
   longer held them: a pause longer than the cache's lifetime, or, on a warm breakpoint cache,
-  an append too long for the lookback to reach the last entry;
+  an append too long for the lookback to reach the last entry. After such a pause, bytes the
+  arm rewrote count here too: they replace bytes that would have been re-sent regardless;
 * **reset**: the host changed the head of its prompt (a recorded host prefix reset), so the
   bytes the previous request sent are re-sent behind a new head;
 * **rewrite**: the arm itself changed bytes the previous request sent (a commit, a verb, a
-  compaction or a clearing pass). On a breakpoint cache a rewrite also costs unchanged bytes
-  before it when no entry within the lookback survives it; while the cache is warm those
+  compaction or a clearing pass) while the cache was warm. On a breakpoint cache a rewrite
+  also costs unchanged bytes before it when no entry within the lookback survives it; those
   count here too, since the rewrite is why they were missed. Side calls (summarisations)
   exist only because of a rewrite, so their whole prompt counts here too.
 
@@ -94,8 +95,12 @@ def split_request(
     appended = _overlap(uncached_start, total, max(shared_tokens, previous_total), total)
     if host_reset:
         return UncachedSplit(appended=appended, expired=expired, reset=changed)
-    rewrote = shared < len(previous)
-    if warm and rewrote:
+    if not warm:
+        # After a pause past the lifetime, every byte the previous request sent was lost,
+        # changed or not: what the arm rewrote there would have been re-sent regardless, so
+        # the rewrite cost nothing (that is why a cold-cache commit lands there).
+        return UncachedSplit(appended=appended, expired=expired + changed)
+    if shared < len(previous):
         # A warm cache missed unchanged bytes only because the rewrite took its entries.
         return UncachedSplit(appended=appended, rewrite=changed + expired)
     return UncachedSplit(appended=appended, expired=expired, rewrite=changed)

@@ -150,7 +150,10 @@ class NativeCompactionArm:
         self._window_tokens += tokens
 
     def prepare_request(
-        self, now_ms: int | None = None, cache_lifetime_s: int | None = None
+        self,
+        now_ms: int | None = None,
+        cache_lifetime_s: int | None = None,
+        host_head: str | None = None,
     ) -> ArmRequest:
         # The clock is not used: Pi compacts on the window's size alone.
         side_calls: tuple[SideCall, ...] = ()

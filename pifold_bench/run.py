@@ -258,8 +258,16 @@ def run_arm(
         if entry.kind == "assistant":
             number = len(bills)
             sent_at = prepared.request_times[number]
-            # The host's clock and the billed lifetime: the engine's cold cache is the bill's.
-            request = arm.prepare_request(sent_at, prepared.prices.rules.lifetime_seconds)
+            reset = number in calibration.prefix_resets
+            if reset:
+                preamble_version += 1
+            # The host's clock, the billed lifetime and its prompt head: the engine's cold
+            # cache is the bill's. The simulated host makes a recorded reset by changing its
+            # preamble, so it knows of it before sending, as a host that rebuilt its system
+            # prompt does.
+            request = arm.prepare_request(
+                sent_at, prepared.prices.rules.lifetime_seconds, f"preamble {preamble_version}"
+            )
             for cause in request.causes:
                 audit.declare(cause)
             declared += request.causes
@@ -274,9 +282,6 @@ def run_arm(
                 side_bill = provider.bill(ProviderRequest((side,), sent_at, output, cached=False))
                 side_bills.append(side_bill)
                 causes.append(side_call_split(side_bill))
-            reset = number in calibration.prefix_resets
-            if reset:
-                preamble_version += 1
             parts, breakpoints = _prompt(request, calibration, preamble_version)
             output = prepared.output_tokens[number]
             bill = provider.bill(ProviderRequest(parts, sent_at, output, breakpoints))

@@ -102,6 +102,7 @@ def capture(engine: Engine) -> dict[str, JsonValue]:
         "stalledAt": list(engine.stalled_at) if engine.stalled_at is not None else None,
         "noticed": engine.noticed,
         "lastRequestMs": engine.last_request_ms,
+        "lastHostHead": engine.last_host_head,
         "floor": engine.floor.to_record() if engine.floor is not None else None,
         "hostNotes": [[note.sequence, note.body] for note in engine.host_notes],
         "evidenceIds": sorted(engine.evidence_ids),
@@ -213,6 +214,8 @@ def _restore(engine: Engine, state: dict[str, Any]) -> None:
     engine.stalled_at = (int(stalled[0]), int(stalled[1])) if stalled is not None else None
     engine.noticed = bool(state["noticed"])
     engine.last_request_ms = state["lastRequestMs"]
+    head = state.get("lastHostHead")  # absent from checkpoints written before it existed
+    engine.last_host_head = head if isinstance(head, str) else None
     floor = state.get("floor")  # the floor a held-back threshold commit named (status)
     engine.floor = Floor.from_record(floor) if floor is not None else None
     engine.host_notes = [HostNote(int(sequence), body) for sequence, body in state["hostNotes"]]

@@ -31,6 +31,7 @@ from pifold_core.canonical import (
 from pifold_core.checkpoint import LogDigest
 from pifold_core.checkpoint import write_if_due as write_checkpoint_if_due
 from pifold_core.commit import CommitOutcome, Committer
+from pifold_core.commit_policy import CommitPolicy
 from pifold_core.composition import Composition
 from pifold_core.engine_errors import EngineError, ReadOnlySession, SessionLocked
 from pifold_core.engine_results import OverflowRecovery, Request
@@ -60,12 +61,13 @@ from pifold_core.restore import settle_commit
 from pifold_core.runway import (
     COLD_COMMIT_SHARE,
     Floor,
+    LeavesTooLittle,
     RunwayBlocked,
     buys_runway,
     cache_is_cold,
+    check_host_head,
     check_request_clock,
-    make_floor,
-    runway_tokens,
+    host_head_changed,
 )
 from pifold_core.state_folder import LOG_NAME
 from pifold_core.status import CommitView, EngineStatus, FoldRow
@@ -79,7 +81,7 @@ SETTLED_RECHECK_ENTRIES = 32
 though nothing else that moves it changed."""
 
 
-class Engine(FoldVerbs):
+class Engine(CommitPolicy, FoldVerbs):
     """Lossless folding over one session, persisted under ``state_dir``."""
 
     def __init__(
@@ -100,6 +102,9 @@ class Engine(FoldVerbs):
         """Share of the budget the expected occupancy must reach for a cold-cache commit."""
         self.last_request_ms: int | None = None
         """When the previous request was prepared (host clock), as logged; ``None``: unknown."""
+        self.last_host_head: str | None = None
+        """The host's digest of its own prompt head at the previous request, as logged
+        (``None``: the host passed none)."""
         self.floor: Floor | None = None
         """What blocked the latest threshold commit for want of runway (``None``: nothing)."""
         self._blocked_at: tuple[object, ...] | None = None
@@ -360,30 +365,37 @@ class Engine(FoldVerbs):
     # -- requests and commits -------------------------------------------------------------------
 
     def prepare_request(
-        self, now_ms: int | None = None, cache_lifetime_s: int | None = None
+        self,
+        now_ms: int | None = None,
+        cache_lifetime_s: int | None = None,
+        host_head: str | None = None,
     ) -> Request:
         """The projection for the next model request; commits first when it is due.
 
         ``now_ms`` (the host's clock) and ``cache_lifetime_s`` (the model descriptor's cache
         lifetime) let the engine see a cold cache: more than the lifetime since the previous
-        request. Both go in the request's log record, so a reopened engine knows when its
-        last request was sent. Commits, in order:
+        request. ``host_head`` is the host's digest of the head of its own prompt (system
+        prompt and tool definitions, as it sends them): when it differs from the previous
+        request's, every byte after it is a cache miss, so the cache is cold as surely as
+        after an expiry. All three go in the request's log record, so a reopened engine
+        decides the same way. Commits, in order:
 
         - **threshold**: expected occupancy at ``maxTarget``; it lands only when it buys
           runway (:mod:`pifold_core.runway`: occupancy after it at least half the band's
           width below ``maxTarget``). Blocked, nothing is committed and :attr:`floor` says
           what blocks it (host prompt, pins, fresh tail) and which budget would work, even
           for a request past the budget: the host's overflow recovery is the net there.
-        - **cold-cache**: the cache is cold and occupancy is at least
-          :attr:`cold_commit_share` of the budget: standing marks land down to
-          ``minTarget`` (no spans are cut), since the re-send is coming regardless. Off with
-          the ``cold_cache_commits`` flag.
+        - **cold-cache**: the cache is cold (expired, or the host's head changed) and
+          occupancy is at least :attr:`cold_commit_share` of the budget: every standing mark
+          that can land does (no spans are cut), since the re-send is coming regardless
+          (:mod:`pifold_core.runway`). Off with the ``cold_cache_commits`` flag.
 
         A usage report that read nothing from the cache is not a cold signal: that request
         already wrote the cache again.
         """
         self._refuse_if_read_only("prepare_request")
         check_request_clock(now_ms, cache_lifetime_s)
+        check_host_head(host_head)
         commit = None
         floor_before = self.floor
         if self.folding_stopped is None:
@@ -391,8 +403,11 @@ class Engine(FoldVerbs):
             expected = self.expected_tokens()
             if expected >= self.options.max_tokens and not self._stalled():
                 commit = self._threshold_commit()
-            if commit is None and self._cold_commit_due(now_ms, cache_lifetime_s, expected):
-                commit = self._guarded_commit("cold-cache", top_up=False)
+            cold = cache_is_cold(self.last_request_ms, now_ms, cache_lifetime_s) or (
+                host_head_changed(self.last_host_head, host_head)
+            )
+            if commit is None and cold and self.cold_cache_commits:
+                commit = self._cold_cache_commit()
         digests = self.projection.digests()
         # Classified, logged, then counted: a request whose record cannot be written was
         # never sent, so live and reopened numbering agree.
@@ -408,12 +423,14 @@ class Engine(FoldVerbs):
             body["at"] = now_ms
         if cache_lifetime_s is not None:
             body["lifetime"] = cache_lifetime_s
+        if host_head is not None:
+            body["head"] = host_head
         if self.floor is not None and self.floor is not floor_before:
             # Held back at this request: logged so a reopened status names the same floor.
             body["floor"] = self.floor.to_record()
         self.journal.append("request", body)
         self.audit.accept(record, digests)
-        self.after_request(record.number, now_ms)
+        self.after_request(record.number, now_ms, host_head)
         return Request(
             self.projection.messages(),
             digests,
@@ -423,25 +440,31 @@ class Engine(FoldVerbs):
             self.expected_tokens(),
         )
 
-    def after_request(self, number: int, at_ms: int | None = None) -> None:
+    def after_request(
+        self, number: int, at_ms: int | None = None, host_head: str | None = None
+    ) -> None:
         """The bookkeeping after request ``number`` was logged (live and on replay alike)."""
         self.sent_through = len(self.transcript)
         self.last_request_ms = at_ms
+        self.last_host_head = host_head
         self.meter.sent_request(number, self.projection.tokens, self.epoch)
 
     def _guarded_commit(
-        self, cause: str, top_up: bool = True, runway: bool = False
+        self,
+        cause: str,
+        top_up: bool = True,
+        runway: bool = False,
+        only: set[str] | None = None,
+        keep: int | None = None,
     ) -> CommitOutcome | None:
         """A policy commit; a failure to persist stops folding instead of stopping the agent.
 
-        With ``runway``, a commit that would not buy runway is taken back unlogged."""
+        It lands marks down to ``minTarget``, or exactly the marks ``only`` names. With
+        ``runway``, a commit that would not buy runway is taken back unlogged; with ``keep``,
+        one that would leave fewer estimated tokens is."""
+        target = None if only is not None else self.meter.estimate_for(self.options.min_tokens)
         try:
-            commit = self._commit(
-                cause,
-                target=self.meter.estimate_for(self.options.min_tokens),
-                top_up=top_up,
-                runway=runway,
-            )
+            commit = self._commit(cause, target, only=only, top_up=top_up, runway=runway, keep=keep)
         except OSError as error:
             self.folding_stopped = f"commit could not be saved: {error}"
             return None
@@ -449,72 +472,9 @@ class Engine(FoldVerbs):
             self.floor = blocked.floor
             self._blocked_at = self._runway_key()
             return None
+        except LeavesTooLittle:
+            return None
         return commit
-
-    def _runway_key(self) -> tuple[object, ...]:
-        """What a blocked threshold commit waits on before it is tried again: new marks,
-        pins, a commit, the options, or occupancy grown by a quarter of the runway."""
-        step = max(1, runway_tokens(self.options) // 4)
-        return (
-            self.mark_count,
-            frozenset(self.pinned),
-            self.commit_count,
-            self.options,
-            self.expected_tokens() // step,
-        )
-
-    def _threshold_commit(self) -> CommitOutcome | None:
-        """The band's commit, held to the runway rule even for a request past the budget.
-
-        Waived through past the budget, a commit that buys no runway thrashed (the Claude
-        Code trace at 30k: 26 threshold commits one to nine requests apart, 41 commits in 56
-        requests). Held back, :attr:`floor` names what blocks it and the host's overflow
-        recovery is the net: the bundled loop and the replay driver recover before sending a
-        request past the budget (26 overflow commits on that trace, no threshold commit).
-        """
-        if self._blocked_at is not None and self._blocked_at == self._runway_key():
-            return None  # blocked at this state already: the dry run would say the same
-        commit = self._guarded_commit("threshold", runway=True)
-        if commit is not None:
-            self.floor, self._blocked_at = None, None
-        return commit
-
-    def _cold_commit_due(
-        self, now_ms: int | None, cache_lifetime_s: int | None, expected: int
-    ) -> bool:
-        """A cold cache, occupancy past the cold point, and a standing mark that can land."""
-        if not self.cold_cache_commits:
-            return False
-        if not cache_is_cold(self.last_request_ms, now_ms, cache_lifetime_s):
-            return False
-        if expected < self.cold_commit_share * self.options.budget:
-            return False
-        if expected <= self.options.min_tokens:
-            return False
-        fresh = self.transcript.fresh_start
-        return any(
-            mark.end <= fresh and not self._held_raw(mark.start, mark.end)
-            for mark in self.marks.values()
-        )
-
-    def _floor_after(self, tokens_after: int) -> Floor:
-        """The floor report for a commit that left the projection at ``tokens_after``."""
-        ratio = self.meter.calibration
-        expected_after = self.meter.expected(tokens_after)
-        fresh = self.transcript.fresh_start
-        fresh_tokens = sum(item.tokens for item in self.projection.items if item.start >= fresh)
-        pin_tokens = sum(
-            item.tokens
-            for item in self.projection.items
-            if item.start < fresh and item.fold is None and item.start in self.pinned
-        )
-        return make_floor(
-            self.options,
-            expected_after,
-            host_tokens=max(0, expected_after - round(ratio * tokens_after)),
-            pin_tokens=round(ratio * pin_tokens),
-            fresh_tokens=round(ratio * fresh_tokens),
-        )
 
     def progress_key(self) -> tuple[int, int]:
         """What a stalled threshold commit waits on: eligible units and marks laid."""
@@ -619,6 +579,7 @@ class Engine(FoldVerbs):
         only: set[str] | None = None,
         top_up: bool = True,
         runway: bool = False,
+        keep: int | None = None,
     ) -> CommitOutcome:
         self._refuse_if_read_only("a commit")
         snapshot = commit_undo.snapshot(self)
@@ -640,6 +601,8 @@ class Engine(FoldVerbs):
             )
             if runway and not buys_runway(self.options, self.meter.expected(outcome.tokens_after)):
                 raise RunwayBlocked(self._floor_after(outcome.tokens_after))
+            if keep is not None and outcome.tokens_after < keep:
+                raise LeavesTooLittle(outcome.tokens_after)
             if expand is not None:
                 self.forest.expanded.add(expand.handle)
                 self.projection.show_fold(expand)

@@ -139,7 +139,12 @@ def replay_record(engine: Engine, kind: str, body: dict[str, Any]) -> None:
         if "floor" in body:  # a threshold commit held back for runway at this request
             engine.floor = Floor.from_record(body["floor"])
         at = body.get("at")  # the host's clock, when it passed one (cold-cache commits)
-        engine.after_request(record.number, at if isinstance(at, int) else None)
+        head = body.get("head")  # the host's prompt head digest, when it passed one
+        engine.after_request(
+            record.number,
+            at if isinstance(at, int) else None,
+            head if isinstance(head, str) else None,
+        )
 
 
 def _logged_prefix(engine: Engine, body: dict[str, Any]) -> str:

@@ -1,13 +1,23 @@
 """The commit policy's two cache-aware rules (issue 12): cold-cache commits and runway.
 
 **Cold cache.** A request sent more than the provider's cache lifetime after the previous one
-finds the cache expired: the whole prompt is re-sent uncached whatever the engine does, so a
-commit at that request costs no extra uncached input. The host passes the request's time and
-the model's cache lifetime (:meth:`pifold_core.engine.Engine.prepare_request`); the engine
-keeps the previous request's time in the log, so a reopened session decides the same way.
+finds the cache expired, and a request whose host changed the head of its own prompt (its
+system prompt or tools: an old Pi put the time to the second in it) finds nothing after that
+head cached: either way the whole window is re-sent uncached whatever the engine does, so a
+commit at that request costs no extra uncached input, and every later re-send is of the
+smaller window. The host passes the request's time, the model's cache lifetime and a digest
+of its prompt head (:meth:`pifold_core.engine.Engine.prepare_request`); the engine keeps the
+previous request's time and head in the log, so a reopened session decides the same way.
 A usage report that read nothing from the cache is *not* taken as a cold signal: the request
 it describes has already been sent (and written the cache again), so it says nothing about
 the next one.
+
+A cold-cache commit lands *every* standing mark that can land, not only down to
+``minTarget``: the marks are spans the mark layer already judged stale, the rewrite is free,
+and what a mark keeps raw past this request is re-sent uncached at every later cold request.
+``fold-immediate`` (every mark landed the moment it is laid) shows those spans folded from
+the start, so this never shows less than it. :data:`COLD_COMMIT_SHARE` keeps a small window,
+one whose re-sends cost little, from folding for nothing.
 
 **Runway.** A threshold commit exists to buy room. When mass the engine cannot fold (the
 host's own system prompt and tools, pinned entries, the fresh tail) keeps a commit from
@@ -21,19 +31,24 @@ safety net.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from pifold_core.engine_errors import EngineError
+from pifold_core.marks import Mark
 from pifold_core.options import EngineOptions
 
 RUNWAY_SHARE = 0.5
 """Share of the band's width (``maxTarget - minTarget``) a threshold commit must open below
 ``maxTarget`` to land: with the default 0.8/0.2 band at a 60k budget, 18k tokens."""
 
-COLD_COMMIT_SHARE = 0.4
+COLD_COMMIT_SHARE = 0.1
 """Share of the budget the expected occupancy must reach before a cold cache triggers a
-commit. Lower points fold earlier and lose visible detail for no saving the threshold commit
-would not make later; the figures behind the choice are in the README."""
+commit. Chosen by ``benchmarks/sweep_cold_point.py`` (seven shared traces at 100k): 0.1 is
+the highest point at which ``fold`` reads less uncached input than ``fold-immediate`` on
+every trace, and it keeps as many planted values raw as any point below 0.4 (a window of
+12k at a host reset in the mini-swe-agent trace is the one that needs it below 0.2); the
+table is in the README."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +164,71 @@ def check_request_clock(now_ms: int | None, cache_lifetime_s: int | None) -> Non
         raise EngineError(f"cache_lifetime_s must be above 0 seconds, got {cache_lifetime_s}")
 
 
+COLD_KEEP_SHARE = 0.05
+"""Share of the budget a cold-cache commit never folds the window below: a mark whose
+landing would leave less waits. A window of briefs alone is the restart from nothing the
+bench counts as near zero (5 % of the budget, after the window reached the band)."""
+
+
+def cold_commit_marks(
+    marks: Iterable[Mark],
+    fresh_start: int,
+    held_raw: Callable[[int, int], bool],
+    range_tokens: Callable[[int, int], int],
+    occupancy: int,
+    down_to: int,
+    keep_at_least: int,
+) -> list[str]:
+    """The marks a cold-cache commit lands, in estimated tokens.
+
+    Stalest first (the order a commit applies them), each mark that can land (it ends
+    before the fresh tail and holds nothing kept raw) until ``occupancy`` is down to
+    ``down_to``. A mark inside one already taken lands with it. A mark whose landing would
+    leave less than ``keep_at_least`` is passed over: what it frees is counted as its whole
+    span (``range_tokens``), its placeholder not, so the window it leaves is never smaller
+    than counted.
+    """
+    chosen: list[str] = []
+    covered_end = -1
+    for mark in sorted(marks, key=lambda m: (m.start, -m.end, m.id)):
+        if occupancy <= down_to:
+            break
+        if mark.end <= covered_end or mark.end > fresh_start or held_raw(mark.start, mark.end):
+            continue
+        freed = range_tokens(mark.start, mark.end)
+        if occupancy - freed < keep_at_least:
+            continue
+        chosen.append(mark.id)
+        occupancy -= freed
+        covered_end = mark.end
+    return chosen
+
+
+HOST_HEAD_LIMIT = 128
+"""Longest host head digest accepted (a SHA-256 in hex is 64 characters)."""
+
+
+def check_host_head(host_head: str | None) -> None:
+    """Refuse a host head that is not a short, printable, non-empty string."""
+    if host_head is None:
+        return
+    if not isinstance(host_head, str) or not host_head:
+        raise EngineError(f"host_head must be a non-empty string or None, got {host_head!r}")
+    if len(host_head) > HOST_HEAD_LIMIT or not host_head.isprintable():
+        raise EngineError(
+            f"host_head must be at most {HOST_HEAD_LIMIT} printable characters, "
+            f"got {host_head[:40]!r}{'...' if len(host_head) > 40 else ''}"
+        )
+
+
+def host_head_changed(previous: str | None, current: str | None) -> bool:
+    """Whether the host's prompt head changed since the previous request.
+
+    Unknown on either side: not changed (the engine never guesses a reset).
+    """
+    return previous is not None and current is not None and previous != current
+
+
 def cache_is_cold(
     previous_ms: int | None, now_ms: int | None, cache_lifetime_s: int | None
 ) -> bool:
@@ -171,16 +251,32 @@ class RunwayBlocked(Exception):
         """What blocked it."""
 
 
+class LeavesTooLittle(Exception):
+    """Raised inside a cold-cache commit that would leave the window under the keep
+    (:data:`COLD_KEEP_SHARE`); the engine restores its snapshot (nothing was logged)."""
+
+    def __init__(self, tokens_after: int) -> None:
+        super().__init__(f"the commit would leave {tokens_after:,} estimated tokens")
+        self.tokens_after = tokens_after
+        """What it would have left."""
+
+
 __all__ = [
     "COLD_COMMIT_SHARE",
+    "COLD_KEEP_SHARE",
     "FLOOR_FIELDS",
+    "HOST_HEAD_LIMIT",
     "RUNWAY_SHARE",
     "Floor",
+    "LeavesTooLittle",
     "RunwayBlocked",
     "budget_that_works",
     "buys_runway",
     "cache_is_cold",
+    "check_host_head",
     "check_request_clock",
+    "cold_commit_marks",
+    "host_head_changed",
     "make_floor",
     "needed_after",
     "runway_tokens",

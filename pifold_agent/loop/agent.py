@@ -43,7 +43,12 @@ from pifold_agent.loop.messages import EXCLUDED_STOP_REASONS, EntryFactory, now_
 from pifold_agent.loop.queues import Queues
 from pifold_agent.loop.recorder import SessionRecorder, answer_orphans
 from pifold_agent.loop.streaming import StreamCollector, consume
-from pifold_agent.loop.system_prompt import ordered_tools, system_prompt, tool_specs
+from pifold_agent.loop.system_prompt import (
+    ordered_tools,
+    prompt_head_digest,
+    system_prompt,
+    tool_specs,
+)
 from pifold_agent.loop.tool_protocol import Tool, ToolCrash, ToolOutcome
 from pifold_agent.loop.window import ContextWindow, EngineWindow
 from pifold_agent.providers.base import ErrorClass, Provider, ProviderRequest, StreamDone
@@ -123,6 +128,9 @@ class Agent:
             self.tools, config.cwd, datetime.date.today()
         )
         """The system prompt every request of this agent carries."""
+        self.head = prompt_head_digest(self.system, self.specs)
+        """The digest of that prompt and the tools, passed with each request: the engine
+        sees a changed head (a resumed session on another day) as a cold cache."""
         self.factory = EntryFactory(_SessionIds(self.window, recorder), clock)
         self.running = False
         """Whether a run is in progress."""
@@ -256,7 +264,7 @@ class Agent:
         transient = 0
         overflow = 0
         while True:
-            prepared = await self.window.prepare(self.emit)
+            prepared = await self.window.prepare(self.emit, self.head)
             wire = ProviderRequest(
                 system=self.system,
                 messages=prepared.messages,

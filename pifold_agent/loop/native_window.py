@@ -84,7 +84,10 @@ class NativeWindow:
             return estimate_context_tokens(context)
         return sum(estimate_tokens(entry) for entry in context)
 
-    async def prepare(self, emit: Callable[[AgentEvent], None]) -> Prepared:
+    async def prepare(
+        self, emit: Callable[[AgentEvent], None], head: str | None = None
+    ) -> Prepared:
+        # The head is not used: Pi compacts on the window's size alone.
         tokens = self.context_tokens()
         if self.settings.should_compact(tokens, self.context_window):
             await self._compact("threshold", tokens, emit)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pifold_agent.loop.tool_protocol import Tool
 from pifold_agent.providers.base import ToolSpec
+from pifold_core.canonical import JsonValue, canonical_bytes, sha256_hex
 from pifold_core.tool import TOOL_NAME
 
 BUILT_IN_ORDER: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
@@ -39,6 +40,17 @@ def ordered_tools(tools: Sequence[Tool]) -> list[Tool]:
 def tool_specs(tools: Sequence[Tool]) -> tuple[ToolSpec, ...]:
     """What the provider is told about each tool, in the order given."""
     return tuple(ToolSpec(tool.name, tool.description, dict(tool.parameters)) for tool in tools)
+
+
+def prompt_head_digest(system: str, specs: Sequence[ToolSpec]) -> str:
+    """SHA-256 of the head every request carries before the conversation: the system prompt
+    and the tools. The engine compares it with the previous request's: a new head (another
+    day's date, another tool set) leaves nothing after it cached, so a commit there is free."""
+    tools: list[JsonValue] = [
+        {"name": spec.name, "description": spec.description, "parameters": spec.parameters}
+        for spec in specs
+    ]
+    return sha256_hex(canonical_bytes({"system": system, "tools": tools}))
 
 
 def system_prompt(tools: Sequence[Tool], cwd: Path, today: datetime.date) -> str:
@@ -73,4 +85,4 @@ def system_prompt(tools: Sequence[Tool], cwd: Path, today: datetime.date) -> str
     return "\n".join(lines)
 
 
-__all__ = ["BUILT_IN_ORDER", "ordered_tools", "system_prompt", "tool_specs"]
+__all__ = ["BUILT_IN_ORDER", "ordered_tools", "prompt_head_digest", "system_prompt", "tool_specs"]

@@ -76,8 +76,12 @@ class ContextWindow(Protocol):
         """Append the in-context entries of the session it lacks; returns them."""
         ...
 
-    async def prepare(self, emit: Callable[[AgentEvent], None]) -> Prepared:
-        """The next request (committing or compacting first when due)."""
+    async def prepare(
+        self, emit: Callable[[AgentEvent], None], head: str | None = None
+    ) -> Prepared:
+        """The next request (committing or compacting first when due). ``head`` is the
+        digest of the system prompt and tools the request carries
+        (:func:`pifold_agent.loop.system_prompt.prompt_head_digest`)."""
         ...
 
     def report_usage(self, prepared: Prepared, usage: Usage) -> None:
@@ -99,11 +103,11 @@ class EngineWindow:
         cache_lifetime_s: int | None = None,
     ) -> None:
         self.engine = engine
+        """The engine every message goes to."""
         self.clock = clock
         """Milliseconds now, passed with each request so the engine can see a cold cache."""
         self.cache_lifetime_s = cache_lifetime_s
         """The model's cache lifetime (its descriptor's), when known."""
-        """The engine every message goes to."""
 
     def entries(self) -> Sequence[Entry]:
         return self.engine.transcript.entries
@@ -127,9 +131,11 @@ class EngineWindow:
             self.engine.append(entry)
         return missing
 
-    async def prepare(self, emit: Callable[[AgentEvent], None]) -> Prepared:
+    async def prepare(
+        self, emit: Callable[[AgentEvent], None], head: str | None = None
+    ) -> Prepared:
         now = self.clock() if self.clock is not None else None
-        request = self.engine.prepare_request(now, self.cache_lifetime_s)
+        request = self.engine.prepare_request(now, self.cache_lifetime_s, head)
         if request.commit is not None:
             emit(commit_event(request.commit))
         if (
@@ -141,7 +147,7 @@ class EngineWindow:
             # refused by nobody else, so recover before sending, as a refusal would.
             recovery = self.engine.recover_from_overflow()
             emit(commit_event(recovery.commit))
-            request = self.engine.prepare_request(now, self.cache_lifetime_s)
+            request = self.engine.prepare_request(now, self.cache_lifetime_s, head)
         settled = self.engine.settled_boundary()
         return Prepared(request.messages, request.record.number, settled)
 

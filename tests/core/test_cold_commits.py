@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from pifold_core import checkpoint
 from pifold_core.engine import Engine, EngineError
-from pifold_core.runway import cache_is_cold
+from pifold_core.marks import Mark
+from pifold_core.runway import COLD_KEEP_SHARE, cache_is_cold, cold_commit_marks
 from tests.core.builders import CharCounter, SessionBuilder, small_options
 from tests.core.engine_checks import (
     assert_reopens_identically,
@@ -121,3 +123,137 @@ def test_a_bad_clock_is_refused_and_changes_nothing(
     engine.append(SessionBuilder().user("hello"))
     with unchanged(engine), pytest.raises(EngineError, match=named):
         engine.prepare_request(now_ms, lifetime_s)  # type: ignore[arg-type]
+
+
+def _eligible_marks(engine: Engine) -> set[str]:
+    """Standing marks a commit could land now (before the fresh tail; nothing is pinned)."""
+    assert not engine.pinned
+    fresh = engine.transcript.fresh_start
+    return {mark.id for mark in engine.marks.values() if mark.end <= fresh}
+
+
+def test_a_cold_commit_lands_the_stalest_marks_down_to_the_cold_point_below_min_target(
+    tmp_path: Path,
+) -> None:
+    # Six chapters at this budget sit under minTarget: a commit down to the band's floor
+    # would land nothing; the cold-cache commit lands marks, stalest first, down to the cold
+    # point, and never folds the window under the keep.
+    budget = 60_000
+    engine, _ = pending_engine(tmp_path, 6, small_options(budget=budget, min_fold_chars=2_000))
+    assert engine.cold_point_tokens() < engine.expected_tokens() < engine.options.min_tokens
+    engine.prepare_request(START_MS, LIFETIME_S)
+    eligible = _eligible_marks(engine)
+    in_order = sorted(
+        (engine.marks[mark_id] for mark_id in eligible), key=lambda m: (m.start, -m.end, m.id)
+    )
+    choice = engine.cold_commit_choice()
+    assert choice and choice == [mark.id for mark in in_order][: len(choice)]
+    _next_turn(engine, "down-to-point")
+    request = engine.prepare_request(START_MS + (LIFETIME_S + 1) * 1_000, LIFETIME_S)
+    assert request.commit is not None and request.commit.cause == "cold-cache"
+    assert set(choice) <= set(request.commit.applied_marks)
+    after = engine.expected_tokens()
+    assert after >= COLD_KEEP_SHARE * budget
+    assert after <= engine.cold_point_tokens() or not engine.cold_commit_choice()
+    assert request.record.classification != "unattributed"
+    assert_reopens_identically(engine)
+
+
+def test_a_cold_commit_passes_over_a_mark_that_would_leave_the_window_near_empty() -> None:
+    marks = [
+        Mark("stale", "span", 0, 4),
+        Mark("huge", "span", 4, 9),
+        Mark("small", "span", 9, 11),
+    ]
+    spans = {(0, 4): 3_000, (4, 9): 9_000, (9, 11): 1_500}
+    chosen = cold_commit_marks(
+        marks,
+        fresh_start=12,
+        held_raw=lambda start, end: False,
+        range_tokens=lambda start, end: spans[(start, end)],
+        occupancy=16_000,
+        down_to=5_000,
+        keep_at_least=3_000,
+    )
+    # 16,000 - 3,000 leaves 13,000, still over the point; the huge mark then leaves 4,000,
+    # at least the keep: taken, and 4,000 is under the point: done.
+    assert chosen == ["stale", "huge"]
+    tight = cold_commit_marks(
+        marks,
+        fresh_start=12,
+        held_raw=lambda start, end: False,
+        range_tokens=lambda start, end: spans[(start, end)],
+        occupancy=16_000,
+        down_to=5_000,
+        keep_at_least=5_000,
+    )
+    # Now the huge mark would leave 4,000 < 5,000: passed over, the small one lands instead.
+    assert tight == ["stale", "small"]
+    held = cold_commit_marks(
+        marks,
+        fresh_start=10,
+        held_raw=lambda start, end: start == 0,
+        range_tokens=lambda start, end: spans[(start, end)],
+        occupancy=16_000,
+        down_to=5_000,
+        keep_at_least=3_000,
+    )
+    # A pinned span and one reaching into the fresh tail never land.
+    assert held == ["huge"]
+
+
+def test_a_changed_host_head_is_a_cold_cache_within_the_lifetime(tmp_path: Path) -> None:
+    engine = _engine(tmp_path)
+    assert engine.prepare_request(START_MS + 1_000, LIFETIME_S, "head-1").commit is None
+    _next_turn(engine, "same")
+    assert engine.prepare_request(START_MS + 2_000, LIFETIME_S, "head-1").commit is None
+    _next_turn(engine, "changed")
+    request = engine.prepare_request(START_MS + 3_000, LIFETIME_S, "head-2")
+    assert request.commit is not None and request.commit.cause == "cold-cache"
+    assert engine.last_host_head == "head-2"
+    assert request.record.classification != "unattributed"
+    assert_reopens_identically(engine)
+
+
+def test_an_unknown_host_head_on_either_side_is_never_a_reset(tmp_path: Path) -> None:
+    engine = _engine(tmp_path)  # its first request passed no head
+    _next_turn(engine, "first-head")
+    assert engine.prepare_request(START_MS + 1_000, LIFETIME_S, "head-1").commit is None
+    _next_turn(engine, "no-head")
+    assert engine.prepare_request(START_MS + 2_000, LIFETIME_S, None).commit is None
+    assert engine.last_host_head is None
+    _next_turn(engine, "head-again")
+    assert engine.prepare_request(START_MS + 3_000, LIFETIME_S, "head-2").commit is None
+    assert engine.commit_count == 0
+
+
+@pytest.mark.parametrize("from_checkpoint", [False, True])
+def test_the_logged_host_head_survives_a_reopen(tmp_path: Path, from_checkpoint: bool) -> None:
+    engine = _engine(tmp_path)
+    engine.prepare_request(START_MS + 1_000, LIFETIME_S, "head-1")
+    if from_checkpoint:
+        checkpoint.write(engine)  # the reopen starts from it, not from the whole log
+    reopened = reopen(engine)
+    try:
+        assert reopened.last_host_head == "head-1"
+        assert reopened.checkpoint_problem is None
+        assert (reopened.state_dir / checkpoint.CHECKPOINT_NAME).is_file() == from_checkpoint
+        _next_turn(reopened, "after-reopen")
+        request = reopened.prepare_request(START_MS + 2_000, LIFETIME_S, "head-2")
+        assert request.commit is not None and request.commit.cause == "cold-cache"
+        assert_reopens_identically(reopened)
+    finally:
+        reopened.close()
+
+
+@pytest.mark.parametrize(
+    ("head", "named"),
+    [("", "non-empty"), (7, "non-empty"), ("x" * 129, "128"), ("tab\there", "printable")],
+)
+def test_a_bad_host_head_is_refused_and_changes_nothing(
+    tmp_path: Path, head: object, named: str
+) -> None:
+    engine = Engine.open(tmp_path / "state", small_options(), CharCounter())
+    engine.append(SessionBuilder().user("hello"))
+    with unchanged(engine), pytest.raises(EngineError, match=named):
+        engine.prepare_request(START_MS, LIFETIME_S, head)  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ import pytest
 
 from pifold_agent.loop import Agent, AgentConfig, AgentEvent, MemoryRecorder
 from pifold_agent.loop.events import CommitDone
+from pifold_agent.loop.system_prompt import prompt_head_digest
 from pifold_agent.providers.models import BUILT_IN, ModelDescriptor, cache_lifetime
 from pifold_agent.providers.scripted import ScriptedProvider, load_script
 from pifold_agent.run_command import agent_config
@@ -108,3 +109,36 @@ def test_an_unknown_lifetime_is_passed_as_none() -> None:
     assert agent_config(Path("."), "s", None).cache_lifetime_s is None
     assert cache_lifetime(BUILT_IN["claude-sonnet-4-5"]) == 300
     assert cache_lifetime(BUILT_IN["gpt-5.4"]) == 600
+
+
+def test_a_new_system_prompt_within_the_lifetime_lands_a_cold_cache_commit(
+    tmp_path: Path,
+) -> None:
+    # The session resumed by an agent whose prompt head differs (another day's date in the
+    # default prompt, another tool set): nothing after the head is cached, so the commit is
+    # free although the pause is short.
+    engine, agent, recorder, clock, events = _session(tmp_path)
+    assert engine.last_host_head == prompt_head_digest("test system", agent.specs)
+    provider = ScriptedProvider(load_script(_script(tmp_path)), CharCounter())
+    config = AgentConfig(Path.cwd(), "test system, next day", cache_lifetime_s=LIFETIME_S)
+    resumed = Agent(engine, provider, [], recorder, config, clock=clock)
+    resumed.subscribe(events.append)
+    before = engine.expected_tokens()
+    clock.now_ms += 1_000
+    assert asyncio.run(resumed.run("second")).outcome == "stop"
+    assert [commit.cause for commit in _commits(events)] == ["cold-cache"]
+    assert engine.expected_tokens() < before
+    assert engine.audit.counts.unattributed == 0
+    assert_lossless(engine)
+    assert_session_consistent(engine, recorder)
+
+
+def test_the_same_system_prompt_within_the_lifetime_commits_nothing(tmp_path: Path) -> None:
+    engine, _agent, recorder, clock, events = _session(tmp_path)
+    provider = ScriptedProvider(load_script(_script(tmp_path)), CharCounter())
+    config = AgentConfig(Path.cwd(), "test system", cache_lifetime_s=LIFETIME_S)
+    resumed = Agent(engine, provider, [], recorder, config, clock=clock)
+    clock.now_ms += 1_000
+    assert asyncio.run(resumed.run("second")).outcome == "stop"
+    assert _commits(events) == [] and engine.commit_count == 0
+    assert engine.audit.counts.unattributed == 0
