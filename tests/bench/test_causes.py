@@ -55,9 +55,7 @@ def test_a_warm_rewrite_that_a_breakpoint_cache_cannot_serve_is_rewrite_not_expi
     assert split_request(PREVIOUS, current, bill, False, warm=True) == UncachedSplit(rewrite=2_100)
     # The same miss after a long pause is the pause's doing, the rewritten bytes included:
     # what they replace would have been re-sent regardless.
-    assert split_request(PREVIOUS, current, bill, False, warm=False) == UncachedSplit(
-        expired=2_100
-    )
+    assert split_request(PREVIOUS, current, bill, False, warm=False) == UncachedSplit(expired=2_100)
 
 
 def test_a_host_prefix_reset_re_sends_everything_behind_the_new_head() -> None:
