@@ -287,6 +287,7 @@ class Conversation(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        self.vertical_scrollbar.position = new_value  # Textual moves it only while it shows
         if self.holding:
             return
         if new_value >= self.max_scroll_y:
