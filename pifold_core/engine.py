@@ -24,6 +24,7 @@ from typing import Any
 
 from pifold_core import commit_undo
 from pifold_core.audit import WireAudit, request_digest
+from pifold_core.builder import release_landed
 from pifold_core.canonical import (
     WIRE_FORMAT_VERSION,
     JsonValue,
@@ -35,7 +36,7 @@ from pifold_core.composition import Composition
 from pifold_core.engine_errors import EngineError, ReadOnlySession, SessionLocked
 from pifold_core.engine_results import OverflowRecovery, Request
 from pifold_core.entries import Entry, Usage
-from pifold_core.entry_reader import read_released_entry
+from pifold_core.entry_reader import attach_readers
 from pifold_core.evidence import EvidenceStore
 from pifold_core.fold_verbs import FoldVerbs
 from pifold_core.folds import Fold, Forest, ForestError
@@ -171,7 +172,7 @@ class Engine(FoldVerbs):
         self.checkpoint_problem: str | None = None
         """Why the checkpoint found on open was not used, when it was damaged or doubtful
         (the session was rebuilt from the whole log instead)."""
-        self.transcript.entries.loader = lambda facts: read_released_entry(self.journal, facts)
+        attach_readers(self.transcript.entries, lambda: self.journal)
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -681,6 +682,7 @@ class Engine(FoldVerbs):
             raise
         self.commits.append(outcome)
         settle_commit(self, record)  # the bookkeeping a reopen repeats from the same record
+        release_landed(self.transcript, outcome.built, self.journal.entry_spans)
         write_checkpoint_if_due(self)
         return outcome
 
