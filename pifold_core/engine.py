@@ -31,6 +31,7 @@ from pifold_core.canonical import (
 )
 from pifold_core.checkpoint import LogDigest
 from pifold_core.checkpoint import write_if_due as write_checkpoint_if_due
+from pifold_core.checkpoint_body import CheckpointBody
 from pifold_core.commit import CommitOutcome, Committer
 from pifold_core.composition import Composition
 from pifold_core.engine_errors import EngineError, ReadOnlySession, SessionLocked
@@ -43,10 +44,7 @@ from pifold_core.folds import Fold, Forest, ForestError
 from pifold_core.host_notes import HostNote, log_note
 from pifold_core.journal import Journal, TornTail, fold_log_record
 from pifold_core.lock import SessionLock
-from pifold_core.mark_edits import (
-    MarkEditError,
-    find_mark,
-)
+from pifold_core.mark_edits import MarkEditError, find_mark
 from pifold_core.marks import Mark, MarkLayer
 from pifold_core.measure import Meter
 from pifold_core.merkle import fold_parts
@@ -139,8 +137,7 @@ class Engine(FoldVerbs):
         self.clipped_total = 0
         """Tool results clipped by every commit of the session."""
         self.epoch = 0
-        """Rewrites declared so far (commits and verbs): a measurement from an older epoch
-        is stale."""
+        """Rewrites declared so far (commits and verbs); an older epoch's measurement is stale."""
         self.sent_through = 0
         """Entries before this index were part of a request already sent."""
         self.folding_stopped: str | None = None
@@ -170,8 +167,9 @@ class Engine(FoldVerbs):
         self.checkpoint_records = 0
         """Records the latest checkpoint read or written covers (0: none yet)."""
         self.checkpoint_problem: str | None = None
-        """Why the checkpoint found on open was not used, when it was damaged or doubtful
-        (the session was rebuilt from the whole log instead)."""
+        """Why the checkpoint found on open was not used (damaged or doubtful: rebuilt)."""
+        self.checkpoint_body = CheckpointBody()
+        """Builds checkpoint bodies, reusing the chunks that cannot change."""
         attach_readers(self.transcript.entries, lambda: self.journal)
 
     # -- opening -------------------------------------------------------------------------------
