@@ -11,7 +11,6 @@ the facts kept, so what a build reads follows what it folds.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -89,7 +88,7 @@ class FoldBuilder:
     ) -> BuiltFold:
         """Build the record for ``kind`` over ``[start, end)`` (not yet added to the forest)."""
         children = self.check(kind, start, end)
-        digest, length = self.source_digest(start, end)
+        digest, length = self.transcript.entries.source_digest(start, end)
         handle = self.handle_for(kind, digest)
         if brief is not None:
             text, provenance = validate_supplied_brief(brief), "agent"
@@ -116,23 +115,6 @@ class FoldBuilder:
             commit=commit,
         )
         return BuiltFold(fold)
-
-    def source_digest(self, start: int, end: int) -> tuple[str, int]:
-        """SHA-256 and length of the source of ``[start, end)``
-        (:func:`pifold_core.folds.source_of`), hashed one record at a time (a released
-        entry's read back from the log, verified)."""
-        entries = self.transcript.entries
-        hasher = hashlib.sha256(b"[")
-        # The brackets and a comma between each two records.
-        length = 2 + (end - start - 1)
-        for index in range(start, end):
-            if index > start:
-                hasher.update(b",")
-            data = entries.record_bytes(index)
-            hasher.update(data)
-            length += len(data)
-        hasher.update(b"]")
-        return hasher.hexdigest(), length
 
     def runtime_brief(self, kind: FoldKind, start: int, end: int, children: list[Fold]) -> str:
         """The brief the runtime writes for ``kind`` over ``[start, end)`` with ``children``:

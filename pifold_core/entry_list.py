@@ -16,6 +16,7 @@ the key order the provider sent (a canonical record would sort them).
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -185,6 +186,22 @@ class EntryList(Sequence[Entry]):
         """Append an entry known only by its facts (a checkpoint's folded entry)."""
         self._whole.append(None)
         self.facts.append(facts)
+
+    def source_digest(self, start: int, end: int) -> tuple[str, int]:
+        """SHA-256 and length of the fold source of ``[start, end)`` (the canonical JSON
+        list of the records, :func:`pifold_core.folds.source_of`), hashed one record at a
+        time: neither the source nor a released entry is ever held whole for it."""
+        hasher = hashlib.sha256(b"[")
+        # The brackets and a comma between each two records.
+        length = 2 + (end - start - 1)
+        for index in range(start, end):
+            if index > start:
+                hasher.update(b",")
+            data = self.record_bytes(index)
+            hasher.update(data)
+            length += len(data)
+        hasher.update(b"]")
+        return hasher.hexdigest(), length
 
     def release(self, index: int, span: tuple[int, int]) -> bool:
         """Let entry ``index`` go, keeping its facts and ``span`` (its line in the log,

@@ -104,6 +104,10 @@ def test_reopen_after_release_is_identical(tmp_path: Path) -> None:
     assert [e.record_bytes for e in reopened.transcript.entries] == [
         e.record_bytes for e in entries
     ]
+    # Rebuilt from the whole log (too short for a checkpoint), then let go like the live one.
+    assert reopened.checkpoint_records == 0
+    held = reopened.transcript.entries.held_whole()
+    assert held == engine.transcript.entries.held_whole() == _unfolded(reopened)
     engine.close()
 
 
