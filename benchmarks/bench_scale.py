@@ -11,7 +11,9 @@ machine is shared: CPU time is what the engine itself spent):
 * commit requests: median, p99, and the median of the first and the last five;
 * ordinary requests: median of the first and the last 500;
 * the state folder's size against the raw record bytes appended, and its file count;
-* peak resident memory (``ru_maxrss``) of the driving and of the reopening process;
+* peak resident memory (``ru_maxrss``) of the driving and of the reopening process, and
+  the entries the driven engine holds whole at the end against those no root fold holds
+  (the bound: folded entries are released as their commit lands);
 * checkpoints written while driving (:mod:`pifold_core.checkpoint`) and the median request
   that wrote one;
 * reopen time from the checkpoint the close wrote, and rebuilt from the whole log with the
@@ -151,6 +153,11 @@ def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
         kept = engine.append(entry)
         raw_bytes += len(kept.record_bytes)
     final = request_digest(engine.projection.digests())
+    # The memory bound, counted: entries held whole against those no root fold holds.
+    held = engine.transcript.entries.held_whole()
+    unfolded = sum(
+        1 for i in range(len(engine.transcript)) if engine.forest.root_containing(i) is None
+    )
     engine.close()
     files = [Path(folder) / name for folder, _, names in os.walk(state) for name in names]
     return {
@@ -168,6 +175,7 @@ def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
         },
         "files": len(files),
         "peak_rss_mb": _peak_rss_mb(),
+        "held_whole": [held, unfolded],
         "projection": final,
     }
 
@@ -246,6 +254,7 @@ def main() -> None:
         "log / store / checkpoint MB",
         "files",
         "peak RSS driving MB",
+        "entries held whole / outside folds",
         "checkpoints written",
         "request writing one (median)",
         "reopen, checkpoint ms",
@@ -279,6 +288,7 @@ def main() -> None:
                 " / ".join(f"{size / 1e6:,.1f}" for size in driven["state_parts"].values()),
                 f"{driven['files']:,}",
                 f"{driven['peak_rss_mb']:,.0f}",
+                " / ".join(f"{number:,}" for number in driven["held_whole"]),
                 f"{len(driven['checkpoints'])}",
                 _pair(driven["checkpoints"], statistics.median),
                 _pair([reopened["reopen"]], statistics.median),

@@ -1,14 +1,25 @@
-"""Making one fold record from a range: source, handle, brief, placeholder."""
+"""Making one fold record from a range: source, handle, brief, placeholder.
+
+The source is hashed as it is read, one entry's record bytes at a time, and never kept: the
+store lists a fold by its parts (:mod:`pifold_core.merkle`), so nothing needs the whole
+source after its digest and length are known. Holding it (as this module once did, on every
+commit's outcome) kept each entry's bytes once per nesting level for the whole session.
+A folded entry may be released from memory (:mod:`pifold_core.entry_list`); a consolidated
+fold over it reads its record bytes back once, verified, and takes ids and call counts from
+the facts kept, so what a build reads follows what it folds.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pifold_core.briefs import consolidated_brief, span_brief, tool_brief, validate_supplied_brief
 from pifold_core.canonical import sha256_hex
 from pifold_core.entries import Entry
-from pifold_core.folds import Fold, FoldKind, Forest, ForestError, source_of
+from pifold_core.folds import Fold, FoldKind, Forest, ForestError
 from pifold_core.identifiers import LATER_ENTRIES
+from pifold_core.journal import LogSpan
 from pifold_core.placeholders import fold_placeholder
 from pifold_core.transcript import Transcript
 
@@ -18,10 +29,10 @@ HANDLE_HEX = 12
 
 @dataclass(frozen=True, slots=True)
 class BuiltFold:
-    """A fold record and the source bytes that must be stored before it becomes durable."""
+    """A fold record made by a commit (stored by its parts before it becomes durable)."""
 
     fold: Fold
-    source: bytes
+    """The fold, not yet added to the forest."""
 
 
 class FoldBuilder:
@@ -77,33 +88,33 @@ class FoldBuilder:
     ) -> BuiltFold:
         """Build the record for ``kind`` over ``[start, end)`` (not yet added to the forest)."""
         children = self.check(kind, start, end)
-        entries = self.transcript.entries[start:end]
-        source = source_of(entries)
-        digest = sha256_hex(source)
+        digest, length = self.transcript.entries.source_digest(start, end)
         handle = self.handle_for(kind, digest)
         if brief is not None:
             text, provenance = validate_supplied_brief(brief), "agent"
         else:
             text, provenance = self.runtime_brief(kind, start, end, children), "runtime"
-        tool_calls = sum(len(entry.tool_calls) for entry in entries)
+        transcript = self.transcript
+        tool_calls = sum(len(transcript.call_ids(index)) for index in range(start, end))
+        count = end - start
         fold = Fold(
             handle=handle,
             kind=kind,
             start=start,
             end=end,
-            first_id=entries[0].id,
-            last_id=entries[-1].id,
+            first_id=transcript.id_of(start),
+            last_id=transcript.id_of(end - 1),
             children=tuple(child.handle for child in children),
             source_digest=digest,
-            source_bytes=len(source),
-            entry_count=len(entries),
+            source_bytes=length,
+            entry_count=count,
             tool_call_count=tool_calls,
             brief=text,
             brief_provenance="agent" if provenance == "agent" else "runtime",
-            placeholder=fold_placeholder(handle, kind, text, len(entries), tool_calls, len(source)),
+            placeholder=fold_placeholder(handle, kind, text, count, tool_calls, length),
             commit=commit,
         )
-        return BuiltFold(fold, source)
+        return BuiltFold(fold)
 
     def runtime_brief(self, kind: FoldKind, start: int, end: int, children: list[Fold]) -> str:
         """The brief the runtime writes for ``kind`` over ``[start, end)`` with ``children``:
@@ -133,3 +144,12 @@ class FoldBuilder:
             if entries[position].kind == "assistant":
                 return entries[position]
         return None
+
+
+def release_landed(
+    transcript: Transcript, built: Sequence[BuiltFold], lines: Mapping[str, LogSpan]
+) -> int:
+    """Release from memory the entries the landed folds ``built`` hold (their commit is
+    durable, so each line in ``lines`` is too); the count released. A consolidated fold's
+    children released theirs already, so only its gaps are left: work follows the span."""
+    return sum(transcript.release_span(b.fold.start, b.fold.end, lines) for b in built)

@@ -7,15 +7,17 @@ exactly: how many records it covers, how many bytes of the log they fill, and th
 those bytes. A reopen loads it, hashes the log's first bytes against it, and replays only the
 records after them. The file is one header line and a body::
 
-    {"pifold-checkpoint": 2, "records": N, "logBytes": B, "logDigest": <sha256 of log[:B]>,
+    {"pifold-checkpoint": 3, "records": N, "logBytes": B, "logDigest": <sha256 of log[:B]>,
      "counter": <token encoding>, "wire": 1, "bodyBytes": L, "bodyDigest": <sha256 of body>}
-    <body: the state, JSON, zlib-compressed>
+    <body: the state, JSON, compressed>
 
-The body is compressed (format 2) because the state is mostly the folds' briefs, text that
-zlib shrinks about fivefold: uncompressed, the checkpoint alone was 0.20x the raw bytes of
-a 50,000-entry session, which put the state folder over its 1.3x target. The digest covers
-the stored (compressed) bytes, so damage is found before anything is decompressed. Format-1
-checkpoints (an uncompressed body) still read.
+The body is compressed because the state is mostly the folds' briefs, text that zlib
+shrinks about fivefold: uncompressed, the checkpoint alone was 0.20x the raw bytes of a
+50,000-entry session, which put the state folder over its 1.3x target. Format 3 stores a
+raw DEFLATE stream built from pieces compressed once each (:mod:`pifold_core.checkpoint_body`),
+so a write re-encodes only what changed since the last; format 2 (one zlib stream) and
+format 1 (uncompressed) still read. The digest covers the stored (compressed) bytes, so
+damage is found before anything is decompressed.
 
 **Never trusted unverified, never a refusal.** A checkpoint that is missing, torn, corrupt
 (its body does not hash to its header), from another log or session, ahead of a truncated
@@ -53,20 +55,18 @@ from typing import TYPE_CHECKING, Any
 
 from pifold_core.atomic_files import TEMPORARY_PREFIX, write_file_atomically
 from pifold_core.canonical import WIRE_FORMAT_VERSION, CanonicalError, parse_json, wire_bytes
-from pifold_core.checkpoint_state import capture
+from pifold_core.checkpoint_body import inflate
 
 if TYPE_CHECKING:
     from pifold_core.engine import Engine
 
 CHECKPOINT_NAME = "checkpoint.json"
 """The checkpoint's file in the state folder."""
-CHECKPOINT_FORMAT = 2
-"""Layout of the checkpoint file (header and state): 2 compresses the body, 1 did not."""
-READABLE_FORMATS = (1, 2)
+CHECKPOINT_FORMAT = 3
+"""Layout of the checkpoint file (header and state): 3 joins pieces compressed once each
+(raw DEFLATE), 2 compressed the body as one zlib stream, 1 did not compress it."""
+READABLE_FORMATS = (1, 2, 3)
 """Checkpoint layouts a reopen reads."""
-COMPRESSION_LEVEL = 1
-"""zlib's fastest level: it keeps most of the size gained, at a fraction of level 6's
-time, and a checkpoint is written while the host waits for a commit."""
 CHECKPOINT_MODE = 0o600
 """Private to the user, like the log it summarises."""
 CHECKPOINT_MIN_RECORDS = 2_000
@@ -152,7 +152,7 @@ def write(engine: Engine) -> int:
     engine.journal.sync()
     records = engine.journal.next_sequence
     log_bytes = engine.journal.path.stat().st_size
-    body = zlib.compress(wire_bytes(capture(engine)), COMPRESSION_LEVEL)
+    body = engine.checkpoint_body.build(engine)
     header = {
         "pifold-checkpoint": CHECKPOINT_FORMAT,
         "records": records,
@@ -166,6 +166,13 @@ def write(engine: Engine) -> int:
     data = wire_bytes(header) + b"\n" + body
     write_file_atomically(engine.state_dir / CHECKPOINT_NAME, data, CHECKPOINT_MODE)
     return records
+
+
+def _decompress(layout: int, body: bytes) -> bytes:
+    """The state's text from a body stored in checkpoint format ``layout``."""
+    if layout == 3:
+        return inflate(body)
+    return zlib.decompress(body) if layout == 2 else body
 
 
 def read(state_dir: Path, log_path: Path, counter_name: str) -> tuple[CheckpointRead, Any]:
@@ -192,7 +199,7 @@ def read(state_dir: Path, log_path: Path, counter_name: str) -> tuple[Checkpoint
     if problem is not None:
         return CheckpointRead(None, problem=f"{path} does not match the log: {problem}"), None
     try:
-        state = parse_json(zlib.decompress(body) if header["pifold-checkpoint"] == 2 else body)
+        state = parse_json(_decompress(header["pifold-checkpoint"], body))
     except zlib.error:
         return CheckpointRead(None, problem=f"{path}: its state does not decompress"), None
     except (ValueError, CanonicalError):

@@ -43,17 +43,28 @@ class CheckpointStateError(ValueError):
 
 def capture(engine: Engine) -> dict[str, JsonValue]:
     """The engine's derived state as one JSON object (see the module docstring)."""
-    transcript, forest, projection = engine.transcript, engine.forest, engine.projection
     spans = engine.journal.entry_spans
-    entries: list[JsonValue] = []
-    for index in range(len(transcript)):
-        folded = forest.root_containing(index) is not None
-        entries.append(_entry_state(engine, index, folded, spans))
+    return {
+        "entries": [entry_state(engine, index, spans) for index in range(len(engine.transcript))],
+        "folds": [fold_state(fold) for fold in engine.forest.folds.values()],
+        **capture_rest(engine),
+    }
+
+
+def fold_state(fold: Fold) -> JsonValue:
+    """One fold as a checkpoint keeps it: as a commit logs it (a placeholder its fields
+    derive is left out, half a fold's record, and derived back on load)."""
+    return fold_log_record(fold.to_record())
+
+
+def capture_rest(engine: Engine) -> dict[str, JsonValue]:
+    """The state but for its two growing lists, ``entries`` and ``folds`` (what
+    :mod:`pifold_core.checkpoint_body` encodes chunk by chunk)."""
+    transcript, forest, projection = engine.transcript, engine.forest, engine.projection
     meter, audit = engine.meter, engine.audit
     measured, estimated = meter.growth_evidence()
     return {
         "options": engine.options.to_record(),
-        "entries": entries,
         "units": [
             [
                 unit.start,
@@ -66,9 +77,6 @@ def capture(engine: Engine) -> dict[str, JsonValue]:
             for unit in transcript.units
         ],
         "closedThrough": transcript.closed_through,
-        # As a commit logs them: a placeholder its fold's fields derive is left out (half
-        # a fold's record), and derived back on load.
-        "folds": [fold_log_record(fold.to_record()) for fold in forest.folds.values()],
         "expanded": sorted(forest.expanded),
         "items": [
             [item.start, item.end, item.message, item.digest, item.tokens, item.fold]
@@ -110,7 +118,9 @@ def capture(engine: Engine) -> dict[str, JsonValue]:
     }
 
 
-def _entry_state(engine: Engine, index: int, folded: bool, spans: dict[str, LogSpan]) -> JsonValue:
+def entry_state(engine: Engine, index: int, spans: dict[str, LogSpan]) -> JsonValue:
+    """Entry ``index`` as a checkpoint keeps it: its facts when a fold holds it and its log
+    line is known, else its whole record and line (``spans``: the log's lines by id)."""
     entries = engine.transcript.entries
     if not entries.is_whole(index):
         facts = entries.facts_of(index)
@@ -118,7 +128,7 @@ def _entry_state(engine: Engine, index: int, folded: bool, spans: dict[str, LogS
     entry = entries[index]
     span = spans.get(entry.id)
     where = [span.offset, span.length] if span is not None else None
-    if folded:
+    if engine.forest.root_containing(index) is not None:
         facts = EntryFacts.of(entry, (span.offset, span.length) if span is not None else None)
         if facts.releasable:
             return {"facts": _facts_state(facts)}
@@ -260,4 +270,11 @@ def _restore_audit(engine: Engine, state: dict[str, Any]) -> None:
     audit.last = last
 
 
-__all__ = ["CheckpointStateError", "capture", "restore"]
+__all__ = [
+    "CheckpointStateError",
+    "capture",
+    "capture_rest",
+    "entry_state",
+    "fold_state",
+    "restore",
+]

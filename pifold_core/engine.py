@@ -24,29 +24,28 @@ from typing import Any
 
 from pifold_core import commit_undo
 from pifold_core.audit import WireAudit, request_digest
+from pifold_core.builder import release_landed
 from pifold_core.canonical import (
     WIRE_FORMAT_VERSION,
     JsonValue,
 )
 from pifold_core.checkpoint import LogDigest
 from pifold_core.checkpoint import write_if_due as write_checkpoint_if_due
+from pifold_core.checkpoint_body import CheckpointBody
 from pifold_core.commit import CommitOutcome, Committer
 from pifold_core.commit_policy import CommitPolicy
 from pifold_core.composition import Composition
 from pifold_core.engine_errors import EngineError, ReadOnlySession, SessionLocked
 from pifold_core.engine_results import OverflowRecovery, Request
 from pifold_core.entries import Entry, Usage
-from pifold_core.entry_reader import read_released_entry
+from pifold_core.entry_reader import attach_readers
 from pifold_core.evidence import EvidenceStore
 from pifold_core.fold_verbs import FoldVerbs
 from pifold_core.folds import Fold, Forest, ForestError
 from pifold_core.host_notes import HostNote, log_note
 from pifold_core.journal import Journal, TornTail, fold_log_record
 from pifold_core.lock import SessionLock
-from pifold_core.mark_edits import (
-    MarkEditError,
-    find_mark,
-)
+from pifold_core.mark_edits import MarkEditError, find_mark
 from pifold_core.marks import Mark, MarkLayer
 from pifold_core.measure import Meter
 from pifold_core.merkle import fold_parts
@@ -143,8 +142,7 @@ class Engine(CommitPolicy, FoldVerbs):
         self.clipped_total = 0
         """Tool results clipped by every commit of the session."""
         self.epoch = 0
-        """Rewrites declared so far (commits and verbs): a measurement from an older epoch
-        is stale."""
+        """Rewrites declared so far (commits and verbs); an older epoch's measurement is stale."""
         self.sent_through = 0
         """Entries before this index were part of a request already sent."""
         self.folding_stopped: str | None = None
@@ -174,9 +172,10 @@ class Engine(CommitPolicy, FoldVerbs):
         self.checkpoint_records = 0
         """Records the latest checkpoint read or written covers (0: none yet)."""
         self.checkpoint_problem: str | None = None
-        """Why the checkpoint found on open was not used, when it was damaged or doubtful
-        (the session was rebuilt from the whole log instead)."""
-        self.transcript.entries.loader = lambda facts: read_released_entry(self.journal, facts)
+        """Why the checkpoint found on open was not used (damaged or doubtful: rebuilt)."""
+        self.checkpoint_body = CheckpointBody()
+        """Builds checkpoint bodies, reusing the chunks that cannot change."""
+        attach_readers(self.transcript.entries, lambda: self.journal)
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -644,6 +643,7 @@ class Engine(CommitPolicy, FoldVerbs):
             raise
         self.commits.append(outcome)
         settle_commit(self, record)  # the bookkeeping a reopen repeats from the same record
+        release_landed(self.transcript, outcome.built, self.journal.entry_spans)
         write_checkpoint_if_due(self)
         return outcome
 

@@ -16,6 +16,7 @@ the key order the provider sent (a canonical record would sort them).
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -82,6 +83,10 @@ class EntryFacts:
 EntryLoader = Callable[[EntryFacts], Entry]
 """Reads a released entry back, verified against its facts; raises when it cannot."""
 
+RecordLoader = Callable[[EntryFacts], bytes]
+"""Reads a released entry's canonical record bytes back, verified against its digest (what a
+fold's source is hashed from, without rebuilding the entry); raises when it cannot."""
+
 
 class EntryList(Sequence[Entry]):
     """Entries in transcript order; each either whole in memory or released to its facts."""
@@ -92,6 +97,8 @@ class EntryList(Sequence[Entry]):
         """Per entry: its facts once computed (every released entry has them)."""
         self.loader: EntryLoader | None = None
         """How a released entry is read back (the engine installs the log's reader)."""
+        self.record_loader: RecordLoader | None = None
+        """How a released entry's record bytes are read back (the engine installs it)."""
         self._recent: OrderedDict[int, Entry] = OrderedDict()
 
     def __len__(self) -> int:
@@ -147,6 +154,28 @@ class EntryList(Sequence[Entry]):
         """Whether entry ``index`` is held in memory (not released)."""
         return self._whole[index] is not None
 
+    def held_whole(self) -> int:
+        """How many entries are held in memory (not released): what the memory bound is
+        stated in (the window's raw entries, the fresh tail, and what no fold holds)."""
+        return sum(1 for whole in self._whole if whole is not None)
+
+    def record_bytes(self, index: int) -> bytes:
+        """Entry ``index``'s canonical record bytes (:attr:`Entry.record_bytes`).
+
+        A released entry's are read back through :attr:`record_loader` (one verified read
+        of its line, no entry rebuilt, nothing kept: a consolidated fold reads each of its
+        entries once, to hash its source); a recently read one is taken from memory.
+        """
+        whole = self._whole[index]
+        if whole is None:
+            whole = self._recent.get(index)
+        if whole is not None:
+            return whole.record_bytes
+        facts = self.facts[index]
+        if facts is None or self.record_loader is None:
+            raise LookupError(f"entry {index} was released and no loader can read it back")
+        return self.record_loader(facts)
+
     # -- changes ---------------------------------------------------------------------------
 
     def append(self, entry: Entry) -> None:
@@ -158,6 +187,36 @@ class EntryList(Sequence[Entry]):
         self._whole.append(None)
         self.facts.append(facts)
 
+    def source_digest(self, start: int, end: int) -> tuple[str, int]:
+        """SHA-256 and length of the fold source of ``[start, end)`` (the canonical JSON
+        list of the records, :func:`pifold_core.folds.source_of`), hashed one record at a
+        time: neither the source nor a released entry is ever held whole for it."""
+        hasher = hashlib.sha256(b"[")
+        # The brackets and a comma between each two records.
+        length = 2 + (end - start - 1)
+        for index in range(start, end):
+            if index > start:
+                hasher.update(b",")
+            data = self.record_bytes(index)
+            hasher.update(data)
+            length += len(data)
+        hasher.update(b"]")
+        return hasher.hexdigest(), length
+
+    def release(self, index: int, span: tuple[int, int]) -> bool:
+        """Let entry ``index`` go, keeping its facts and ``span`` (its line in the log,
+        durable: a fold that holds it has landed); ``False`` when it was released already.
+
+        Its bytes are read back on demand from then on (:meth:`__getitem__`,
+        :meth:`record_bytes`), verified against the digest kept in its facts.
+        """
+        whole = self._whole[index]
+        if whole is None:
+            return False
+        self.facts[index] = EntryFacts.of(whole, span)
+        self._whole[index] = None
+        return True
+
     def pop(self) -> Entry:
         """Take the last entry back (an append whose log write failed)."""
         entry = self._entry(len(self) - 1)
@@ -167,4 +226,4 @@ class EntryList(Sequence[Entry]):
         return entry
 
 
-__all__ = ["RECENT_LOADS", "EntryFacts", "EntryList", "EntryLoader"]
+__all__ = ["RECENT_LOADS", "EntryFacts", "EntryList", "EntryLoader", "RecordLoader"]

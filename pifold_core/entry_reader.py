@@ -11,10 +11,11 @@ naming the entry, never other bytes.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from pifold_core.entries import Entry
-from pifold_core.entry_list import EntryFacts
-from pifold_core.journal import Journal, LogSpan, parse_line
+from pifold_core.entry_list import EntryFacts, EntryList
+from pifold_core.journal import Journal, LogEntryDamaged, LogSpan, parse_line
 from pifold_core.store import StoreObjectCorrupt
 
 
@@ -55,4 +56,29 @@ def read_released_entry(journal: Journal, facts: EntryFacts) -> Entry:
     return entry
 
 
-__all__ = ["read_released_entry"]
+def read_released_record(journal: Journal, facts: EntryFacts) -> bytes:
+    """The canonical record bytes of the entry ``facts`` describe, read back from its line in
+    ``journal`` and verified against its digest (:meth:`Journal.read_entry`).
+
+    What hashing a fold's source needs of a released entry: its bytes, not the entry, so no
+    entry is rebuilt (a consolidated fold reads each entry it spans this way, once).
+
+    Raises:
+        StoreObjectCorrupt: its line is unknown, unreadable or no longer holds that entry.
+    """
+    if facts.span is None:
+        raise StoreObjectCorrupt(f"entry {facts.id} has no known log line", facts.digest)
+    try:
+        return journal.read_entry(LogSpan(*facts.span), facts.digest)
+    except (LogEntryDamaged, OSError) as error:
+        raise StoreObjectCorrupt(f"entry {facts.id}: {error}", facts.digest) from None
+
+
+def attach_readers(entries: EntryList, journal: Callable[[], Journal]) -> None:
+    """Install both readers on ``entries``, each reading the session log ``journal()``
+    names at the time of the read (an engine attaches its log after it is made)."""
+    entries.loader = lambda facts: read_released_entry(journal(), facts)
+    entries.record_loader = lambda facts: read_released_record(journal(), facts)
+
+
+__all__ = ["attach_readers", "read_released_entry", "read_released_record"]

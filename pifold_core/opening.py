@@ -116,6 +116,9 @@ def _from_log(
         return engine
     _replay(engine, records[1:])
     check_restored(engine)
+    # Checked: what the folds hold is let go, as after a live commit (issue 12, memory).
+    for root in engine.forest.roots():
+        engine.transcript.release_span(root.start, root.end, engine.journal.entry_spans)
     return engine
 
 

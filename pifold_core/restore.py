@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pifold_core.audit import request_digest
-from pifold_core.canonical import digest_of, sha256_hex
+from pifold_core.canonical import digest_of
 from pifold_core.entries import Entry
 from pifold_core.fold_verify import verify_fold_objects
-from pifold_core.folds import Fold, source_of
+from pifold_core.folds import Fold
 from pifold_core.journal import fold_from_log
 from pifold_core.mark_edits import with_brief
 from pifold_core.marks import Mark
@@ -78,7 +78,7 @@ def check_restored(
 
 
 def _check_source(engine: Engine, fold: Fold) -> None:
-    live = sha256_hex(source_of(engine.transcript.entries[fold.start : fold.end]))
+    live, _ = engine.transcript.entries.source_digest(fold.start, fold.end)  # never joined
     if live != fold.source_digest:
         raise StoreObjectCorrupt(
             f"fold {fold.handle} does not match its logged source", fold.source_digest

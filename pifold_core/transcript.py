@@ -16,11 +16,12 @@ work proportional to the entry, never to the length of the session.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from pifold_core.entries import Entry
 from pifold_core.entry_list import EntryFacts, EntryList
+from pifold_core.journal import LogSpan
 
 
 class TranscriptError(ValueError):
@@ -205,7 +206,13 @@ class Transcript:
 
         Read from the indexes and the entries' facts, so a span of released entries is
         checked without reading any of them back."""
-        for index in range(start, end):
+        return self.split_call_among(range(start, end), start, end)
+
+    def split_call_among(self, indices: Iterable[int], start: int, end: int) -> str | None:
+        """:meth:`split_call` of ``[start, end)``, looking only at the entries ``indices``:
+        the caller knows the others cannot link outside (they lie in folds that keep every
+        call with its results), so the check follows the entries named, not the span."""
+        for index in indices:
             for call_id in self._call_ids(index):
                 for site in self.result_sites.get(call_id, ()):
                     if not start <= site < end:
@@ -216,6 +223,10 @@ class Transcript:
                 if call_site is not None and not start <= call_site < end:
                     return answered
         return None
+
+    def call_ids(self, index: int) -> tuple[str, ...]:
+        """The ids of entry ``index``'s tool calls, without reading a released entry back."""
+        return self._call_ids(index)
 
     def _call_ids(self, index: int) -> tuple[str, ...]:
         if self.entries.is_whole(index):
@@ -250,6 +261,22 @@ class Transcript:
         if self.entries.is_whole(index):
             return self.entries[index].id
         return self.entries.facts_of(index).id
+
+    def release_span(self, start: int, end: int, lines: Mapping[str, LogSpan]) -> int:
+        """Let the entries of ``[start, end)`` go from memory, each whose log line ``lines``
+        knows (by entry id); the count released.
+
+        Called for a fold once it has landed: the window shows its placeholder, and what
+        the indexes and the policy read stays in each entry's facts. Work follows the span.
+        """
+        released = 0
+        for index in range(start, end):
+            if not self.entries.is_whole(index):
+                continue
+            line = lines.get(self.entries[index].id)
+            if line is not None and self.entries.release(index, (line.offset, line.length)):
+                released += 1
+        return released
 
     def results_of_tools(self, names: frozenset[str] | set[str]) -> list[int]:
         """Indices of the tool results of the tools ``names``, in order (from the facts of a

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from pifold_core import checkpoint
 from pifold_core.canonical import canonical_bytes, parse_json, sha256_hex, wire_bytes
+from pifold_core.checkpoint_body import inflate
 from pifold_core.engine import Engine
 from pifold_core.opening import open_state
 from pifold_core.store import StoreObjectCorrupt
@@ -310,16 +311,19 @@ def test_a_released_entry_whose_log_line_was_damaged_is_refused_naming_it(
     session.close()
 
 
-def _as_format_1(folder: Path) -> None:
-    """Rewrite the checkpoint as an older version wrote it: the same state, uncompressed."""
+def _as_format_1(folder: Path, layout: int = 1) -> None:
+    """Rewrite the checkpoint as an older version wrote it: the same state, uncompressed
+    (format 1) or as one zlib stream (format 2)."""
     path = folder / CHECKPOINT
     line, _, stored = path.read_bytes().partition(b"\n")
     header = parse_json(line)
-    assert isinstance(header, dict) and header["pifold-checkpoint"] == 2
-    body = zlib.decompress(stored)
+    assert isinstance(header, dict) and header["pifold-checkpoint"] == 3
+    body = inflate(stored)
+    if layout == 2:
+        body = zlib.compress(body, 1)
     header.update(
         {
-            "pifold-checkpoint": 1,
+            "pifold-checkpoint": layout,
             "bodyBytes": len(body),
             "bodyDigest": hashlib.sha256(body).hexdigest(),
         }
@@ -333,9 +337,18 @@ def test_the_state_is_stored_compressed_and_an_uncompressed_one_still_reads(
 ) -> None:
     copy = _copy(session, tmp_path)
     _header, _, stored = (copy / CHECKPOINT).read_bytes().partition(b"\n")
-    state = parse_json(zlib.decompress(stored))
+    state = parse_json(inflate(stored))
     assert isinstance(state, dict) and len(stored) < len(wire_bytes(state)) / 2
     _as_format_1(copy)
+    reopened = Engine.open(copy, None, CharCounter(), read_only=True)
+    assert reopened.checkpoint_problem is None and reopened.checkpoint_records > 0
+    _assert_same(session, reopened)
+    reopened.close()
+
+
+def test_a_format_2_checkpoint_one_zlib_stream_still_reads(session: Engine, tmp_path: Path) -> None:
+    copy = _copy(session, tmp_path)
+    _as_format_1(copy, layout=2)
     reopened = Engine.open(copy, None, CharCounter(), read_only=True)
     assert reopened.checkpoint_problem is None and reopened.checkpoint_records > 0
     _assert_same(session, reopened)
