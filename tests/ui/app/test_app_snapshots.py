@@ -97,25 +97,6 @@ def normalised(svg: str, root: Path) -> str:
     return re.sub(r"terminal-\d+", "terminal-pifold", svg.replace(str(root), ROOT_PLACEHOLDER))
 
 
-SETTLE_ROUNDS = 10
-"""How many frames a scene may take to come to rest before its screenshot is taken."""
-
-
-async def settled_screenshot(app: PifoldApp, pilot: Pilot[int], root: Path) -> str:
-    """The screen once two frames in a row are the same: a scroll or a layout the scene set
-    off may land a frame later on a loaded machine (seen once in CI), and the snapshot is of
-    the scene at rest, not of the frame in between."""
-    shot = ""
-    for _ in range(SETTLE_ROUNDS):
-        await pilot.pause()
-        await pilot.wait_for_scheduled_animations()
-        latest = normalised(app.export_screenshot(title="pifold"), root)
-        if latest == shot:
-            break
-        shot = latest
-    return shot
-
-
 async def capture(
     root: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -142,7 +123,9 @@ async def capture(
         watch = await opened(app, pilot)
         app.query_one(PromptInput).cursor_blink = False
         await scene(app, pilot, watch)
-        shot = await settled_screenshot(app, pilot, root)
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        shot = normalised(app.export_screenshot(title="pifold"), root)
         if app.session is not None and app.session.engine is not None:
             assert_session_consistent(app.session.engine)
         if app.bridge is not None and app.bridge.abort():
