@@ -159,47 +159,41 @@ def test_a_cold_commit_lands_the_stalest_marks_down_to_the_cold_point_below_min_
     assert_reopens_identically(engine)
 
 
-def test_a_cold_commit_passes_over_a_mark_that_would_leave_the_window_near_empty() -> None:
-    marks = [
-        Mark("stale", "span", 0, 4),
-        Mark("huge", "span", 4, 9),
-        Mark("small", "span", 9, 11),
-    ]
-    spans = {(0, 4): 3_000, (4, 9): 9_000, (9, 11): 1_500}
+THREE_MARKS = [
+    Mark("stale", "span", 0, 4),
+    Mark("huge", "span", 4, 9),
+    Mark("small", "span", 9, 11),
+]
+"""Three standing spans, stalest first, with :data:`SPAN_TOKENS` each."""
+SPAN_TOKENS = {(0, 4): 3_000, (4, 9): 9_000, (9, 11): 1_500}
+"""What each of :data:`THREE_MARKS` covers in the window, in estimated tokens."""
+
+
+@pytest.mark.parametrize(
+    ("fresh_start", "held_start", "keep", "expected"),
+    [
+        # 16,000 - 3,000 leaves 13,000, still over the point; the huge mark then leaves
+        # 4,000, at least the keep: taken, and 4,000 is under the point: done.
+        (12, None, 3_000, ["stale", "huge"]),
+        # The huge mark would leave 4,000 < 5,000: passed over, the small one lands instead.
+        (12, None, 5_000, ["stale", "small"]),
+        # A pinned span (held raw) and one reaching into the fresh tail never land.
+        (10, 0, 3_000, ["huge"]),
+    ],
+)
+def test_the_cold_choice_stops_at_the_point_and_passes_over_a_mark_below_the_keep(
+    fresh_start: int, held_start: int | None, keep: int, expected: list[str]
+) -> None:
     chosen = cold_commit_marks(
-        marks,
-        fresh_start=12,
-        held_raw=lambda start, end: False,
-        range_tokens=lambda start, end: spans[(start, end)],
+        THREE_MARKS,
+        fresh_start=fresh_start,
+        held_raw=lambda start, end: start == held_start,
+        range_tokens=lambda start, end: SPAN_TOKENS[(start, end)],
         occupancy=16_000,
         down_to=5_000,
-        keep_at_least=3_000,
+        keep_at_least=keep,
     )
-    # 16,000 - 3,000 leaves 13,000, still over the point; the huge mark then leaves 4,000,
-    # at least the keep: taken, and 4,000 is under the point: done.
-    assert chosen == ["stale", "huge"]
-    tight = cold_commit_marks(
-        marks,
-        fresh_start=12,
-        held_raw=lambda start, end: False,
-        range_tokens=lambda start, end: spans[(start, end)],
-        occupancy=16_000,
-        down_to=5_000,
-        keep_at_least=5_000,
-    )
-    # Now the huge mark would leave 4,000 < 5,000: passed over, the small one lands instead.
-    assert tight == ["stale", "small"]
-    held = cold_commit_marks(
-        marks,
-        fresh_start=10,
-        held_raw=lambda start, end: start == 0,
-        range_tokens=lambda start, end: spans[(start, end)],
-        occupancy=16_000,
-        down_to=5_000,
-        keep_at_least=3_000,
-    )
-    # A pinned span and one reaching into the fresh tail never land.
-    assert held == ["huge"]
+    assert chosen == expected
 
 
 def test_a_changed_host_head_is_a_cold_cache_within_the_lifetime(tmp_path: Path) -> None:
