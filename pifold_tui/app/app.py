@@ -31,6 +31,7 @@ from textual.widgets import Static
 from pifold_tui.app.approval_screen import ModalApprover
 from pifold_tui.app.commands import CommandRegistry
 from pifold_tui.app.footer import SessionFooter
+from pifold_tui.app.main_screen import MainScreen
 from pifold_tui.app.messages import (
     AbortRequested,
     AgentEventPosted,
@@ -143,6 +144,11 @@ class PifoldApp(App[int]):
         """The prompt."""
 
     # -- layout -------------------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen[Any]:
+        """Textual's screen with its layout bookkeeping corrected for the conversation's
+        stream layout (:mod:`pifold_tui.app.main_screen`)."""
+        return MainScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         with Vertical(id="conversation-area"):
