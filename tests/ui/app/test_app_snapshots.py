@@ -24,6 +24,7 @@ from textual.pilot import Pilot
 
 from pifold_agent.loop import messages as entry_messages
 from pifold_agent.loop.approval import Approver
+from pifold_agent.loop.events import MessageEnd
 from pifold_tui.app.app import Launch, PifoldApp
 from pifold_tui.app.approval_screen import ApprovalScreen
 from pifold_tui.app.launch import conversation_for, prompt_for
@@ -218,6 +219,28 @@ class TestApproval:
             await send(pilot, "make greet say hello, world")
             while not isinstance(app.screen, ApprovalScreen):
                 await pilot.pause()  # the read runs unasked; the edit asks
+            # The question comes up as the edit's call starts, which can be before the
+            # conversation has worked through the events queued for it (the message holding
+            # the call among them): wait until it shows the call the question is about. Rows
+            # that changed while the question was up were, in about 1 run in 15, laid out or
+            # painted stale behind it (a title cut at its old width, a settled text blank)
+            # even after the next refresh; every widget of the conversation is refreshed
+            # before the capture, so the screenshot shows what it holds (see the README's
+            # Open work).
+            asked = await watch.until(
+                lambda event: (
+                    isinstance(event, MessageEnd)
+                    and any(call.name == "edit" for call in event.entry.tool_calls)
+                )
+            )
+            assert isinstance(asked, MessageEnd)
+            edit = next(call.id for call in asked.entry.tool_calls if call.name == "edit")
+            while edit not in conversation(app).calls:
+                await pilot.pause()
+            shown = conversation(app)
+            for widget in shown.query("*"):
+                widget.refresh(layout=True)
+            await shown.wait_for_refresh()
             app.clear_notifications()
 
         shot = await capture(snapshot_root, monkeypatch, theme, "tools.jsonl", scene, ask=True)
