@@ -50,7 +50,7 @@ from pifold_core.entries import Entry
 from pifold_core.marks import Mark
 from pifold_core.options import EngineOptions, Thresholds
 from pifold_core.peek import PeekError
-from pifold_core.runway import COLD_COMMIT_SHARE, cache_is_cold, host_head_changed
+from pifold_core.runway import COLD_COMMIT_SHARE
 from pifold_core.store import StoreError
 from pifold_core.tokens import TokenCounter
 
@@ -326,9 +326,7 @@ class UnbatchedArm(EngineArm):
         cache expired or the host's head changed, and occupancy at the cold point)."""
         if not self.cold_cache_commits:
             return False
-        engine = self.engine
-        cold = cache_is_cold(engine.last_request_ms, now_ms, cache_lifetime_s)
-        return cold or host_head_changed(engine.last_host_head, host_head)
+        return self.engine.finds_cache_cold(now_ms, cache_lifetime_s, host_head)
 
     def _land_one(self) -> bool:
         """Land the stalest eligible mark; whether to go on draining at the next request."""

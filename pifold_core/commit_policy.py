@@ -19,7 +19,9 @@ from pifold_core.projection import Projection
 from pifold_core.runway import (
     COLD_KEEP_SHARE,
     Floor,
+    cache_is_cold,
     cold_commit_marks,
+    host_head_changed,
     make_floor,
     runway_tokens,
 )
@@ -38,6 +40,8 @@ class CommitPolicy:
     floor: Floor | None
     folding_stopped: str | None
     cold_commit_share: float
+    last_request_ms: int | None
+    last_host_head: str | None
     mark_count: int
     commit_count: int
     _blocked_at: tuple[object, ...] | None
@@ -85,6 +89,19 @@ class CommitPolicy:
             self.floor, self._blocked_at = None, None
         return commit
 
+    def finds_cache_cold(
+        self, now_ms: int | None, cache_lifetime_s: int | None, host_head: str | None
+    ) -> bool:
+        """Whether a request sent now finds the cache cold: more than the lifetime since the
+        previous request, or a host head other than the previous request's."""
+        return cache_is_cold(self.last_request_ms, now_ms, cache_lifetime_s) or (
+            host_head_changed(self.last_host_head, host_head)
+        )
+
+    def cold_keep_tokens(self) -> int:
+        """Estimated tokens a cold-cache commit never folds the window below."""
+        return self.meter.estimate_for(int(COLD_KEEP_SHARE * self.options.budget))
+
     def cold_point_tokens(self) -> int:
         """Occupancy (provider tokens) past which a cold cache commits, and down to which."""
         return int(self.cold_commit_share * self.options.budget)
@@ -102,7 +119,7 @@ class CommitPolicy:
             self.projection.tokens_of_range,
             self.projection.tokens,
             self.meter.estimate_for(self.cold_point_tokens()),
-            self.meter.estimate_for(int(COLD_KEEP_SHARE * self.options.budget)),
+            self.cold_keep_tokens(),
         )
 
     def _cold_cache_commit(self) -> CommitOutcome | None:
@@ -110,7 +127,7 @@ class CommitPolicy:
         little more than the marks free, so a commit left under the keep is taken back and
         tried again without its freshest mark."""
         chosen = self.cold_commit_choice()
-        keep = self.meter.estimate_for(int(COLD_KEEP_SHARE * self.options.budget))
+        keep = self.cold_keep_tokens()
         while chosen and self.folding_stopped is None:
             commit = self._guarded_commit("cold-cache", False, only=set(chosen), keep=keep)
             if commit is not None:

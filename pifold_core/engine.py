@@ -63,10 +63,8 @@ from pifold_core.runway import (
     LeavesTooLittle,
     RunwayBlocked,
     buys_runway,
-    cache_is_cold,
     check_host_head,
     check_request_clock,
-    host_head_changed,
 )
 from pifold_core.state_folder import LOG_NAME
 from pifold_core.status import CommitView, EngineStatus, FoldRow
@@ -402,9 +400,7 @@ class Engine(CommitPolicy, FoldVerbs):
             expected = self.expected_tokens()
             if expected >= self.options.max_tokens and not self._stalled():
                 commit = self._threshold_commit()
-            cold = cache_is_cold(self.last_request_ms, now_ms, cache_lifetime_s) or (
-                host_head_changed(self.last_host_head, host_head)
-            )
+            cold = self.finds_cache_cold(now_ms, cache_lifetime_s, host_head)
             if commit is None and cold and self.cold_cache_commits:
                 commit = self._cold_cache_commit()
         digests = self.projection.digests()

@@ -66,6 +66,22 @@ def _session(tmp_path: Path) -> tuple[Engine, Agent, MemoryRecorder, Clock, list
     return engine, agent, recorder, clock, events
 
 
+def _resumed(
+    tmp_path: Path,
+    engine: Engine,
+    recorder: MemoryRecorder,
+    clock: Clock,
+    events: list[AgentEvent],
+    system: str,
+) -> Agent:
+    """A new agent on the same engine and session, with ``system`` as its prompt (a resume)."""
+    provider = ScriptedProvider(load_script(_script(tmp_path)), CharCounter())
+    config = AgentConfig(Path.cwd(), system, cache_lifetime_s=LIFETIME_S)
+    agent = Agent(engine, provider, [], recorder, config, clock=clock)
+    agent.subscribe(events.append)
+    return agent
+
+
 def _commits(events: list[AgentEvent]) -> list[CommitDone]:
     return [event for event in events if isinstance(event, CommitDone)]
 
@@ -119,10 +135,7 @@ def test_a_new_system_prompt_within_the_lifetime_lands_a_cold_cache_commit(
     # free although the pause is short.
     engine, agent, recorder, clock, events = _session(tmp_path)
     assert engine.last_host_head == prompt_head_digest("test system", agent.specs)
-    provider = ScriptedProvider(load_script(_script(tmp_path)), CharCounter())
-    config = AgentConfig(Path.cwd(), "test system, next day", cache_lifetime_s=LIFETIME_S)
-    resumed = Agent(engine, provider, [], recorder, config, clock=clock)
-    resumed.subscribe(events.append)
+    resumed = _resumed(tmp_path, engine, recorder, clock, events, "test system, next day")
     before = engine.expected_tokens()
     clock.now_ms += 1_000
     assert asyncio.run(resumed.run("second")).outcome == "stop"
@@ -135,10 +148,9 @@ def test_a_new_system_prompt_within_the_lifetime_lands_a_cold_cache_commit(
 
 def test_the_same_system_prompt_within_the_lifetime_commits_nothing(tmp_path: Path) -> None:
     engine, _agent, recorder, clock, events = _session(tmp_path)
-    provider = ScriptedProvider(load_script(_script(tmp_path)), CharCounter())
-    config = AgentConfig(Path.cwd(), "test system", cache_lifetime_s=LIFETIME_S)
-    resumed = Agent(engine, provider, [], recorder, config, clock=clock)
+    resumed = _resumed(tmp_path, engine, recorder, clock, events, "test system")
     clock.now_ms += 1_000
     assert asyncio.run(resumed.run("second")).outcome == "stop"
     assert _commits(events) == [] and engine.commit_count == 0
     assert engine.audit.counts.unattributed == 0
+    assert_session_consistent(engine, recorder)
