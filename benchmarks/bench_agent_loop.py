@@ -1,4 +1,4 @@
-"""The agent loop's cost per model request: the bundled session (and any shared trace)
+"""The agent loop's cost per model request: the bundled session (and any other bundled trace)
 played headless through the loop by the scripted provider, at several budgets.
 
 Run: ``.venv/bin/python benchmarks/bench_agent_loop.py [--budgets 60000,100000,200000]
@@ -22,19 +22,17 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from pifold_agent.headless_demo import DEMO_TRACE, play
+from pifold_agent.bundled_traces import bundled_traces, demo_trace
+from pifold_agent.headless_demo import play
 from pifold_agent.importers import load_trace
 from pifold_core.options import EngineOptions
 
-PACKAGE_DATA = Path(__file__).resolve().parents[1] / "pifold_agent" / "data"
-SHARED_TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
-
 
 def traces(all_traces: bool) -> list[Path]:
-    """The bundled session, and every shared trace when asked."""
-    found = [PACKAGE_DATA / DEMO_TRACE]
-    if all_traces and SHARED_TRACES.is_dir():
-        found += sorted(path for path in SHARED_TRACES.rglob("*") if path.is_file())
+    """The demo's session, and every other bundled trace when asked."""
+    found = [demo_trace()]
+    if all_traces:
+        found += [path for path in bundled_traces() if path != demo_trace()]
     return found
 
 
@@ -71,7 +69,7 @@ def main() -> None:
                 wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
             requests = max(figures.requests, 1)
             table.add_row(
-                path.parent.name if path.parent != PACKAGE_DATA else "pi-mono (bundled)",
+                path.parent.name if path != demo_trace() else "pi-mono (the demo)",
                 f"{budget:,}",
                 f"{figures.requests:,}",
                 f"{figures.appends / requests:.1%}",

@@ -1,8 +1,8 @@
-"""The brief probe on every shared trace: planted values kept in sight by briefs.
+"""The brief probe on every bundled trace: planted values kept in sight by briefs.
 
 Run: ``.venv/bin/python benchmarks/bench_brief_probe.py [--budget 100000 30000] [--seed 7]``
 
-Each shared trace is prepared as ``pifold bench`` prepares it (12 values planted, seed 7),
+Each bundled trace is prepared as ``pifold bench`` prepares it (12 values planted, seed 7),
 then each engine arm replays it (:mod:`pifold_bench.run`) and the probe
 (:mod:`pifold_bench.brief_probe`) counts, at the end of the run, the planted values a
 collapsed fold holds and how many of them its brief shows. Prints a Markdown table per
@@ -17,21 +17,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from pifold_agent.bundled_traces import bundled_traces
 from pifold_bench.brief_probe import BriefProbe, probe_arm
 from pifold_bench.prices import load_price_book
 from pifold_bench.run import FOLD_ARMS, BenchSettings, make_arm, prepare_trace, run_arm
 from pifold_core.tokens import TiktokenCounter
-
-SHARED_TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
-
-
-def shared_traces() -> list[Path]:
-    """Every shared trace file (the provenance notes beside them left out)."""
-    return sorted(
-        path
-        for path in SHARED_TRACES.glob("*/*")
-        if path.is_file() and path.suffix.lower() != ".md"
-    )
 
 
 def probe_trace(path: Path, budget: int, seed: int) -> dict[str, BriefProbe]:
@@ -65,7 +55,7 @@ def main() -> None:
         print("| trace | " + " | ".join(FOLD_ARMS) + " |")
         print("|---|" + "---:|" * len(FOLD_ARMS))
         totals = {name: [0, 0, 0] for name in FOLD_ARMS}
-        for path in shared_traces():
+        for path in bundled_traces():
             probes = probe_trace(path, budget, arguments.seed)
             cells: list[str] = []
             for name in FOLD_ARMS:

@@ -4,7 +4,7 @@ Run: ``.venv/bin/python benchmarks/bench_briefs.py [--entries 6000] [--budget 30
 
 Two workloads, in this process: the synthetic session of ``bench_scale.py`` (seed 12, tool
 results of 2-20 KB of code-like text, budget 100,000) driven through ``prepare_request``, and
-every shared trace replayed by the bench's ``fold`` arm at ``--budget``. Every runtime brief
+every bundled trace replayed by the bench's ``fold`` arm at ``--budget``. Every runtime brief
 (``FoldBuilder.runtime_brief``) is timed by wrapping it, so the table shows, per
 workload, the commit requests' median CPU and wall milliseconds beside the median CPU spent
 in briefs within a commit, and the briefs' total CPU seconds.
@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_scale import synthetic_session
 
+from pifold_agent.bundled_traces import bundled_traces
 from pifold_bench.arms import EngineArm
 from pifold_bench.prices import load_price_book
 from pifold_bench.run import BenchSettings, make_arm, prepare_trace, run_arm
@@ -33,8 +34,6 @@ from pifold_core.engine import Engine
 from pifold_core.engine_results import Request
 from pifold_core.options import EngineOptions
 from pifold_core.tokens import TiktokenCounter
-
-SHARED_TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 
 BRIEF_CPU: list[float] = []
 """CPU seconds of every runtime brief made in this process, in order."""
@@ -122,13 +121,11 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|")
     print(row(f"synthetic {arguments.entries:,} entries (100k)", synthetic(arguments.entries)))
     every: list[tuple[float, float, float]] = []
-    for path in sorted(SHARED_TRACES.glob("*/*")):
-        if path.suffix.lower() == ".md":
-            continue
+    for path in bundled_traces():
         rows = trace(path, arguments.budget)
         every.extend(rows)
         print(row(f"{path.parent.name} ({arguments.budget // 1000}k)", rows))
-    print(row("all shared traces", every))
+    print(row("all bundled traces", every))
 
 
 if __name__ == "__main__":

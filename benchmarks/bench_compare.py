@@ -1,4 +1,4 @@
-"""Every arm of ``pifold bench`` on every shared trace: the README's tables and their timing.
+"""Every arm of ``pifold bench`` on every bundled trace: the README's tables and their timing.
 
 Run: ``.venv/bin/python benchmarks/bench_compare.py [--budget 100000]``
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
+from pifold_agent.bundled_traces import bundled_traces
 from pifold_bench.calibration import ModelCheck
 from pifold_bench.causes import CAUSES
 from pifold_bench.figures import ArmFigures, arm_figures
@@ -33,8 +33,6 @@ from pifold_bench.run import (
 )
 from pifold_bench.sensitivity import SENSITIVITY_LIFETIMES, lifetime_sensitivity
 from pifold_core.tokens import TiktokenCounter
-
-SHARED_TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 
 HEADLINE_COLUMNS = (
     "trace",
@@ -243,9 +241,7 @@ def main() -> None:
         "--no-sensitivity", action="store_true", help="skip the 300/600/3,600 s reruns"
     )
     arguments = parser.parse_args()
-    traces = sorted(
-        path for path in SHARED_TRACES.rglob("*") if path.is_file() and path.name != "PROVENANCE.md"
-    )
+    traces = sorted(path for path in bundled_traces())
     settings = BenchSettings(budget=arguments.budget)
     counter = TiktokenCounter()
     book = load_price_book()

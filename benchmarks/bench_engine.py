@@ -1,8 +1,8 @@
-"""Engine speed per model request, on the shared traces and on a synthetic long session.
+"""Engine speed per model request, on the bundled traces and on a synthetic long session.
 
 Run: ``.venv/bin/python benchmarks/bench_engine.py [--synthetic-entries 20000]``
 
-For each shared trace it prints the engine's time per request (the appends since the previous
+For each bundled trace it prints the engine's time per request (the appends since the previous
 request plus ``prepare_request``, commits included), median and p99, and the peak memory the
 replay allocated (tracemalloc, measured in a second pass so it does not slow the timing).
 The synthetic session shows whether per-request work grows with the session's length: it
@@ -23,12 +23,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from pifold_agent.bundled_traces import bundled_traces
 from pifold_agent.importers import load_trace
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry, TextBlock, ToolCallBlock, Usage
 from pifold_core.options import EngineOptions
-
-SHARED_TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 
 
 def timed_replay(entries: Sequence[Entry], budget: int) -> tuple[list[float], Engine]:
@@ -114,7 +113,7 @@ def main() -> None:
     table = Table(title=f"Engine time per request (budget {arguments.budget:,} tokens)")
     for column in ("trace", "requests", "commits", "median ms", "p99 ms", "peak memory MB"):
         table.add_column(column, justify="right" if column != "trace" else "left")
-    traces = sorted(p for p in SHARED_TRACES.rglob("*") if p.is_file() and p.suffix != ".md")
+    traces = bundled_traces()
     for path in traces:
         entries = load_trace(path).entries
         timings, engine = timed_replay(entries, arguments.budget)

@@ -4,7 +4,7 @@ Run: ``.venv/bin/python benchmarks/bench_preview.py [--budget 60000] [--repeat 2
 
 The bundled agent asks ``settled_boundary()`` before requests to place its Anthropic cache
 breakpoints and ``/fold`` shows ``preview_commit()``, so both must stay cheap beside a request.
-Each shared trace is replayed at the budget into a temporary folder, then each call is timed
+Each bundled trace is replayed at the budget into a temporary folder, then each call is timed
 on the final state (the largest window of the session) ``--repeat`` times. Prints a Markdown
 table of the median wall and CPU time per call beside ``prepare_request``'s own.
 """
@@ -18,11 +18,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from pifold_agent.bundled_traces import traces_folder
 from pifold_agent.replay import replay_trace
 from pifold_core.engine import Engine
 from pifold_core.options import EngineOptions
-
-SHARED_TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 
 TRACES = (
     "pi-mono/large-session.jsonl",
@@ -91,7 +90,7 @@ def main() -> None:
     for name in TRACES:
         print(
             "| "
-            + " | ".join(measure(SHARED_TRACES / name, arguments.budget, arguments.repeat))
+            + " | ".join(measure(traces_folder() / name, arguments.budget, arguments.repeat))
             + " |"
         )
 

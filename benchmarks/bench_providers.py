@@ -21,14 +21,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from pifold_agent.bundled_traces import demo_trace
 from pifold_agent.importers import load_trace
 from pifold_agent.providers import anthropic_messages, openai_chat, openai_responses
 from pifold_agent.providers.assembly import BlockAssembler
 from pifold_agent.providers.base import ProviderRequest, ToolSpec
 
-BUNDLED = (
-    Path(__file__).resolve().parents[1] / "pifold_agent" / "data" / "pi-mono-large-session.jsonl"
-)
+BUNDLED = demo_trace()
 
 TOOLS = tuple(
     ToolSpec(name, f"The {name} tool.", {"type": "object", "properties": {}})

@@ -1,4 +1,4 @@
-"""The commit policy on every shared trace: threshold commits, cold-cache commits, overflow
+"""The commit policy on every bundled trace: threshold commits, cold-cache commits, overflow
 recoveries, the closest two threshold commits in tokens of inflow, and the floor named.
 
 Run: ``.venv/bin/python benchmarks/bench_runway.py [--budgets 30000,60000] [--lifetime model]``
@@ -17,10 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from pifold_agent.bundled_traces import bundled_traces
 from pifold_agent.replay_lifetime import CacheLifetime
 from pifold_agent.runway_audit import RunwayAudit, audit_replay
-
-SHARED_TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 
 
 def _lifetime(text: str) -> CacheLifetime:
@@ -62,9 +61,7 @@ def main() -> None:
     arguments = parser.parse_args()
     budgets = [int(part) for part in arguments.budgets.split(",")]
     lifetime = _lifetime(arguments.lifetime)
-    traces = sorted(
-        path for path in SHARED_TRACES.rglob("*") if path.is_file() and path.suffix != ".md"
-    )
+    traces = sorted(path for path in bundled_traces())
     print(
         "| trace | budget | requests | threshold | cold-cache | overflow | closest / runway "
         "| floors named | last floor | CPU s | wall s |"

@@ -5,7 +5,7 @@ Run: ``.venv/bin/python benchmarks/sweep_cold_point.py [--budget 100000] [--shar
 A cold-cache commit lands standing marks when the cache has expired anyway and the expected
 occupancy is at least the cold point (a share of the budget). Too low a point folds early and
 hides detail the agent could still read raw; too high a point leaves the free re-send unused.
-For each candidate point the ``fold`` arm replays every shared trace (budget 100,000 unless
+For each candidate point the ``fold`` arm replays every bundled trace (budget 100,000 unless
 told otherwise, seed 7, the priced family's cache lifetime), and the script prints, per point
 and trace, the whole-session uncached input, the commits (and how many were cold-cache ones)
 and the planted values still visible raw at the end; then the sums per point, ``fold-no-cold``
@@ -19,15 +19,13 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
+from pifold_agent.bundled_traces import bundled_traces, traces_folder
 from pifold_bench.figures import arm_figures
 from pifold_bench.prices import load_price_book
 from pifold_bench.run import BenchSettings, prepare_trace, run_arms
 from pifold_core.runway import COLD_COMMIT_SHARE
 from pifold_core.tokens import TiktokenCounter
-
-SHARED_TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
 
 CANDIDATE_SHARES = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
 """The cold points swept by default, as shares of the budget."""
@@ -56,11 +54,9 @@ def main() -> None:
         parser.error(f"--shares must be numbers separated by commas, got {arguments.shares!r}")
     if not shares or any(not 0 < share < 1 for share in shares):
         parser.error("--shares must name at least one share strictly between 0 and 1")
-    traces = sorted(
-        path for path in SHARED_TRACES.rglob("*") if path.is_file() and path.suffix != ".md"
-    )
+    traces = sorted(path for path in bundled_traces())
     if not traces:
-        parser.error(f"no traces under {SHARED_TRACES}")
+        parser.error(f"no traces under {traces_folder()}")
     settings = BenchSettings(budget=arguments.budget)
     counter = TiktokenCounter()
     book = load_price_book()

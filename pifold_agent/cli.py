@@ -6,7 +6,7 @@ import json
 import sys
 import tempfile
 from dataclasses import replace
-from importlib import metadata, resources
+from importlib import metadata
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
+from pifold_agent.bundled_traces import demo_trace
 from pifold_agent.doctor_command import doctor
 from pifold_agent.headless_demo import headless_demo
 from pifold_agent.importers import TraceFormatError
@@ -43,9 +44,6 @@ app.add_typer(settings_app, name="settings")
 app.command()(bench)
 app.command()(doctor)
 app.command()(inspect)
-
-DEMO_TRACE = "pi-mono-large-session.jsonl"
-"""A real Pi session shipped with the package (MIT, see data/NOTICE)."""
 
 
 def _print_version(value: bool) -> None:
@@ -153,11 +151,10 @@ def demo(
         "[bold]pifold demo[/]: replays a real Pi coding session (pi-mono, MIT) through the "
         "folding engine; --headless plays it through the agent loop instead."
     )
-    with resources.as_file(resources.files("pifold_agent") / "data" / DEMO_TRACE) as path:
-        try:
-            report = _run_replay(console, path, budget, None, None, show_progress=True)
-        except (TraceFormatError, OSError) as error:
-            _fail(f"the demo session could not be replayed: {error}")
+    try:
+        report = _run_replay(console, demo_trace(), budget, None, None, show_progress=True)
+    except (TraceFormatError, OSError) as error:
+        _fail(f"the demo session could not be replayed: {error}")
     _print_report(console, report)
 
 

@@ -15,12 +15,12 @@ import datetime
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
+from pifold_agent.bundled_traces import demo_trace
 from pifold_agent.importers import load_trace
 from pifold_agent.loop import Agent, AgentConfig, AgentEvent, MemoryRecorder, RunResult
 from pifold_agent.loop.events import CommitDone, MessageEnd, MessageStart, OverflowRecovered
@@ -32,9 +32,6 @@ from pifold_core.entries import Entry
 from pifold_core.options import EngineOptions
 from pifold_core.settings import SettingsError, SettingsFile
 from pifold_core.tokens import TiktokenCounter
-
-DEMO_TRACE = "pi-mono-large-session.jsonl"
-"""The real Pi session shipped with the package (MIT, see data/NOTICE)."""
 
 
 @dataclass
@@ -163,8 +160,7 @@ def headless_demo(budget: int, console: Console) -> int:
         "through the agent loop by the scripted provider: each recorded reply streamed to "
         "the engine's projection, its tool calls answered with the recorded results."
     )
-    with resources.as_file(resources.files("pifold_agent") / "data" / DEMO_TRACE) as path:
-        entries = load_trace(path).entries
+    entries = load_trace(demo_trace()).entries
     figures = run_demo(entries, options, None)
     table = Table(title="what the engine did", show_header=False)
     table.add_column("figure", style="bold")
@@ -178,4 +174,4 @@ def headless_demo(budget: int, console: Console) -> int:
     return 0 if healthy else 1
 
 
-__all__ = ["DEMO_TRACE", "DemoFigures", "demo_rows", "headless_demo", "play", "run_demo"]
+__all__ = ["DemoFigures", "demo_rows", "headless_demo", "play", "run_demo"]

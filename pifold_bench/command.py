@@ -2,8 +2,9 @@
 
 Exit codes: 0 when every trace ran and the ``fold`` arms kept their promises; 1 when a
 ``fold`` arm made an unattributed rewrite or lost a planted value; 2 for bad arguments or a
-trace that cannot be read. Markdown files among the paths (the shared traces' PROVENANCE.md
-notes, which a glob picks up) are skipped with a note.
+trace that cannot be read. With no path it benches the bundled traces. Markdown files and
+licences among the paths (each bundled trace keeps a PROVENANCE.md and a LICENSE beside it,
+which a glob picks up) are skipped with a note.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from pifold_agent.bundled_traces import NOT_SESSIONS, bundled_traces, traces_folder
 from pifold_agent.importers import TraceFormatError
 from pifold_agent.replay import MIN_BUDGET
 from pifold_bench.chart import ChartPanel, svg_chart
@@ -41,7 +43,12 @@ from pifold_core.tokens import TiktokenCounter
 
 
 def bench(
-    traces: Annotated[list[Path], typer.Argument(help="Session files (any format replay reads).")],
+    traces: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Session files (any format replay reads); none: the seven bundled real traces."
+        ),
+    ] = None,
     budget: Annotated[
         int, typer.Option(help="Serving budget in tokens, for every arm.")
     ] = DEFAULT_BUDGET,
@@ -89,14 +96,17 @@ def bench(
         _check_output(svg_out)
     except (ValueError, SettingsError) as error:
         _fail(str(error))
-    # No session format is Markdown, and the shared traces keep a PROVENANCE.md beside each
-    # session, so a glob like ``traces/*/*`` names them too: they are passed over, said so.
-    skipped = [path for path in traces if path.suffix.lower() == ".md"]
-    traces = [path for path in traces if path.suffix.lower() != ".md"]
-    for path in skipped:
-        console.print(f"skipped {path}: Markdown, not a session")
     if not traces:
-        _fail("no session file given (Markdown files are skipped)")
+        traces = bundled_traces()
+        console.print(f"benching the {len(traces)} bundled real traces ({traces_folder()})")
+    # No session format is Markdown, and each bundled trace keeps a PROVENANCE.md and a LICENSE
+    # session, so a glob like ``traces/*/*`` names them too: they are passed over, said so.
+    skipped = [path for path in traces if _not_a_session(path)]
+    traces = [path for path in traces if not _not_a_session(path)]
+    for path in skipped:
+        console.print(f"skipped {path}: a provenance note or licence, not a session")
+    if not traces:
+        _fail("no session file given (Markdown files and licences are skipped)")
     counter = TiktokenCounter()
     outcomes: list[TraceOutcome] = []
     documents: list[dict[str, Any]] = []
@@ -191,6 +201,11 @@ def bench(
 DEFAULT_PLANTED = 12
 """Values planted per trace when ``--plant`` is not given (fewer where a trace has fewer
 tool results to carry them)."""
+
+
+def _not_a_session(path: Path) -> bool:
+    """A Markdown note or a licence file, which a glob over the bundled traces also names."""
+    return path.suffix.lower() == ".md" or path.name in NOT_SESSIONS
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:

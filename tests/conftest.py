@@ -1,4 +1,4 @@
-"""Shared fixtures: where the real traces live."""
+"""Fixtures every test shares: an isolated config folder, and where the real traces live."""
 
 from __future__ import annotations
 
@@ -6,17 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from pifold_agent.bundled_traces import traces_folder
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_TRACES = REPO_ROOT.parent / "shared" / "traces"
-
-
-def shared_trace_files() -> list[Path]:
-    """Every data file under ../shared/traces (the PROVENANCE notes excluded)."""
-    if not SHARED_TRACES.is_dir():
-        return []
-    return sorted(
-        path for path in SHARED_TRACES.rglob("*") if path.is_file() and path.name != "PROVENANCE.md"
-    )
+TRACES = traces_folder()
+"""The real sessions bundled with the package, one folder each (``pifold_agent/data/traces``)."""
 
 
 @pytest.fixture(autouse=True)
@@ -27,11 +21,3 @@ def isolated_settings(
     config = tmp_path_factory.mktemp("config")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
     return config
-
-
-@pytest.fixture
-def shared_traces() -> list[Path]:
-    files = shared_trace_files()
-    if not files:
-        pytest.skip("../shared/traces is not present beside the repository")
-    return files

@@ -1,8 +1,8 @@
 """Checks on the repository itself (docs/gates.md, G86): no tracked file names a personal home
 folder, such as a Linux or macOS home path with a real user name or a Windows profile path.
 
-The bundled demo session under ``pifold_agent/data/`` is exempt: it is a real Pi session
-whose author's own paths are part of the recording (see its ``NOTICE``). The patterns are
+The bundled traces under ``pifold_agent/data/`` are exempt: they are real sessions whose
+authors' own paths are part of the recording (see each one's ``PROVENANCE.md``). The patterns are
 proven to fire, on planted text and on that exempt data, so a clean result means something.
 """
 
@@ -18,7 +18,7 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 EXEMPT = "pifold_agent/data/"
-"""Tracked files under this folder are a recorded session and keep their paths."""
+"""Tracked files under this folder are recorded sessions and keep their paths."""
 
 PLACEHOLDER_NAMES = frozenset(
     {"user", "username", "you", "me", "name", "someone", "example", "shared"}

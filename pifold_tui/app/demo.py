@@ -19,9 +19,9 @@ import shutil
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
-from importlib import resources
 from pathlib import Path
 
+from pifold_agent.bundled_traces import demo_trace
 from pifold_agent.importers import load_trace
 from pifold_agent.loop import Agent, AgentConfig, MemoryRecorder
 from pifold_agent.loop.system_prompt import system_prompt
@@ -39,9 +39,6 @@ from pifold_core.options import EngineOptions
 from pifold_core.settings import SettingsFile
 from pifold_core.tokens import TiktokenCounter
 from pifold_tui.app.session_setup import AppSession
-
-DEMO_TRACE = "pi-mono-large-session.jsonl"
-"""The real Pi session shipped with the package (MIT, see ``pifold_agent/data/NOTICE``)."""
 
 DEMO_BUDGET = 24_000
 """Tokens a demo request may carry. The session's early turns pass the commit threshold
@@ -146,11 +143,7 @@ def open_demo(
     Raises:
         pifold_core.settings.SettingsError: the user's settings file is invalid.
     """
-    if trace is None:
-        with resources.as_file(resources.files("pifold_agent") / "data" / DEMO_TRACE) as path:
-            entries = load_trace(path).entries
-    else:
-        entries = load_trace(trace).entries
+    entries = load_trace(trace if trace is not None else demo_trace()).entries
     script = replace(script_from_entries(entries), chunk_chars=DEMO_CHUNK_CHARS, chunk_delay_s=0)
     scripted = ScriptedProvider(script, TiktokenCounter())
     gate = PauseGate()
@@ -189,7 +182,6 @@ __all__ = [
     "DEMO_CALL_DELAY_S",
     "DEMO_CHUNK_CHARS",
     "DEMO_TEXT_DELAY_S",
-    "DEMO_TRACE",
     "PausableProvider",
     "PauseGate",
     "open_demo",

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from pifold_agent.bundled_traces import bundled_traces
 from pifold_agent.cli import app
-from tests.conftest import shared_trace_files
 
 RUNNER = CliRunner()
 REQUIRED_FIELDS = {
@@ -50,9 +50,8 @@ def test_demo_command_still_replays_the_bundled_session() -> None:
     assert "unattributed rewrites" in result.output
 
 
-@pytest.mark.skipif(not shared_trace_files(), reason="../shared/traces is not present")
 def test_replay_json_has_the_documented_fields(tmp_path: Path) -> None:
-    trace = next(path for path in shared_trace_files() if "codex" in str(path))
+    trace = next(path for path in bundled_traces() if "codex" in str(path))
     window = tmp_path / "window.json"
     result = RUNNER.invoke(
         app,
@@ -95,10 +94,9 @@ def test_missing_file_exits_2(tmp_path: Path) -> None:
     assert result.exit_code == 2
 
 
-@pytest.mark.skipif(not shared_trace_files(), reason="../shared/traces is not present")
 def test_replay_reads_the_settings_file(tmp_path: Path, isolated_settings: Path) -> None:
     """The user's settings shape the run: here a band that commits far more often."""
-    trace = next(path for path in shared_trace_files() if "pi-mono" in str(path))
+    trace = next(path for path in bundled_traces() if "pi-mono" in str(path))
     arguments = ["replay", str(trace), "--json", "--budget", "60000"]
     default = json.loads(RUNNER.invoke(app, arguments).stdout)
     folder = isolated_settings / "pi-fold"

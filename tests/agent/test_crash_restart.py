@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from pifold_agent.bundled_traces import bundled_traces
 from pifold_agent.replay import replay_trace
 from pifold_core.canonical import parse_json
 from pifold_core.engine import LOG_NAME
 from tests.agent.torn_kill import replay_killed_after
-from tests.conftest import shared_trace_files
 
-TRACES = [path for path in shared_trace_files() if "mini-swe-agent" in str(path)]
+TRACES = [path for path in bundled_traces() if "mini-swe-agent" in str(path)]
 
 
 def request_prefixes(state: Path) -> list[str]:
@@ -21,7 +21,6 @@ def request_prefixes(state: Path) -> list[str]:
     return [record["b"]["prefix"] for record in records if record["k"] == "request"]
 
 
-@pytest.mark.skipif(not TRACES, reason="../shared/traces is not present")
 @pytest.mark.parametrize("kill_after", [150, 420])
 def test_sigkill_then_reopen_matches_an_uninterrupted_run(tmp_path: Path, kill_after: int) -> None:
     trace = TRACES[0]

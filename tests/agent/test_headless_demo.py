@@ -7,11 +7,12 @@ from pathlib import Path
 
 from rich.console import Console
 
+from pifold_agent.bundled_traces import traces_folder
 from pifold_agent.headless_demo import demo_rows, headless_demo, run_demo
 from pifold_agent.importers import load_trace
 from pifold_core.options import EngineOptions
 
-TRACE = Path(__file__).resolve().parents[3] / "shared" / "traces" / "pi-v3-paradocs"
+TRACE = traces_folder() / "pi-v3-paradocs"
 
 
 def test_a_real_trace_plays_through_the_loop_with_every_fold_verified(tmp_path: Path) -> None:

@@ -7,17 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from pifold_agent.bundled_traces import bundled_traces
 from pifold_agent.replay import replay_trace
 from pifold_core.engine import Engine
-from tests.conftest import shared_trace_files
 
-TRACES = shared_trace_files()
+TRACES = bundled_traces()
 
 
 BUDGETS = (60_000, 100_000, 200_000)
 
 
-@pytest.mark.skipif(not TRACES, reason="../shared/traces is not present")
 @pytest.mark.parametrize("budget", BUDGETS)
 @pytest.mark.parametrize("trace", TRACES, ids=[path.parent.name for path in TRACES])
 def test_every_trace_replays_cleanly(trace: Path, budget: int, tmp_path: Path) -> None:
@@ -53,7 +52,6 @@ def test_every_trace_replays_cleanly(trace: Path, budget: int, tmp_path: Path) -
 LONGEST = ("pi-mono", "codex-soulpass", "mini-swe-agent-deepseek")
 
 
-@pytest.mark.skipif(not TRACES, reason="../shared/traces is not present")
 @pytest.mark.parametrize("name", LONGEST)
 def test_longest_traces_grow_consolidated_folds(name: str, tmp_path: Path) -> None:
     trace = next(path for path in TRACES if path.parent.name == name)
@@ -63,7 +61,6 @@ def test_longest_traces_grow_consolidated_folds(name: str, tmp_path: Path) -> No
     assert sum(report.commit_sizes) == sum(report.folds.values())
 
 
-@pytest.mark.skipif(not TRACES, reason="../shared/traces is not present")
 def test_recorded_usage_drives_occupancy(tmp_path: Path) -> None:
     """The trace's own usage is bound while the projection is the raw history, then only
     calibrates; occupancy carries what the engine cannot see (the system prompt)."""
@@ -80,7 +77,6 @@ def test_recorded_usage_drives_occupancy(tmp_path: Path) -> None:
     assert measurement.reading == "stale_after_commit"
 
 
-@pytest.mark.skipif(not TRACES, reason="../shared/traces is not present")
 def test_traces_without_usage_read_as_estimated(tmp_path: Path) -> None:
     trace = next(path for path in TRACES if path.parent.name == "gemini-cli")
     report = replay_trace(trace, budget=100_000, state_dir=tmp_path)
@@ -89,7 +85,6 @@ def test_traces_without_usage_read_as_estimated(tmp_path: Path) -> None:
     assert report.window.peak == report.window.peak_estimated
 
 
-@pytest.mark.skipif(not TRACES, reason="../shared/traces is not present")
 def test_small_budget_folds_deeply_and_stays_lossless(tmp_path: Path) -> None:
     trace = next(path for path in TRACES if path.suffix == ".jsonl" and "pi-mono" in str(path))
     report = replay_trace(trace, budget=30_000, state_dir=tmp_path)
@@ -110,7 +105,6 @@ def test_resume_refuses_state_of_another_trace(tmp_path: Path) -> None:
         replay_trace(TRACES[1], budget=100_000, state_dir=tmp_path)
 
 
-@pytest.mark.skipif(not TRACES, reason="../shared/traces is not present")
 def test_overflow_recovery_runs_where_a_provider_would_refuse(tmp_path: Path) -> None:
     """At a budget the trace's inflows overrun, the replay recovers as a host would."""
     trace = next(path for path in TRACES if path.parent.name == "codex-soulpass")
@@ -121,7 +115,6 @@ def test_overflow_recovery_runs_where_a_provider_would_refuse(tmp_path: Path) ->
     assert len(causes) == report.overflows
 
 
-@pytest.mark.skipif(not TRACES, reason="../shared/traces is not present")
 def test_pre_commit_notices_are_appends_and_survive_resume(tmp_path: Path) -> None:
     from dataclasses import replace
 
@@ -153,7 +146,6 @@ def _log_kinds(state: Path) -> list[str]:
     return causes
 
 
-@pytest.mark.skipif(not TRACES, reason="../shared/traces is not present")
 def test_a_resumed_replay_with_overflows_matches_an_uninterrupted_one(tmp_path: Path) -> None:
     """An overflow sends one request twice; resuming must still find its place exactly."""
     trace = next(path for path in TRACES if path.parent.name == "pi-mono")

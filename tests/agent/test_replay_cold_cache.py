@@ -15,19 +15,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from pifold_agent.bundled_traces import bundled_traces
 from pifold_agent.cli import app
 from pifold_agent.replay import ReplayReport, ReplayStateError, replay_trace
 from pifold_core.canonical import parse_json
 from pifold_core.engine import LOG_NAME
 from tests.agent.torn_kill import replay_killed_after
-from tests.conftest import shared_trace_files
 
-TRACES = [path for path in shared_trace_files() if "claude-code" in str(path)]
+TRACES = [path for path in bundled_traces() if "claude-code" in str(path)]
 BUDGET = 60_000
 LIFETIME_S = 300
-
-
-pytestmark = pytest.mark.skipif(not TRACES, reason="../shared/traces is not present")
 
 
 def _records(state: Path) -> list[dict[str, object]]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pifold_agent.bundled_traces import bundled_traces
 from pifold_bench.calibration import ModelCheck
 from pifold_bench.figures import ArmFigures, arm_figures
 from pifold_bench.run import (
@@ -20,13 +21,11 @@ from pifold_bench.run import (
     check_model,
 )
 from pifold_core.tokens import TiktokenCounter
-from tests.conftest import shared_trace_files
 
-TRACES = shared_trace_files()
+TRACES = bundled_traces()
 BUDGET = 100_000
 COUNTER = TiktokenCounter()
 
-needs_traces = pytest.mark.skipif(not TRACES, reason="../shared/traces is not present")
 every_trace = pytest.mark.parametrize("trace", TRACES, ids=[path.parent.name for path in TRACES])
 
 

@@ -9,7 +9,7 @@ from pifold_bench.brief_probe import BriefProbe, probe_arm, probe_engine, probe_
 from pifold_bench.figures import arm_figures
 from pifold_bench.recall import PlantedValue
 from pifold_core.engine import Engine
-from tests.bench.shared_runs import benched_runs, every_trace, needs_traces
+from tests.bench.shared_runs import benched_runs, every_trace
 from tests.core.builders import CharCounter, SessionBuilder, drive, filler, small_options
 
 KEY = "ck_0f1e2d3c4b5a69788796"
@@ -106,7 +106,6 @@ def test_engine_arms_report_the_probe(tmp_path: Path) -> None:
     assert probe == BriefProbe(3, 0, 0, 0)
 
 
-@needs_traces
 @every_trace
 def test_new_briefs_keep_at_least_as_many_planted_values_as_the_old(trace: Path) -> None:
     prepared, runs, _ = benched_runs(trace)

@@ -8,7 +8,7 @@ from pifold_bench.causes import UncachedSplit, side_call_split, split_request
 from pifold_bench.figures import arm_figures
 from pifold_bench.provider import Bill, PromptPart
 from pifold_bench.run import BenchSettings, bench_trace
-from tests.conftest import SHARED_TRACES
+from tests.conftest import TRACES as BUNDLED
 
 
 def _parts(*spec: tuple[str, int]) -> tuple[PromptPart, ...]:
@@ -77,7 +77,7 @@ def test_a_side_call_is_all_rewrite_and_the_first_request_all_appended() -> None
 
 
 def test_the_split_adds_up_to_the_uncached_input_of_every_arm() -> None:
-    trace = SHARED_TRACES / "pi-v3-paradocs" / "session.jsonl"
+    trace = BUNDLED / "pi-v3-paradocs" / "session.jsonl"
     if not trace.exists():
         pytest.skip("the shared traces are not beside this checkout")
     settings = BenchSettings(budget=30_000)

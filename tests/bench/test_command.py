@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from pifold_agent.bundled_traces import bundled_traces
 from pifold_agent.cli import app
 from pifold_bench.run import ARM_NAMES
 
@@ -189,3 +190,24 @@ def test_markdown_beside_the_traces_is_skipped_with_a_note(tmp_path: Path) -> No
     assert [trace["format"] for trace in json.loads(result.stdout)["traces"]] == ["mini-swe-agent"]
     only_notes = RUNNER.invoke(app, ["bench", str(notes)], env={"COLUMNS": "200"})
     assert only_notes.exit_code == 2 and "no session file given" in only_notes.output
+
+
+def test_licences_beside_the_traces_are_skipped_too(tmp_path: Path) -> None:
+    trace = write_trajectory(tmp_path / "small.traj.json")
+    licence = tmp_path / "LICENSE"
+    licence.write_text("MIT License\n", encoding="utf-8")
+    result = RUNNER.invoke(
+        app, ["bench", str(licence), str(trace), "--json", "--arms", "fold"], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    assert "skipped" in result.stderr and "LICENSE" in result.stderr
+
+
+def test_with_no_trace_it_benches_the_bundled_ones() -> None:
+    result = RUNNER.invoke(
+        app, ["bench", "--json", "--arms", "fold", "--no-sensitivity"], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    benched = [Path(trace["trace"]).parent.name for trace in json.loads(result.stdout)["traces"]]
+    assert benched == [path.parent.name for path in bundled_traces()]
+    assert len(benched) == 7

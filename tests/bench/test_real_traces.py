@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.bench.shared_runs import benched, every_trace, needs_traces
+from tests.bench.shared_runs import benched, every_trace
 
 
-@needs_traces
 @every_trace
 def test_every_arm_on_a_real_trace(trace: Path) -> None:
     prepared, figures, check = benched(trace)

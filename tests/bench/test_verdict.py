@@ -20,10 +20,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.bench.shared_runs import TRACES, benched, benched_runs, every_trace, needs_traces
+from tests.bench.shared_runs import TRACES, benched, benched_runs, every_trace
 
 
-@needs_traces
 @every_trace
 def test_one_commit_never_reads_more_than_one_mark_per_request(trace: Path) -> None:
     _, figures, _ = benched(trace)
@@ -42,7 +41,6 @@ def test_one_commit_never_reads_more_than_one_mark_per_request(trace: Path) -> N
         assert unbatched.uncached_input == fold.uncached_input
 
 
-@needs_traces
 @every_trace
 def test_fold_rewrites_cost_less_than_landing_every_mark_at_once(trace: Path) -> None:
     _, figures, _ = benched(trace)
@@ -51,14 +49,12 @@ def test_fold_rewrites_cost_less_than_landing_every_mark_at_once(trace: Path) ->
     assert fold.uncached_by_cause.rewrite < immediate.uncached_by_cause.rewrite
 
 
-@needs_traces
 @every_trace
 def test_with_cold_commits_fold_reads_less_than_fold_immediate(trace: Path) -> None:
     _, figures, _ = benched(trace)
     assert figures["fold"].uncached_input < figures["fold-immediate"].uncached_input
 
 
-@needs_traces
 @every_trace
 def test_without_expiry_and_resets_fold_reads_less_than_fold_immediate(trace: Path) -> None:
     # What line 3 comes down to: the appended material and the rewrites, the part of the
@@ -71,7 +67,6 @@ def test_without_expiry_and_resets_fold_reads_less_than_fold_immediate(trace: Pa
         assert split.total == arm.uncached_input
 
 
-@needs_traces
 def test_cold_cache_commits_fire_in_the_bench_and_only_where_turned_on() -> None:
     cold_traces = 0
     for trace in TRACES:

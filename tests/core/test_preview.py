@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pifold_agent.bundled_traces import traces_folder
 from pifold_agent.importers import load_trace
 from pifold_core.commit import CommitOutcome
 from pifold_core.engine import Engine
@@ -25,7 +26,7 @@ from tests.core.engine_checks import (
     reopen,
 )
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "traces"
+TRACES = traces_folder()
 CODEX = TRACES / "codex-soulpass" / "codex-session.jsonl"
 
 

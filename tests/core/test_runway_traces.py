@@ -21,15 +21,13 @@ from pathlib import Path
 
 import pytest
 
+from pifold_agent.bundled_traces import bundled_traces
 from pifold_agent.runway_audit import RunwayAudit, audit_replay
 from pifold_core.runway import needed_after
-from tests.conftest import shared_trace_files
 
-TRACES = shared_trace_files()
+TRACES = bundled_traces()
 BUDGETS = (30_000, 60_000)
 CASES = [(trace, budget) for trace in TRACES for budget in BUDGETS]
-
-pytestmark = pytest.mark.skipif(not TRACES, reason="../shared/traces is not present")
 
 
 @pytest.fixture(scope="module")

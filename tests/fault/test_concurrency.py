@@ -30,12 +30,12 @@ from typer.testing import CliRunner
 from pifold_agent.cli import app
 from pifold_core.engine import Engine, SessionLocked
 from pifold_core.lock import current_holder
-from tests.conftest import SHARED_TRACES
+from tests.conftest import TRACES as BUNDLED
 from tests.core.builders import CharCounter
 from tests.fault.tally import FaultTally
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-TRACE = SHARED_TRACES / "swe-agent-demo" / "marshmallow-code__marshmallow-1867.traj"
+TRACE = BUNDLED / "swe-agent-demo" / "marshmallow-code__marshmallow-1867.traj"
 RUNNER = CliRunner()
 
 

@@ -40,10 +40,10 @@ from pifold_core.folds import source_of
 from pifold_core.journal import JournalCorrupt
 from pifold_core.merkle import encode_listing, fold_parts, listing_digest, source_length
 from pifold_core.store import FoldStore, StoreError, StoreObjectCorrupt, StoreObjectMissing
-from tests.conftest import SHARED_TRACES
+from tests.conftest import TRACES as BUNDLED
 from tests.fault.tally import FaultTally
 
-TRACE = SHARED_TRACES / "codex-soulpass" / "codex-session.jsonl"
+TRACE = BUNDLED / "codex-soulpass" / "codex-session.jsonl"
 BUDGET = 30_000
 """Small enough for many commits, so the store holds dozens of objects."""
 

@@ -32,11 +32,11 @@ from typing import Any
 
 import pytest
 
+from pifold_agent.bundled_traces import bundled_traces
 from pifold_agent.replay import ReplayReport, replay_trace
 from pifold_core.engine import Engine
 from pifold_core.state_folder import object_roots
 from pifold_core.store import find_temporaries
-from tests.conftest import shared_trace_files
 from tests.core.engine_checks import durable_state
 from tests.fault.kill_points import MODES, TARGET_WEIGHTS, KillPoint, wrapped
 from tests.fault.tally import FaultTally
@@ -65,7 +65,7 @@ class Reference:
 
 
 def trace_path(name: str) -> Path | None:
-    for path in shared_trace_files():
+    for path in bundled_traces():
         if str(path).endswith(name):
             return path
     return None
@@ -207,10 +207,6 @@ def run(count: int, seed: int) -> FaultTally:
     return tally
 
 
-needs_traces = pytest.mark.skipif(not available_traces(), reason="../shared/traces is not present")
-
-
-@needs_traces
 def test_seeded_kills_resume_to_the_uninterrupted_run() -> None:
     tally = run(24, seed=20261201)
     assert tally.tried == 24
@@ -220,7 +216,6 @@ def test_seeded_kills_resume_to_the_uninterrupted_run() -> None:
 CODEX = "codex-soulpass/codex-session.jsonl"
 
 
-@pytest.mark.skipif(trace_path(CODEX) is None, reason="../shared/traces is not present")
 @pytest.mark.parametrize("mode", ["before", "torn", "after"])
 def test_a_kill_around_the_overflow_commit_resumes_with_the_retried_request(
     tmp_path: Path, mode: str
@@ -238,7 +233,6 @@ def test_a_kill_around_the_overflow_commit_resumes_with_the_retried_request(
     assert reference(CODEX).report["commits"] == 15
 
 
-@pytest.mark.skipif(trace_path(CODEX) is None, reason="../shared/traces is not present")
 @pytest.mark.parametrize("target", ["log", "commit"])
 def test_every_kill_inside_the_overflow_step_resumes_exactly(tmp_path: Path, target: str) -> None:
     # The log appends and commits around the overflow: the request, the overflow note, the
@@ -301,7 +295,6 @@ app(sys.argv[2:])
 """
 
 
-@pytest.mark.skipif(trace_path(CODEX) is None, reason="../shared/traces is not present")
 def test_the_cli_killed_mid_replay_resumes_to_the_same_json(tmp_path: Path) -> None:
     path = trace_path(CODEX)
     assert path is not None

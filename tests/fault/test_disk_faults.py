@@ -30,6 +30,7 @@ from typing import Any
 
 import pifold_core.journal
 import pifold_core.store
+from pifold_agent.bundled_traces import demo_trace
 from pifold_agent.importers import load_trace
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry, TextBlock, ToolCallBlock
@@ -38,9 +39,7 @@ from tests.core.builders import CharCounter, small_options
 from tests.core.engine_checks import assert_reopens_identically, durable_state
 from tests.fault.tally import FaultTally
 
-TRACE = (
-    Path(__file__).resolve().parents[2] / "pifold_agent" / "data" / "pi-mono-large-session.jsonl"
-)
+TRACE = demo_trace()
 SESSION_ENTRIES = 200
 """Entries of the trace replayed: several commits, an evidence artifact, many appends."""
 FAULTS = (errno.ENOSPC, errno.EIO)

@@ -27,6 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pifold_agent.bundled_traces import demo_trace, traces_folder
 from pifold_agent.importers import TraceFormatError, load_trace
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry, TextBlock
@@ -53,7 +54,7 @@ from tests.fault.hostile_values import (
 from tests.fault.tally import FaultTally
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-TRACES = REPOSITORY.parent / "shared" / "traces"
+TRACES = traces_folder()
 SAMPLE_LINES = 60
 """Real records taken from the head of each trace: enough for every record shape."""
 CASES_PER_ENGINE = 500
@@ -170,7 +171,7 @@ def _trace_samples() -> dict[str, tuple[str, list[Any]]]:
     """Per format: how it is laid out (``lines`` or ``document``) and real records."""
     samples: dict[str, tuple[str, list[Any]]] = {}
     for name, relative in (
-        ("pi", REPOSITORY / "pifold_agent" / "data" / "pi-mono-large-session.jsonl"),
+        ("pi", demo_trace()),
         ("claude-code", TRACES / "claude-code-session-share" / "general-tool-calls.jsonl"),
         ("codex", TRACES / "codex-soulpass" / "codex-session.jsonl"),
     ):

@@ -31,12 +31,12 @@ from pifold_core.peek import PeekError
 from pifold_core.settings import SettingsFile
 from pifold_core.state_folder import loose_state_modes
 from pifold_core.tool import run_tool
-from tests.conftest import SHARED_TRACES
+from tests.conftest import TRACES as BUNDLED
 from tests.core.builders import CharCounter
 from tests.core.engine_checks import folded_engine, full_state
 from tests.fault.tally import FaultTally
 
-TRACE = SHARED_TRACES / "codex-soulpass" / "codex-session.jsonl"
+TRACE = BUNDLED / "codex-soulpass" / "codex-session.jsonl"
 BUDGET = 60_000
 RUNNER = CliRunner()
 

@@ -14,14 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from pifold_agent.bundled_traces import demo_trace
 from pifold_agent.importers import TraceFormatError, load_trace
 from pifold_agent.importers.jsonl import read_json_lines
 from pifold_core.engine import Engine
 from tests.core.builders import CharCounter, small_options
 
-PI_TRACE = (
-    Path(__file__).resolve().parents[3] / "pifold_agent" / "data" / "pi-mono-large-session.jsonl"
-)
+PI_TRACE = demo_trace()
 
 
 def _head(lines: int = 40) -> list[dict[str, object]]:

@@ -1,4 +1,4 @@
-"""Every shared real trace imports into a consistent model view.
+"""Every bundled real trace imports into a consistent model view.
 
 The expected numbers were checked against the files themselves (see the comments), not taken
 from the importer's output.
@@ -6,10 +6,7 @@ from the importer's output.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
+from pifold_agent.bundled_traces import bundled_traces
 from pifold_agent.importers import ImportedTrace, load_trace
 from pifold_agent.importers.builder import orphan_call_ids
 
@@ -44,8 +41,8 @@ def _check_consistency(trace: ImportedTrace) -> None:
             assert entry.content or entry.usage is not None
 
 
-def test_every_shared_trace_imports(shared_traces: list[Path]) -> None:
-    for path in shared_traces:
+def test_every_bundled_trace_imports() -> None:
+    for path in bundled_traces():
         trace = load_trace(path)
         assert any(entry.kind == "assistant" for entry in trace.entries), path
         _check_consistency(trace)
@@ -57,23 +54,21 @@ def test_every_shared_trace_imports(shared_traces: list[Path]) -> None:
             assert trace.skipped_lines == skipped
 
 
-def _trace(shared_traces: list[Path], name: str) -> ImportedTrace:
-    matches = [path for path in shared_traces if path.name == name]
-    if not matches:
-        pytest.skip(f"{name} is not among the shared traces")
-    return load_trace(matches[0])
+def _trace(name: str) -> ImportedTrace:
+    (match,) = [path for path in bundled_traces() if path.name == name]
+    return load_trace(match)
 
 
-def test_pi_mono_usage_matches_the_recorded_calls(shared_traces: list[Path]) -> None:
-    trace = _trace(shared_traces, "large-session.jsonl")
+def test_pi_mono_usage_matches_the_recorded_calls() -> None:
+    trace = _trace("large-session.jsonl")
     prompts = [entry.usage.prompt_tokens for entry in trace.entries if entry.usage]
     assert max(prompts) == 177_604  # traces.md §2 peak context
     assert sum(len(entry.tool_calls) for entry in trace.entries) == 391
     assert any("dropped 14 assistant turn(s)" in note for note in trace.notes)
 
 
-def test_claude_code_merges_lines_and_takes_last_usage(shared_traces: list[Path]) -> None:
-    trace = _trace(shared_traces, "general-tool-calls.jsonl")
+def test_claude_code_merges_lines_and_takes_last_usage() -> None:
+    trace = _trace("general-tool-calls.jsonl")
     prompts = [entry.usage.prompt_tokens for entry in trace.entries if entry.usage]
     assert max(prompts) == 86_733
     first = next(entry for entry in trace.entries if entry.kind == "assistant")
@@ -86,8 +81,8 @@ def test_claude_code_merges_lines_and_takes_last_usage(shared_traces: list[Path]
     assert any("not on the active conversation chain" in note for note in trace.notes)
 
 
-def test_codex_usage_and_compaction(shared_traces: list[Path]) -> None:
-    trace = _trace(shared_traces, "codex-session.jsonl")
+def test_codex_usage_and_compaction() -> None:
+    trace = _trace("codex-session.jsonl")
     assistants = [entry for entry in trace.entries if entry.kind == "assistant"]
     assert all(entry.usage is not None for entry in assistants)
     assert max(entry.usage.prompt_tokens for entry in assistants if entry.usage) == 234_537
@@ -95,8 +90,8 @@ def test_codex_usage_and_compaction(shared_traces: list[Path]) -> None:
     assert sum("native Codex compaction" in note for note in trace.notes) == 1
 
 
-def test_mini_swe_agent_cache_arithmetic(shared_traces: list[Path]) -> None:
-    trace = _trace(shared_traces, "django__django-13265.traj.json")
+def test_mini_swe_agent_cache_arithmetic() -> None:
+    trace = _trace("django__django-13265.traj.json")
     first = next(entry for entry in trace.entries if entry.kind == "assistant")
     assert first.usage is not None
     assert (first.usage.input_tokens, first.usage.cache_read_tokens) == (1515, 320)
@@ -104,6 +99,6 @@ def test_mini_swe_agent_cache_arithmetic(shared_traces: list[Path]) -> None:
     assert max(prompts) == 81_983
 
 
-def test_gemini_orphan_is_noted(shared_traces: list[Path]) -> None:
-    trace = _trace(shared_traces, "trajectory.json")
+def test_gemini_orphan_is_noted() -> None:
+    trace = _trace("trajectory.json")
     assert len(orphan_call_ids(trace)) == 1

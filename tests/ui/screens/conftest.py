@@ -20,14 +20,14 @@ from rich.console import Console
 from rich.text import Text
 from textual.widgets import Static
 
+from pifold_agent.bundled_traces import bundled_trace
 from pifold_agent.replay import replay_trace
 from pifold_core.engine import Engine
 from pifold_core.options import EngineOptions
 from tests.core.engine_checks import full_state
 
-TRACES = Path(__file__).resolve().parents[4] / "shared" / "traces"
-REPLAYED_TRACE = TRACES / "codex-soulpass" / "codex-session.jsonl"
-"""The shared trace the screens are tested on."""
+REPLAYED_TRACE = bundled_trace("codex-soulpass")
+"""The bundled trace the screens are tested on."""
 REPLAYED_BUDGET = 60_000
 """The serving budget it is replayed at: small enough for several commits."""
 

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from pifold_core.engine import LOG_NAME
-from tests.ui.screens.conftest import TRACES
+from tests.conftest import TRACES
 
 WAIT_SECONDS = 90.0
 """How long a run may take to show what is awaited before the test calls it hung."""
