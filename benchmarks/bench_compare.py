@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python benchmarks/bench_compare.py [--budget 100000]``
 
-Prints, in Markdown, the tables of ``pifold_bench/README.md`` and the project README's bench
+Prints, in Markdown, the tables of ``docs/bench-figures.md`` and the project README's bench
 section, so they can be regenerated in one command: the headline ratios per trace; the
 acceptance criterion's three lines per trace, with their figures; the sums per arm over
 every trace (uncached input split by cause, tokens, dollars, mean window, recall split); each
