@@ -76,8 +76,11 @@ def run_headless(options: HeadlessOptions, stdin: TextIO | None, out: TextIO, er
 
 
 def _failure(error: Exception) -> str:
-    known = (OSError, ValueError, RuntimeError)
-    return one_line(error) if isinstance(error, known) else f"{type(error).__name__}: {error}"
+    if isinstance(error, OSError | ValueError | RuntimeError):
+        return one_line(error)
+    return (
+        f"unexpected {type(error).__name__}: {one_line(error)} (a bug in pifold: please report it)"
+    )
 
 
 def _run(options: HeadlessOptions, stdin: TextIO | None, out: TextIO, err: TextIO) -> int:

@@ -252,7 +252,10 @@ def setup_failure(
         return f"cannot open {state}: {one_line(error)}; `{doctor}` says what is damaged"
     if isinstance(error, OSError):
         return f"cannot open {state}: {one_line(error)}"
-    return f"cannot open {state}: {type(error).__name__}: {one_line(error)}"
+    return (
+        f"cannot open {state}: unexpected {type(error).__name__}: {one_line(error)} "
+        "(a bug in pifold: please report it)"
+    )
 
 
 __all__ = [
