@@ -33,7 +33,6 @@ from typing import TextIO
 from pifold_agent.loop import AgentEvent, RunResult, ToolCrash, event_json
 from pifold_agent.loop.agent import Agent
 from pifold_agent.loop.events import CommitDone, CompactionDone, RetryWait
-from pifold_agent.loop.message_size import MessageTooLarge
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.models import ModelDescriptor
 from pifold_agent.providers.scripted import ScriptedProvider
@@ -41,6 +40,7 @@ from pifold_agent.run_input import CommandError, HeadlessOptions, clean_text, ga
 from pifold_agent.run_setup import (
     agent_config,
     agent_tools,
+    flatten,
     native_window,
     one_line,
     open_engine,
@@ -88,12 +88,11 @@ def _run(options: HeadlessOptions, stdin: TextIO | None, out: TextIO, err: TextI
     for warning in messages.warnings:
         err.write(f"warning: {warning}\n")
     provider, descriptor = provider_and_model(options)
-    opened = open_run(options, provider, descriptor)
+    opened = open_run(options, provider, descriptor, messages=messages.texts)
     try:
         for notice in opened.notices:
             err.write(f"warning: {notice}\n")
         agent = opened.agent
-        _check_sizes(agent, messages.texts)
         agent.subscribe(_printer(options, out, err))
         for text in messages.texts[1:]:
             agent.steer(text)
@@ -101,15 +100,6 @@ def _run(options: HeadlessOptions, stdin: TextIO | None, out: TextIO, err: TextI
     finally:
         opened.close()
     return _report(result, options, out, err)
-
-
-def _check_sizes(agent: Agent, texts: list[str]) -> None:
-    """Every message is checked before any is recorded: a refusal records nothing."""
-    try:
-        for text in texts:
-            agent.check_message(text)
-    except MessageTooLarge as refusal:
-        raise CommandError(str(refusal)) from None
 
 
 def make_provider(options: HeadlessOptions) -> tuple[Provider, int | None]:
@@ -215,7 +205,7 @@ def _report(result: RunResult | None, options: HeadlessOptions, out: TextIO, err
         err.write("aborted: the run was interrupted; the session keeps what happened\n")
         return 1
     if result.outcome != "stop":
-        err.write(f"error: {' '.join((result.error or 'the run failed').split())}\n")
+        err.write(f"error: {flatten(result.error or 'the run failed')}\n")
         return 1
     if not options.as_json:
         # A reply's lone surrogate cannot reach a UTF-8 stream: it is shown replaced.

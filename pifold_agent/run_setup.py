@@ -16,16 +16,20 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pifold_agent.compaction import CompactionSettings
 from pifold_agent.loop import Agent, AgentConfig, Tool
 from pifold_agent.loop.approval import Approver
+from pifold_agent.loop.message_size import MessageTooLarge, check_message_size, head_tokens
 from pifold_agent.loop.native_window import NativeWindow
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.models import ModelDescriptor, cache_lifetime, models_file
 from pifold_agent.providers.scripted import ScriptedProvider
+from pifold_agent.replay import MIN_BUDGET
 from pifold_agent.run_input import CommandError, HeadlessOptions
 from pifold_agent.sessions import SessionError, SessionFile, find, latest_for, state_directory
 from pifold_agent.sessions.agreement import compare_with_log
@@ -63,29 +67,41 @@ def open_run(
     provider: Provider,
     descriptor: ModelDescriptor | None,
     approver: Approver | None = None,
+    messages: Sequence[str] = (),
 ) -> OpenRun:
-    """The session ``options`` name, open for a run with ``provider``.
+    """The session ``options`` name, open for a run with ``provider``, every one of
+    ``messages`` checked to fit one request.
+
+    Nothing is written before every check has passed: the options the run asks for (the
+    settings file, ``--budget``) are logged only once the messages are known to fit them,
+    and a new session refused leaves no state folder behind.
 
     Raises:
-        CommandError: the session, its state or the settings cannot be opened; one line
-            says which and what to do. Nothing is left open.
+        CommandError: the session, its state or the settings cannot be opened, or a message
+            is too large; one line says which and what to do. Nothing is left open.
     """
+    check_budget(options.budget)
     model_budget = descriptor.serving_budget if descriptor is not None else None
     cwd = options.cwd.resolve()
     session = open_session(cwd, options)
     engine: Engine | None = None
     try:
         notices = [f"{session.path}: skipped {problem}" for problem in session.problems]
+        wanted: EngineOptions | None = None
         if options.no_fold:
             window: Engine | NativeWindow = native_window(session, provider, options, model_budget)
         else:
-            engine = window = open_engine(session.state_directory, options, model_budget)
-            notices += configuration_notices()
+            engine, wanted = engine_as_logged(session.state_directory, options, model_budget)
+            window = engine
+        config = agent_config(cwd, session.id, descriptor, approver)
+        agent = Agent(window, provider, agent_tools(provider), session, config)
+        check_sizes(agent, messages, wanted.budget if wanted is not None else None)
+        if engine is not None and wanted is not None:
+            engine.apply_options(wanted)
+            notices += configuration_notices() + state_notices(engine)
             disagreement = compare_with_log(session, engine)
             if disagreement is not None:
                 notices.append(disagreement.describe(session))
-        config = agent_config(cwd, session.id, descriptor, approver)
-        agent = Agent(window, provider, agent_tools(provider), session, config)
         agent.resume()
     except BaseException as error:
         _close_quietly(engine, session)
@@ -97,6 +113,37 @@ def open_run(
     return OpenRun(session, engine, agent, notices)
 
 
+def check_sizes(agent: Agent, messages: Sequence[str], budget: int | None) -> None:
+    """Refuse the run when one of ``messages`` cannot fit one request at ``budget`` (the
+    agent's own when ``None``).
+
+    Raises:
+        CommandError: the message's size, the room and what to do.
+    """
+    if not messages:
+        return
+    head = head_tokens(agent.window, agent.system, agent.specs)
+    try:
+        for text in messages:
+            check_message_size(agent.window, head, text, budget)
+    except MessageTooLarge as refusal:
+        raise CommandError(str(refusal)) from None
+
+
+def check_budget(budget: int | None) -> None:
+    """Refuse a ``--budget`` below :data:`pifold_agent.replay.MIN_BUDGET`, before anything
+    is opened.
+
+    Raises:
+        CommandError: it is smaller.
+    """
+    if budget is not None and budget < MIN_BUDGET:
+        raise CommandError(
+            f"--budget must be at least {MIN_BUDGET:,} tokens, got {budget:,} (not even one "
+            "ordinary request fits in less)"
+        )
+
+
 def _close_quietly(engine: Engine | None, session: SessionFile) -> None:
     try:
         if engine is not None:
@@ -105,6 +152,9 @@ def _close_quietly(engine: Engine | None, session: SessionFile) -> None:
         pass
     finally:
         session.close()
+        if not session.path.exists():
+            # A new session refused before its first message: its state goes with it.
+            shutil.rmtree(state_directory(session.path), ignore_errors=True)
 
 
 def open_session(cwd: Path, options: HeadlessOptions) -> SessionFile:
@@ -139,24 +189,41 @@ def native_window(
 ) -> NativeWindow:
     """Pi's compaction over the session: it keeps the context under the serving budget (the
     model's window less the reserve), the same budget folding works to."""
+    check_budget(options.budget)
     budget = options.budget if options.budget is not None else model_budget
-    if budget is not None and budget < 1:
-        raise CommandError("--budget must be a positive number of tokens")
     settings = CompactionSettings()
     serving = budget if budget is not None else EngineOptions().budget
     return NativeWindow(session, provider, serving + settings.reserve_tokens, settings)
 
 
 def open_engine(state_dir: Path, options: HeadlessOptions, descriptor_budget: int | None) -> Engine:
-    """The session's engine. A new session starts from the model's budget under the settings
-    file; a reopened one keeps its logged options under the settings file. ``--budget`` wins.
+    """The session's engine, with the options the run asks for in force (logged).
 
     Raises:
         CommandError: a bad budget, a refused settings file, or state that cannot be opened
             (another writer, a damaged log or store); one line says which.
     """
-    if options.budget is not None and options.budget < 1:
-        raise CommandError("--budget must be a positive number of tokens")
+    engine, wanted = engine_as_logged(state_dir, options, descriptor_budget)
+    try:
+        engine.apply_options(wanted)
+    except Exception as error:
+        engine.close()
+        raise CommandError(setup_failure(error, None, state_dir)) from None
+    return engine
+
+
+def engine_as_logged(
+    state_dir: Path, options: HeadlessOptions, descriptor_budget: int | None
+) -> tuple[Engine, EngineOptions]:
+    """The session's engine with the options it logged, and the options the run asks for:
+    a new session starts from the model's budget under the settings file, a reopened one
+    keeps its logged options under the settings file, and ``--budget`` wins. Nothing but a
+    new session's first record is written.
+
+    Raises:
+        CommandError: as :func:`open_engine`.
+    """
+    check_budget(options.budget)
     base = EngineOptions() if descriptor_budget is None else EngineOptions(budget=descriptor_budget)
     try:
         fresh = _with_budget(SettingsFile(base=base).load(), options.budget)
@@ -164,15 +231,41 @@ def open_engine(state_dir: Path, options: HeadlessOptions, descriptor_budget: in
     except Exception as error:
         raise CommandError(setup_failure(error, None, state_dir)) from None
     try:
-        engine.apply_options(_with_budget(SettingsFile(base=engine.options).load(), options.budget))
+        wanted = _with_budget(SettingsFile(base=engine.options).load(), options.budget)
     except Exception as error:
         engine.close()
         raise CommandError(setup_failure(error, None, state_dir)) from None
-    return engine
+    return engine, wanted
 
 
 def _with_budget(options: EngineOptions, budget: int | None) -> EngineOptions:
     return options if budget is None else replace(options, budget=budget)
+
+
+def state_notices(engine: Engine) -> list[str]:
+    """What the open found damaged but could work around, each with its consequence."""
+    notices = []
+    doctor = f"`pifold doctor {engine.state_dir} --repair`"
+    if engine.torn_tail is not None:
+        notices.append(
+            f"the fold log's last line, {engine.torn_tail.describe()}, was torn (a write cut "
+            "short) and was cut off; nothing before it is lost, and the session file gives "
+            "back its message"
+        )
+    if engine.checkpoint_problem is not None:
+        notices.append(
+            f"the checkpoint was not used ({flatten(engine.checkpoint_problem)}); "
+            "the session was rebuilt from its log instead"
+        )
+    damaged = engine.status().damaged
+    if damaged:
+        first = damaged[0]
+        more = f" and {len(damaged) - 1} more" if len(damaged) > 1 else ""
+        notices.append(
+            f"{first.kind} {first.id} is {first.problem} in the store{more}: the session runs, "
+            f"but it cannot be peeked or expanded; {doctor} rebuilds a fold's object from the log"
+        )
+    return notices
 
 
 def configuration_notices() -> list[str]:
@@ -220,13 +313,18 @@ def agent_tools(provider: Provider) -> list[Tool]:
     return builtin_tools()
 
 
+def flatten(text: str) -> str:
+    """``text`` on one line: every run of white space one space."""
+    return " ".join(text.split())
+
+
 def one_line(error: BaseException) -> str:
     """An exception's message on one line (an OS error with its file named)."""
     if isinstance(error, OSError) and error.strerror:
         text = f"{error.filename}: {error.strerror}" if error.filename else error.strerror
     else:
         text = str(error) or type(error).__name__
-    return " ".join(text.split())
+    return flatten(text)
 
 
 def setup_failure(
@@ -262,11 +360,16 @@ __all__ = [
     "OpenRun",
     "agent_config",
     "agent_tools",
+    "check_budget",
+    "check_sizes",
     "configuration_notices",
+    "engine_as_logged",
+    "flatten",
     "native_window",
     "one_line",
     "open_engine",
     "open_run",
     "open_session",
     "setup_failure",
+    "state_notices",
 ]

@@ -69,14 +69,17 @@ def head_tokens(window: ContextWindow, system: str, specs: Sequence[ToolSpec]) -
     )
 
 
-def check_message_size(window: ContextWindow, head: int, text: str) -> None:
-    """Refuse ``text`` when it cannot fit one request beside the head.
+def check_message_size(
+    window: ContextWindow, head: int, text: str, budget: int | None = None
+) -> None:
+    """Refuse ``text`` when it cannot fit one request beside the head, at ``budget`` (the
+    window's own when ``None``: a host checks against the budget a run is about to set).
 
     Raises:
         MessageTooLarge: it cannot; the message says how large it is, the room and what to
             do instead.
     """
-    budget = window.request_budget()
+    budget = window.request_budget() if budget is None else budget
     tokens = window.estimate_text(text) + MESSAGE_FRAMING_TOKENS
     if tokens > budget - head:
         raise MessageTooLarge(tokens, budget, head)

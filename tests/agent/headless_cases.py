@@ -13,6 +13,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +39,21 @@ class Outcome:
     code: int
     out: str
     err: str
+
+
+@contextmanager
+def scoped_environment(values: dict[str, str]) -> Iterator[None]:
+    """The environment with ``values`` set, as it was afterwards."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def write_script(folder: Path, name: str, *lines: dict[str, object]) -> Path:
@@ -164,5 +182,6 @@ __all__ = [
     "newest",
     "options_in",
     "refusal_problems",
+    "scoped_environment",
     "write_script",
 ]

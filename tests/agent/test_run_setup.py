@@ -152,3 +152,49 @@ def test_the_app_start_up_refuses_with_the_same_line(tmp_path: Path) -> None:
     holder = SessionFile.open(newest(tmp_path).path)
     holder.claim()  # the refused open left no lock behind
     holder.close()
+
+
+def test_a_refused_run_logs_nothing_not_even_its_budget(tmp_path: Path) -> None:
+    assert headless(options_in(tmp_path, script=answer_script(tmp_path))).code == 0
+    state = state_directory(newest(tmp_path).path)
+    log = (state / "fold-log.jsonl").read_bytes()
+    outcome = headless(
+        options_in(tmp_path, continue_session=True, script=answer_script(tmp_path), budget=1_200),
+        b"a line of a pasted log\n" * 400,
+    )
+    assert refusal_problems(outcome, 2, "message refused", "budget is 1,200") == []
+    assert (state / "fold-log.jsonl").read_bytes() == log  # the budget was not logged
+    assert continue_problems(tmp_path) == []  # and the session runs on at its own
+
+
+def test_a_budget_below_the_floor_is_refused_before_anything_opens(tmp_path: Path) -> None:
+    outcome = headless(options_in(tmp_path, script=answer_script(tmp_path), budget=999))
+    assert refusal_problems(outcome, 2, "--budget must be at least 1,000 tokens") == []
+    assert not (tmp_path / "sessions").exists()
+
+
+def test_a_new_session_refused_leaves_no_state_behind(tmp_path: Path) -> None:
+    outcome = headless(
+        options_in(tmp_path, script=answer_script(tmp_path), budget=1_200),
+        b"a line of a pasted log\n" * 400,
+    )
+    assert refusal_problems(outcome, 2, "message refused") == []
+    leftovers = [path for path in (tmp_path / "sessions").rglob("*") if path.is_file()]
+    assert leftovers == []
+
+
+def test_damage_the_open_works_around_is_said(tmp_path: Path) -> None:
+    state = folded_session(tmp_path)
+    log = state / "fold-log.jsonl"
+    log.write_bytes(log.read_bytes()[:-5])  # the last line torn, as a kill mid-write leaves it
+    (state / "checkpoint.json").write_bytes(b"{not a checkpoint")
+    outcome = headless(
+        options_in(
+            tmp_path, continue_session=True, script=answer_script(tmp_path), budget=FOLDING_BUDGET
+        )
+    )
+    assert (outcome.code, outcome.out) == (0, "ok\n")
+    warnings = [line for line in outcome.err.splitlines() if line.startswith("warning: ")]
+    assert any("was torn" in line and "cut off" in line for line in warnings), outcome.err
+    assert any("checkpoint was not used" in line for line in warnings), outcome.err
+    assert continue_problems(tmp_path, budget=FOLDING_BUDGET) == []
