@@ -99,7 +99,8 @@ def open_live(options: HeadlessOptions, approver: Approver | None) -> AppSession
             another process is writing, or state that cannot be opened; one line says which.
     """
     provider, descriptor = provider_and_model(options)
-    opened = open_run(options, provider, descriptor, approver)
+    # The app folds (its bar, its fold screens); /compact is its way to native compaction.
+    opened = open_run(replace(options, no_fold=False), provider, descriptor, approver)
     try:
         prices = prices_of(load_models().get(provider.model))
     except ModelsFileError:  # refused after the provider read it (changed since): no prices
