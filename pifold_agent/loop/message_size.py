@@ -22,9 +22,7 @@ from collections.abc import Sequence
 
 from pifold_agent.loop.window import ContextWindow
 from pifold_agent.providers.base import ToolSpec
-
-MESSAGE_FRAMING_TOKENS = 4
-"""Tokens a provider adds around one message (role markers, separators)."""
+from pifold_core.tokens import MESSAGE_OVERHEAD_TOKENS
 
 ADVICE = (
     "save it to a file in the working directory and ask the agent to read the part that "
@@ -80,7 +78,7 @@ def check_message_size(
             do instead.
     """
     budget = window.request_budget() if budget is None else budget
-    tokens = window.estimate_text(text) + MESSAGE_FRAMING_TOKENS
+    tokens = window.estimate_text(text) + MESSAGE_OVERHEAD_TOKENS  # its framing
     if tokens > budget - head:
         raise MessageTooLarge(tokens, budget, head)
 

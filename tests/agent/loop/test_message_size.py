@@ -15,9 +15,10 @@ import pytest
 
 from pifold_agent.compaction import CompactionSettings
 from pifold_agent.loop import Agent, AgentConfig
-from pifold_agent.loop.message_size import MESSAGE_FRAMING_TOKENS, MessageTooLarge, head_tokens
+from pifold_agent.loop.message_size import MessageTooLarge, head_tokens
 from pifold_agent.loop.native_window import NativeWindow
 from pifold_agent.sessions import SessionFile
+from pifold_core.tokens import MESSAGE_OVERHEAD_TOKENS
 from tests.agent.headless_cases import (
     answer_script,
     continue_problems,
@@ -44,7 +45,7 @@ def room_of(agent: Agent) -> int:
 
 def text_of_tokens(tokens: int) -> str:
     """A text the chars/4 counter counts as ``tokens`` in a message (framing included)."""
-    return "abcd" * (tokens - MESSAGE_FRAMING_TOKENS)
+    return "abcd" * (tokens - MESSAGE_OVERHEAD_TOKENS)
 
 
 async def test_an_oversized_prompt_records_nothing_and_the_session_goes_on(
