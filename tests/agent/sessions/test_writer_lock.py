@@ -8,6 +8,7 @@ killed) and check the refusal, what it names, and that nothing forks.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -15,10 +16,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from pifold_agent.cli import app
 from pifold_agent.sessions import SessionBusy, SessionError, SessionFile, state_directory
 from pifold_agent.sessions.writer_lock import session_holder
 from pifold_core.entries import Entry, TextBlock
+from tests.agent.headless_cases import answer_script, headless, newest, options_in
 
 
 def message(identifier: str, text: str) -> Entry:
@@ -117,3 +121,19 @@ def test_a_file_where_the_state_folder_should_be_is_named(tmp_path: Path) -> Non
     folder.write_text("not a folder")
     with pytest.raises(SessionError, match="is not a folder: move it aside"):
         SessionFile.open(path).claim()
+
+
+def test_the_doctor_names_who_writes_the_session_file(tmp_path: Path) -> None:
+    assert headless(options_in(tmp_path, script=answer_script(tmp_path))).code == 0
+    path = newest(tmp_path).path
+    holder = SessionFile.open(path)
+    holder.claim()  # a --no-fold run holds only the session file's lock
+    try:
+        result = CliRunner().invoke(app, ["doctor", str(state_directory(path)), "--json"])
+    finally:
+        holder.close()
+    report = json.loads(result.stdout)
+    assert report["lockHolder"] is None
+    assert report["sessionFileHolder"]["pid"] == os.getpid()
+    shown = CliRunner().invoke(app, ["doctor", str(state_directory(path))])
+    assert "session file:" not in shown.stdout  # nobody writes it now
