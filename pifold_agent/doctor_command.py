@@ -1,5 +1,8 @@
 """``pifold doctor STATE``: report what is damaged in a session's state, repair what can be.
 
+The report names who holds the engine's lock and, when one does, who is writing the session
+file (its own lock, held in every mode: a ``--no-fold`` run holds only that one).
+
 Exit codes: 0 when the state is healthy (after ``--repair``, when nothing is left), 1 when
 damage remains (or a repair was refused because the session is open), 2 on bad usage (not a
 state folder). The report goes to stdout; errors go to stderr with no traceback.
@@ -14,6 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
+from pifold_agent.sessions.writer_lock import SESSION_LOCK_NAME
 from pifold_core.doctor import (
     DoctorError,
     DoctorReport,
@@ -22,6 +26,7 @@ from pifold_core.doctor import (
     examine,
     repair,
 )
+from pifold_core.lock import LockHolder, holder_of
 
 HEALTHY, DAMAGED, USAGE = 0, 1, 2
 """The command's exit codes."""
@@ -53,17 +58,30 @@ def doctor(
     except OSError as error:
         sys.stderr.write(f"error: cannot examine {state}: {error.strerror or error}\n")
         raise typer.Exit(USAGE) from None
+    writer = _session_writer(state)
     if as_json:
-        sys.stdout.write(json.dumps(_json(report, actions, fix), indent=2) + "\n")
+        sys.stdout.write(json.dumps(_json(report, actions, fix, writer), indent=2) + "\n")
     else:
-        _print(report, actions, fix)
+        _print(report, actions, fix, writer)
     raise typer.Exit(HEALTHY if report.healthy else DAMAGED)
 
 
-def _print(report: DoctorReport, actions: list[str], fixed: bool) -> None:
+def _session_writer(state: Path) -> LockHolder | None:
+    """Who writes the session file (its own lock, held in every mode, ``--no-fold`` too)."""
+    try:
+        return holder_of(state / SESSION_LOCK_NAME)
+    except OSError:
+        return None
+
+
+def _print(
+    report: DoctorReport, actions: list[str], fixed: bool, writer: LockHolder | None
+) -> None:
     echo = typer.echo
     echo(f"pifold doctor: {report.state_dir}")
     echo(f"  session: {describe_holder(report.holder)}")
+    if writer is not None:
+        echo(f"  session file: {describe_holder(writer)}")
     echo(
         f"  checked: {report.entries:,} entries, {report.folds:,} store objects, "
         f"{report.evidence:,} evidence artifacts"
@@ -92,13 +110,16 @@ def _label(finding: Finding) -> str:
     return "damaged:" if not finding.repairable else "fixable:"
 
 
-def _json(report: DoctorReport, actions: list[str], fixed: bool) -> dict[str, Any]:
+def _json(
+    report: DoctorReport, actions: list[str], fixed: bool, writer: LockHolder | None
+) -> dict[str, Any]:
     holder = report.holder
     return {
         "state": str(report.state_dir),
         "healthy": report.healthy,
         "repaired": actions if fixed else None,
         "lockHolder": None if holder is None else {"pid": holder.pid, "since": holder.since},
+        "sessionFileHolder": None if writer is None else {"pid": writer.pid, "since": writer.since},
         "checked": {
             "entries": report.entries,
             "storeObjects": report.folds,

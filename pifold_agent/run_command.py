@@ -6,9 +6,19 @@ state folder beside it, ``--continue`` and ``--resume ID`` reopen a session and 
 the engine up with anything the session holds that the engine lacks (a kill between the two
 writes), and a second Ctrl-C is never needed: the first aborts the run cleanly (exit 1).
 
-Every failure is one line on stderr and a non-zero exit, never a traceback: 2 for what the
-user must fix before anything runs (no key, a bad option, an unknown session), 1 for a run
-that ended in an error or an abort.
+Exit codes, and every failure is one line on stderr (the missing key's help aside), never a
+traceback:
+
+* **2**: what the user must fix before anything runs: no key, a bad option or budget, an
+  unknown or unreadable session, one another process is writing (one writer per session, in
+  every mode), damaged state (with what ``pifold doctor`` can do), a refused settings or
+  models file, a message too large for any request, or stdin too large. Nothing is recorded.
+* **1**: a run that started and then failed (the provider refused, a write failed) or was
+  aborted; the session keeps what happened and opens again.
+
+Warnings (one line each, the run goes on): input bytes that were not UTF-8 and were
+replaced, session lines skipped, a hand edit of the session file that the engine's log
+overrides, a configuration file others may write.
 """
 
 from __future__ import annotations
@@ -18,32 +28,25 @@ import json
 import signal
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TextIO
 
-from pifold_agent.compaction import CompactionSettings
-from pifold_agent.loop import (
-    Agent,
-    AgentConfig,
-    AgentEvent,
-    RunResult,
-    Tool,
-    ToolCrash,
-    event_json,
-)
-from pifold_agent.loop.approval import Approver
+from pifold_agent.loop import AgentEvent, RunResult, ToolCrash, event_json
+from pifold_agent.loop.agent import Agent
 from pifold_agent.loop.events import CommitDone, CompactionDone, RetryWait
-from pifold_agent.loop.native_window import NativeWindow
 from pifold_agent.providers.base import Provider
-from pifold_agent.providers.models import ModelDescriptor, cache_lifetime
+from pifold_agent.providers.models import ModelDescriptor
 from pifold_agent.providers.scripted import ScriptedProvider
-from pifold_agent.sessions import SessionError, SessionFile, find, latest_for
-from pifold_agent.tools import builtin_tools
-from pifold_core.engine import Engine
-from pifold_core.options import EngineOptions
-from pifold_core.settings import SettingsError, SettingsFile
-from pifold_core.store import StoreError
+from pifold_agent.run_input import CommandError, HeadlessOptions, clean_text, gather_messages
+from pifold_agent.run_setup import (
+    agent_config,
+    agent_tools,
+    flatten,
+    native_window,
+    one_line,
+    open_engine,
+    open_run,
+    open_session,
+)
 
 NO_KEY_HELP = (
     "pifold -p needs a model to talk to. Set an API key in the environment, for example\n"
@@ -55,43 +58,7 @@ NO_KEY_HELP = (
 )
 
 
-class CommandError(Exception):
-    """A failure to report on stderr: the message, and the exit code."""
-
-    def __init__(self, message: str, code: int = 2) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-@dataclass(frozen=True, slots=True)
-class HeadlessOptions:
-    """The command line of one headless run."""
-
-    prompt: str | None
-    """``-p``: the prompt."""
-    as_json: bool = False
-    """``--json``: every event as a JSON line on stdout."""
-    provider: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None
-    """The environment variable holding the key (a compatible server's)."""
-    script: Path | None = None
-    """``--script``: a script or trace for the scripted provider."""
-    no_fold: bool = False
-    """``--no-fold``: Pi's native compaction (summaries in the session file) instead of
-    folding; no engine state is kept."""
-    budget: int | None = None
-    continue_session: bool = False
-    resume: str | None = None
-    yes: bool = False
-    """``--yes``: start a new session when ``--continue`` finds none, without asking."""
-    cwd: Path = Path(".")
-    sessions_dir: Path | None = None
-    """Where sessions live (``~/.pifold/sessions`` when ``None``)."""
-
-
-def run_headless(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+def run_headless(options: HeadlessOptions, stdin: TextIO | None, out: TextIO, err: TextIO) -> int:
     """Run one headless prompt; returns the exit code (messages already printed)."""
     try:
         return _run(options, stdin, out, err)
@@ -99,94 +66,40 @@ def run_headless(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: Text
         err.write(f"error: {error}\n")
         return error.code
     except ToolCrash as crash:
-        err.write(f"error: the run stopped: {crash}\n")
+        err.write(f"error: the run stopped: {one_line(crash)}\n")
         return 1
-    except (SessionError, StoreError, OSError) as error:
-        # The session file or the fold store could not be written or read mid-run.
-        err.write(f"error: {error}\n")
+    except Exception as error:
+        # The run had started: the session file, the engine's log or store could not be
+        # written or read mid-run (a full disk, a vanished folder). What was recorded stays.
+        err.write(f"error: the run stopped: {_failure(error)}\n")
         return 1
 
 
-def _run(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: TextIO) -> int:
-    messages = _messages(options, stdin)
+def _failure(error: Exception) -> str:
+    if isinstance(error, OSError | ValueError | RuntimeError):
+        return one_line(error)
+    return (
+        f"unexpected {type(error).__name__}: {one_line(error)} (a bug in pifold: please report it)"
+    )
+
+
+def _run(options: HeadlessOptions, stdin: TextIO | None, out: TextIO, err: TextIO) -> int:
+    messages = gather_messages(options.prompt, stdin)
+    for warning in messages.warnings:
+        err.write(f"warning: {warning}\n")
     provider, descriptor = provider_and_model(options)
-    model_budget = descriptor.serving_budget if descriptor is not None else None
-    cwd = options.cwd.resolve()
-    session = open_session(cwd, options)
-    for problem in session.problems:
-        err.write(f"warning: {session.path}: skipped {problem}\n")
-    engine: Engine | None = None
+    opened = open_run(options, provider, descriptor, messages=messages.texts)
     try:
-        if options.no_fold:
-            window: Engine | NativeWindow = native_window(session, provider, options, model_budget)
-        else:
-            engine = window = open_engine(session.state_directory, options, model_budget)
-        tools = agent_tools(provider)
-        config = agent_config(cwd, session.id, descriptor)
-        agent = Agent(window, provider, tools, session, config)
-        agent.resume()
-        if isinstance(provider, ScriptedProvider):
-            provider.attach(agent.queues)
+        for notice in opened.notices:
+            err.write(f"warning: {notice}\n")
+        agent = opened.agent
         agent.subscribe(_printer(options, out, err))
-        for text in messages[1:]:
+        for text in messages.texts[1:]:
             agent.steer(text)
-        result = _run_until_done(agent, messages[0])
+        result = _run_until_done(agent, messages.texts[0])
     finally:
-        if engine is not None:
-            engine.close()
-        session.close()
+        opened.close()
     return _report(result, options, out, err)
-
-
-def native_window(
-    session: SessionFile, provider: Provider, options: HeadlessOptions, model_budget: int | None
-) -> NativeWindow:
-    """Pi's compaction over the session: it keeps the context under the serving budget (the
-    model's window less the reserve), the same budget folding works to."""
-    budget = options.budget if options.budget is not None else model_budget
-    if budget is not None and budget < 1:
-        raise CommandError("--budget must be a positive number of tokens")
-    settings = CompactionSettings()
-    serving = budget if budget is not None else EngineOptions().budget
-    return NativeWindow(session, provider, serving + settings.reserve_tokens, settings)
-
-
-def open_session(cwd: Path, options: HeadlessOptions) -> SessionFile:
-    """The session to run in: ``--resume ID``, ``--continue`` (the newest of ``cwd``), or new.
-
-    ``--continue`` with no session to continue is refused unless ``--yes`` says to start one.
-    """
-    try:
-        if options.resume is not None:
-            return find(options.resume, cwd, options.sessions_dir)
-        if options.continue_session:
-            latest = latest_for(cwd, options.sessions_dir)
-            if latest is not None:
-                return latest
-            if not options.yes:
-                raise CommandError(
-                    f"no session to continue in {cwd}; run without --continue to start one, "
-                    "or add --yes to start a new one"
-                )
-        return SessionFile.create(cwd, options.sessions_dir)
-    except SessionError as error:
-        raise CommandError(str(error)) from None
-
-
-def _messages(options: HeadlessOptions, stdin: TextIO) -> list[str]:
-    """The user messages to send: piped stdin first, then the prompt."""
-    messages = []
-    if not stdin.isatty():
-        piped = stdin.read()
-        if piped.strip():
-            messages.append(piped)
-    if options.prompt is not None:
-        if not options.prompt.strip():
-            raise CommandError("the prompt given to -p is empty")
-        messages.append(options.prompt)
-    if not messages:
-        raise CommandError("nothing to send: give a prompt with -p or pipe text on stdin")
-    return messages
 
 
 def make_provider(options: HeadlessOptions) -> tuple[Provider, int | None]:
@@ -222,24 +135,6 @@ def provider_and_model(options: HeadlessOptions) -> tuple[Provider, ModelDescrip
     return provider, descriptor
 
 
-def agent_config(
-    cwd: Path,
-    session_id: str,
-    descriptor: ModelDescriptor | None,
-    approver: Approver | None = None,
-) -> AgentConfig:
-    """The loop's configuration for a session on the model ``descriptor`` describes.
-
-    The descriptor's cache lifetime goes with every request, so the engine commits when a
-    pause has let the cache expire anyway. A model without one (unknown, a local server,
-    a descriptor stating 0, the scripted provider) passes ``None``: no pause is ever taken
-    for a cold cache, and only the band's threshold commits.
-    """
-    return AgentConfig(
-        cwd, session_id=session_id, cache_lifetime_s=cache_lifetime(descriptor), approver=approver
-    )
-
-
 def _scripted(options: HeadlessOptions) -> Provider:
     from pifold_agent.importers import TraceFormatError
     from pifold_agent.providers.scripted import ScriptError, load_script
@@ -256,46 +151,17 @@ def _scripted(options: HeadlessOptions) -> Provider:
     return ScriptedProvider(script, TiktokenCounter())
 
 
-def open_engine(state_dir: Path, options: HeadlessOptions, descriptor_budget: int | None) -> Engine:
-    """The session's engine. A new session starts from the model's budget under the settings
-    file; a reopened one keeps its logged options under the settings file. ``--budget`` wins."""
-    if options.budget is not None and options.budget < 1:
-        raise CommandError("--budget must be a positive number of tokens")
-    base = EngineOptions() if descriptor_budget is None else EngineOptions(budget=descriptor_budget)
-    try:
-        fresh = _with_budget(SettingsFile(base=base).load(), options.budget)
-        engine = Engine.open(state_dir, fresh)
-    except SettingsError as error:
-        raise CommandError(str(error)) from None
-    except (OSError, ValueError, StoreError) as error:
-        # A second writer (SessionLocked), a damaged log or store: say which, run nothing.
-        raise CommandError(f"cannot open the session's engine state {state_dir}: {error}") from None
-    try:
-        engine.apply_options(_with_budget(SettingsFile(base=engine.options).load(), options.budget))
-    except SettingsError as error:
-        engine.close()
-        raise CommandError(str(error)) from None
-    return engine
-
-
-def _with_budget(options: EngineOptions, budget: int | None) -> EngineOptions:
-    return options if budget is None else replace(options, budget=budget)
-
-
-def agent_tools(provider: Provider) -> list[Tool]:
-    """The built-in tools, or a recorded script's answers to its own calls."""
-    if isinstance(provider, ScriptedProvider) and provider.script.tools == "recorded":
-        return list(provider.recorded_tools())
-    return builtin_tools()
-
-
 def _printer(options: HeadlessOptions, out: TextIO, err: TextIO) -> Callable[[AgentEvent], None]:
     """Every event as JSON on stdout with ``--json``; otherwise stdout keeps only the final
     answer and stderr says why the run is waiting (a retry) or what the context did."""
 
     def show(event: AgentEvent) -> None:
         if options.as_json:
-            out.write(json.dumps(event_json(event), ensure_ascii=False) + "\n")
+            line = json.dumps(event_json(event), ensure_ascii=False)
+            if clean_text(line)[1]:
+                # A lone surrogate from a reply has no UTF-8 form; JSON's escapes keep it.
+                line = json.dumps(event_json(event))
+            out.write(line + "\n")
             out.flush()
         elif isinstance(event, RetryWait):
             err.write(
@@ -339,10 +205,11 @@ def _report(result: RunResult | None, options: HeadlessOptions, out: TextIO, err
         err.write("aborted: the run was interrupted; the session keeps what happened\n")
         return 1
     if result.outcome != "stop":
-        err.write(f"error: {result.error or 'the run failed'}\n")
+        err.write(f"error: {flatten(result.error or 'the run failed')}\n")
         return 1
     if not options.as_json:
-        out.write(result.final_text.rstrip("\n") + "\n")
+        # A reply's lone surrogate cannot reach a UTF-8 stream: it is shown replaced.
+        out.write(clean_text(result.final_text)[0].rstrip("\n") + "\n")
     return 0
 
 

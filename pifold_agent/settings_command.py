@@ -1,7 +1,9 @@
 """``pifold settings``: show the effective options and check a settings file (DESIGN §9).
 
 Exit codes: 0 when the file is good (or absent, for ``show``), 2 when it is refused, with
-the file and the reason on stderr.
+the file and the reason on stderr. Anything but a regular file is refused unopened (a FIFO
+would block the command), and a file other users may write is read with a warning line on
+stderr (:mod:`pifold_core.config_file`).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ def show(
         options = settings.load()
     except SettingsError as error:
         _refuse(error)
+    _warn(settings)
     values = options.to_settings()
     if as_json:
         report = {
@@ -92,9 +95,16 @@ def check(
         settings.load(missing_ok=False)
     except SettingsError as error:
         _refuse(error)
+    _warn(settings)
     names = [name for name in OPTION_NAMES if name in settings.names]
     sets = f"sets {', '.join(names)}" if names else "sets no option; every option is the default"
     typer.echo(f"{file}: valid ({sets})")
+
+
+def _warn(settings: SettingsFile) -> None:
+    """Say on stderr who else may change the file (it is read all the same)."""
+    if settings.warning is not None:
+        typer.echo(f"warning: settings file {settings.warning}", err=True)
 
 
 def _refuse(error: SettingsError) -> NoReturn:

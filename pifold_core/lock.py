@@ -8,6 +8,9 @@ so a stale pid left by a dead holder is never mistaken for a live one.
 
 ``flock`` locks belong to an open file description, so a second acquire in the same process
 (a second ``open`` of the file) is refused exactly like one from another process.
+
+The same lock guards other files one writer at a time: :meth:`SessionLock.acquire_file` and
+:func:`holder_of` take the lock file's path (the agent's session file lock uses them).
 """
 
 from __future__ import annotations
@@ -113,7 +116,16 @@ class SessionLock:
         Raises:
             LockHeld: another open holds it; names the holder.
         """
-        path = Path(state_dir) / LOCK_NAME
+        return cls.acquire_file(Path(state_dir) / LOCK_NAME)
+
+    @classmethod
+    def acquire_file(cls, path: Path) -> SessionLock:
+        """Take the lock held on the file ``path`` (created 0600 when missing; its folder
+        must exist) without waiting.
+
+        Raises:
+            LockHeld: another open holds it; names the holder.
+        """
         handle = _open_lock_file(path)
         try:
             _lock_exclusively(handle)
@@ -155,7 +167,11 @@ def current_holder(state_dir: Path) -> LockHolder | None:
     Only looks: a free lock is taken for an instant (shared, so it never blocks a reader
     beside it) and given back, and nothing is created when the folder has no lock file.
     """
-    path = Path(state_dir) / LOCK_NAME
+    return holder_of(Path(state_dir) / LOCK_NAME)
+
+
+def holder_of(path: Path) -> LockHolder | None:
+    """Who holds the lock on the file ``path`` now, or ``None`` (see :func:`current_holder`)."""
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except FileNotFoundError:
@@ -169,4 +185,12 @@ def current_holder(state_dir: Path) -> LockHolder | None:
     return None
 
 
-__all__ = ["LOCK_MODE", "LOCK_NAME", "LockHeld", "LockHolder", "SessionLock", "current_holder"]
+__all__ = [
+    "LOCK_MODE",
+    "LOCK_NAME",
+    "LockHeld",
+    "LockHolder",
+    "SessionLock",
+    "current_holder",
+    "holder_of",
+]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
+from pifold_core.config_file import ConfigFileError, read_config_file
 from pifold_core.options import EngineOptions, OptionsError
 
 SETTINGS_DIRECTORY_NAME = "pi-fold"
@@ -133,6 +134,9 @@ class SettingsFile:
         """The option names the last good file set."""
         self.error: SettingsError | None = None
         """Why the file was last refused, until a good load or save."""
+        self.warning: str | None = None
+        """Who besides its owner may change the file (said, never refused: see
+        :mod:`pifold_core.config_file`), as of the last read; ``None`` when nobody."""
         self._signature: Signature | None = None
         self._listeners: list[Listener] = []
 
@@ -144,22 +148,27 @@ class SettingsFile:
     def load(self, *, missing_ok: bool = True) -> EngineOptions:
         """Read the file: a missing file gives ``base`` (unless ``missing_ok`` is false).
 
+        A FIFO, a device or a folder at the path is refused without being opened for
+        reading, and so is a file over a megabyte; a file others may write is read, and
+        :attr:`warning` says so.
+
         Raises:
             SettingsError: the file cannot be read, is not a JSON object, or holds a refused
                 option. The options in force stay as they were.
         """
         try:
-            with self.path.open("rb") as stream:
-                status = os.fstat(stream.fileno())
-                data = stream.read()
-        except FileNotFoundError:
+            found = read_config_file(self.path)
+        except ConfigFileError as error:
+            self._refused(_signature_of(self.path), SettingsError(self.path, str(error)))
+        if found is None:
             if not missing_ok:
-                raise SettingsError(self.path, "no such file") from None
+                raise SettingsError(self.path, "no such file")
             self._signature = None
+            self.warning = None
             self._accept(self.base, frozenset())
             return self.options
-        except OSError as error:
-            self._refused(_signature_of(self.path), SettingsError(self.path, _reason(error)))
+        data, status = found.data, found.status
+        self.warning = found.warning
         signature = (status.st_mtime_ns, status.st_size, status.st_ino)
         try:
             options, names = parse_settings(data, self.path, self.base)

@@ -39,6 +39,7 @@ from pifold_agent.loop.events import (
     TurnEnd,
     TurnStart,
 )
+from pifold_agent.loop.message_size import check_message_size, head_tokens
 from pifold_agent.loop.messages import EXCLUDED_STOP_REASONS, EntryFactory, now_ms
 from pifold_agent.loop.queues import Queues
 from pifold_agent.loop.recorder import SessionRecorder, answer_orphans
@@ -139,6 +140,7 @@ class Agent:
         session" answers for the agent's life."""
         self._by_name = {tool.name: tool for tool in self.tools}
         self._listeners: list[Callable[[AgentEvent], None]] = []
+        self._head_tokens: int | None = None
 
     # -- observing and queueing ------------------------------------------------------------
 
@@ -153,12 +155,34 @@ class Agent:
             listener(event)
 
     def steer(self, text: str) -> None:
-        """Queue a message that lands after the current tool batch."""
+        """Queue a message that lands after the current tool batch.
+
+        Raises:
+            MessageTooLarge: it cannot fit one request on its own; nothing is queued.
+        """
+        self.check_message(text)
         self.queues.steer(text)
 
     def follow_up(self, text: str) -> None:
-        """Queue a message that lands when the agent would otherwise stop."""
+        """Queue a message that lands when the agent would otherwise stop.
+
+        Raises:
+            MessageTooLarge: it cannot fit one request on its own; nothing is queued.
+        """
+        self.check_message(text)
         self.queues.add_follow_up(text)
+
+    def check_message(self, text: str) -> None:
+        """Refuse a user message that cannot fit one request beside the system prompt and
+        the tools (:mod:`pifold_agent.loop.message_size`); prompts, steering, follow-ups and
+        notes are all checked before anything is recorded.
+
+        Raises:
+            MessageTooLarge: the message says its size, the room and what to do.
+        """
+        if self._head_tokens is None:
+            self._head_tokens = head_tokens(self.window, self.system, self.specs)
+        check_message_size(self.window, self._head_tokens, text)
 
     def note(self, text: str) -> Entry:
         """Record a user message now, between runs (the app's ``!command`` output): the model
@@ -166,9 +190,11 @@ class Agent:
 
         Raises:
             RuntimeError: a run is in progress.
+            MessageTooLarge: it cannot fit one request on its own; nothing is recorded.
         """
         if self.running:
             raise RuntimeError("a run is in progress; steer the note instead")
+        self.check_message(text)
         return self._add_user(text)
 
     # -- resuming -----------------------------------------------------------------------------
@@ -190,10 +216,14 @@ class Agent:
         Raises:
             RuntimeError: a run is already in progress on this agent, or there is nothing
                 to continue from without a prompt.
+            MessageTooLarge: the prompt cannot fit one request on its own; nothing is
+                recorded and no run starts.
             asyncio.CancelledError: the caller aborted; the session is consistent.
         """
         if self.running:
             raise RuntimeError("a run is already in progress; steer or queue a follow-up")
+        if prompt is not None:
+            self.check_message(prompt)
         queued = len(self.queues.steering) + len(self.queues.follow_up)
         if prompt is None and not queued and not self._awaits_reply():
             raise RuntimeError(

@@ -71,6 +71,14 @@ class NativeWindow:
         """Nothing can be missing: there is no second store to fall behind."""
         return []
 
+    def request_budget(self) -> int:
+        """The window less Pi's reserve: past it, every request would compact first."""
+        return self.settings.threshold(self.context_window)
+
+    def estimate_text(self, text: str) -> int:
+        """Pi's estimate: characters / 4, rounded up."""
+        return -(-len(text) // 4)
+
     def context_tokens(self) -> int:
         """The context's size, Pi's way; usage measured before the latest compaction is stale
         (it counted the summarised history), so only later usage is trusted."""

@@ -76,6 +76,14 @@ class ContextWindow(Protocol):
         """Append the in-context entries of the session it lacks; returns them."""
         ...
 
+    def request_budget(self) -> int:
+        """Tokens one request may carry, the system prompt and tools included."""
+        ...
+
+    def estimate_text(self, text: str) -> int:
+        """Tokens ``text`` costs in a request, as this context estimates them."""
+        ...
+
     async def prepare(
         self, emit: Callable[[AgentEvent], None], head: str | None = None
     ) -> Prepared:
@@ -126,10 +134,26 @@ class EngineWindow:
 
     def catch_up(self, recorded: Sequence[Entry]) -> list[Entry]:
         known = self.engine.transcript.index_of
-        missing = [entry for entry in recorded if in_context(entry) and entry.id not in known]
+        context = [entry for entry in recorded if in_context(entry)]
+        # Only what follows the last message the log holds: a kill between the two writes
+        # leaves such a tail. One missing before it was added to the file by hand, and the
+        # log wins over hand edits (pifold_agent.sessions.agreement): it is not sent.
+        start = next(
+            (index + 1 for index in range(len(context) - 1, -1, -1) if context[index].id in known),
+            0,
+        )
+        missing = [entry for entry in context[start:] if entry.id not in known]
         for entry in missing:
             self.engine.append(entry)
         return missing
+
+    def request_budget(self) -> int:
+        return self.engine.options.budget
+
+    def estimate_text(self, text: str) -> int:
+        # The engine's own count, scaled as it scales a projection to the provider's figures.
+        counted = self.engine.projection.counter.count_text(text)
+        return round(self.engine.meter.calibration * counted)
 
     async def prepare(
         self, emit: Callable[[AgentEvent], None], head: str | None = None

@@ -21,6 +21,8 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from pifold_core.config_file import ConfigFileError, read_config_file
+
 ProviderName = Literal["anthropic", "openai", "openai-chat"]
 PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "openai", "openai-chat")
 
@@ -124,16 +126,20 @@ def load_models(path: Path | None = None) -> dict[str, ModelDescriptor]:
     """
     path = models_file() if path is None else path
     table = dict(BUILT_IN)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    try:  # a FIFO or device is refused unopened, and the size is bounded
+        found = read_config_file(path)
+    except ConfigFileError as error:
+        raise ModelsFileError(f"{path}: {error}") from None
+    if found is None:
         return table
-    except OSError as error:
-        raise ModelsFileError(f"{path}: cannot be read: {error}") from None
     try:
-        document = json.loads(text)
+        document = json.loads(found.data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise ModelsFileError(f"{path}: not UTF-8 text (byte {error.start})") from None
     except json.JSONDecodeError as error:
         raise ModelsFileError(f"{path}: not valid JSON: {error}") from None
+    except RecursionError:
+        raise ModelsFileError(f"{path}: not valid JSON: nested too deeply to read") from None
     if not isinstance(document, dict) or set(document) != {"models"}:
         raise ModelsFileError(f'{path}: must be an object with one key, "models"')
     entries = document["models"]

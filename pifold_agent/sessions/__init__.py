@@ -26,6 +26,12 @@ API:
   ``session.id``, ``session.cwd``, ``session.taken_ids``.
 * ``session.problems``: lines skipped on reading (corrupt, torn or unreadable), each with its
   line number and reason. They are reported, never fatal.
+* One writer per session file, whatever the mode: ``session.claim()`` (hosts call it as they
+  open a session to run in; the first append takes it too) holds ``<state>/session-lock``
+  until ``session.close()``; a second writer gets :class:`SessionBusy`, naming the holder.
+  Reading needs no lock. A FIFO, device or folder at a session's path is refused unopened.
+* ``agreement.compare_with_log(session, engine)``: where a hand edit of the file and the log
+  disagree about an entry (the log wins; see :mod:`pifold_agent.sessions.agreement`).
 
 The files are plain Pi tree sessions, so ``pifold replay`` (the Pi importer) reads them too.
 """
@@ -39,6 +45,7 @@ from pifold_agent.sessions.catalogue import (
     list_sessions,
     open_session,
 )
+from pifold_agent.sessions.errors import SessionBusy, SessionError
 from pifold_agent.sessions.paths import (
     HOME_VARIABLE,
     pifold_home,
@@ -46,17 +53,15 @@ from pifold_agent.sessions.paths import (
     sessions_root,
     state_directory,
 )
-from pifold_agent.sessions.session_file import (
-    CompactionRecord,
-    LineProblem,
-    SessionError,
-    SessionFile,
-)
+from pifold_agent.sessions.pi_format import CompactionRecord
+from pifold_agent.sessions.reading import LineProblem
+from pifold_agent.sessions.session_file import SessionFile
 
 __all__ = [
     "HOME_VARIABLE",
     "CompactionRecord",
     "LineProblem",
+    "SessionBusy",
     "SessionError",
     "SessionFile",
     "SessionSummary",

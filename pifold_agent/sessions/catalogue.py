@@ -4,15 +4,24 @@
 A prefix is looked up among the working directory's sessions first and then across every
 project, as Pi does; more than one match is an error that lists them, so the user can type a
 longer prefix. A file that is not a session (no header and no entry) is left out of lists.
+
+A session that cannot be read at all (unreadable, a folder or a FIFO where its file should
+be) is left out of lists too, but never silently passed over by ``--continue`` or
+``--resume``: when it is the newest of the directory, or its name holds the id asked for,
+the refusal names it and says why, rather than continuing another session.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from pifold_agent.sessions.errors import SessionError
 from pifold_agent.sessions.paths import SESSION_SUFFIX, project_directory, sessions_root
-from pifold_agent.sessions.session_file import SessionError, SessionFile
+from pifold_agent.sessions.reading import kind_of
+from pifold_agent.sessions.session_file import SessionFile
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +69,31 @@ def _files(folder: Path) -> list[Path]:
     return sorted(path for path in folder.glob(f"*{SESSION_SUFFIX}") if path.is_file())
 
 
+def _project_folders(root: Path) -> list[Path]:
+    return sorted(folder for folder in root.iterdir() if folder.is_dir()) if root.is_dir() else []
+
+
+def _unreadable(folder: Path) -> list[tuple[int, Path, str]]:
+    """``(modified ns, path, why)`` of every name of a session in ``folder`` that cannot be
+    read as a file (only looked at: nothing is opened)."""
+    if not folder.is_dir():
+        return []
+    found = []
+    for path in folder.glob(f"*{SESSION_SUFFIX}"):
+        try:
+            status = path.stat()
+            if stat.S_ISREG(status.st_mode):
+                if os.access(path, os.R_OK):
+                    continue
+                why = "permission denied"
+            else:
+                why = kind_of(status.st_mode)
+        except OSError as error:
+            status, why = path.lstat(), str(error.strerror or error)
+        found.append((status.st_mtime_ns, path, why))
+    return found
+
+
 def list_sessions(
     cwd: Path | None = None, sessions_dir: Path | None = None
 ) -> list[SessionSummary]:
@@ -67,10 +101,7 @@ def list_sessions(
     if cwd is not None:
         paths = _files(project_directory(cwd, sessions_dir))
     else:
-        root = sessions_root(sessions_dir)
-        folders = (
-            sorted(folder for folder in root.iterdir() if folder.is_dir()) if root.is_dir() else []
-        )
+        folders = _project_folders(sessions_root(sessions_dir))
         paths = [path for folder in folders for path in _files(folder)]
     summaries = [summary for path in paths if (summary := _summary_of(path)) is not None]
     summaries.sort(key=lambda summary: (summary.modified_ns, summary.path.name), reverse=True)
@@ -78,8 +109,18 @@ def list_sessions(
 
 
 def latest_for(cwd: Path, sessions_dir: Path | None = None) -> SessionFile | None:
-    """The most recently modified session of ``cwd`` (``--continue``), or None."""
+    """The most recently modified session of ``cwd`` (``--continue``), or None.
+
+    Raises:
+        SessionError: the newest session of ``cwd`` cannot be read (it is named, with why).
+    """
     sessions = list_sessions(cwd, sessions_dir)
+    broken = max(_unreadable(project_directory(cwd, sessions_dir)), default=None)
+    if broken is not None and (not sessions or broken[0] > sessions[0].modified_ns):
+        raise SessionError(
+            f"the newest session of {cwd}, {broken[1]}, cannot be read: {broken[2]}; fix or "
+            "move it aside, or pick another with --resume ID"
+        )
     return SessionFile.open(sessions[0].path) if sessions else None
 
 
@@ -108,7 +149,12 @@ def find(id_prefix: str, cwd: Path | None = None, sessions_dir: Path | None = No
                 f"session id prefix {id_prefix!r} matches {len(matches)} sessions: {named}; "
                 "type more of the id"
             )
-    raise SessionError(f"no session id starts with {id_prefix!r} in {sessions_root(sessions_dir)}")
+    root = sessions_root(sessions_dir)
+    for folder in _project_folders(root):
+        for _, path, why in sorted(_unreadable(folder)):
+            if path.stem.rpartition("_")[2].lower().startswith(prefix):
+                raise SessionError(f"session {path.name} cannot be read: {why}")
+    raise SessionError(f"no session id starts with {id_prefix!r} in {root}")
 
 
 def open_session(

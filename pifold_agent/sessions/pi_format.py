@@ -14,9 +14,11 @@ The loop's entry metadata is mapped to Pi's fields where Pi has one (``stopReaso
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
 
+from pifold_agent.importers.builder import to_unix_ms
 from pifold_core.canonical import JsonValue
 from pifold_core.entries import (
     Block,
@@ -47,6 +49,40 @@ _STOP_REASONS_READ = {value: key for key, value in _STOP_REASONS_ON_DISK.items()
 
 EXTRA_FIELD = "pifold"
 """The message field holding metadata Pi has no field for."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionRecord:
+    """A ``compaction`` entry as read back."""
+
+    id: str
+    """The entry's own id."""
+    summary: str
+    """The summary the model sees in place of the compacted history."""
+    first_kept_entry_id: str
+    """The first message kept verbatim after the summary."""
+    tokens_before: int
+    """The context size before the compaction."""
+    details: Mapping[str, JsonValue]
+    """Pi's ``details`` (``readFiles`` / ``modifiedFiles``), empty when absent."""
+    timestamp_ms: int
+    """When it was written."""
+
+
+def compaction_record(line: Mapping[str, Any]) -> CompactionRecord:
+    """A ``compaction`` line as read back; a field of the wrong type (a hand edit) reads as
+    empty, never as an error."""
+    details = line.get("details")
+    tokens = line.get("tokensBefore")
+    converted = to_unix_ms(line.get("timestamp"))
+    return CompactionRecord(
+        id=str(line["id"]),
+        summary=str(line.get("summary", "")),
+        first_kept_entry_id=str(line.get("firstKeptEntryId", "")),
+        tokens_before=tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else 0,
+        details=details if isinstance(details, dict) else {},
+        timestamp_ms=converted if converted is not None else 0,
+    )
 
 
 class SessionFormatError(ValueError):
@@ -272,8 +308,10 @@ __all__ = [
     "EXTRA_FIELD",
     "NOTE_CUSTOM_TYPE",
     "SESSION_VERSION",
+    "CompactionRecord",
     "SessionFormatError",
     "compaction_line",
+    "compaction_record",
     "entry_of",
     "header_line",
     "iso_timestamp",

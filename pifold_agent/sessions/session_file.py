@@ -20,13 +20,12 @@ import os
 import secrets
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pifold_agent.compaction.prompts import summary_entry
-from pifold_agent.importers.builder import to_unix_ms
 from pifold_agent.loop.messages import in_context, now_ms
+from pifold_agent.sessions.errors import SessionError
 from pifold_agent.sessions.paths import (
     FILE_MODE,
     make_private_directory,
@@ -35,49 +34,24 @@ from pifold_agent.sessions.paths import (
     state_directory,
 )
 from pifold_agent.sessions.pi_format import (
+    CompactionRecord,
     SessionFormatError,
     compaction_line,
+    compaction_record,
     entry_of,
     header_line,
     message_line,
 )
+from pifold_agent.sessions.reading import (
+    LineProblem,
+    parse_session,
+    read_session_bytes,
+    size_of,
+)
+from pifold_agent.sessions.writer_lock import lock_session
 from pifold_core.canonical import JsonValue
 from pifold_core.entries import Entry
-
-
-class SessionError(RuntimeError):
-    """A session cannot be created, opened or found; the message says which and why."""
-
-
-@dataclass(frozen=True, slots=True)
-class LineProblem:
-    """A line that was skipped on reading."""
-
-    line_number: int
-    """1-based line number in the file."""
-    reason: str
-    """What was wrong with it."""
-
-    def __str__(self) -> str:
-        return f"line {self.line_number}: {self.reason}"
-
-
-@dataclass(frozen=True, slots=True)
-class CompactionRecord:
-    """A ``compaction`` entry as read back."""
-
-    id: str
-    """The entry's own id."""
-    summary: str
-    """The summary the model sees in place of the compacted history."""
-    first_kept_entry_id: str
-    """The first message kept verbatim after the summary."""
-    tokens_before: int
-    """The context size before the compaction."""
-    details: Mapping[str, JsonValue]
-    """Pi's ``details`` (``readFiles`` / ``modifiedFiles``), empty when absent."""
-    timestamp_ms: int
-    """When it was written."""
+from pifold_core.lock import SessionLock
 
 
 def _encode(line: Mapping[str, JsonValue]) -> bytes:
@@ -90,7 +64,11 @@ def _encode(line: Mapping[str, JsonValue]) -> bytes:
 
 
 class SessionFile:
-    """A session in Pi's tree format. Build one with :meth:`create` or :meth:`open`."""
+    """A session in Pi's tree format. Build one with :meth:`create` or :meth:`open`.
+
+    One writer per file: the first append (or :meth:`claim`, which hosts call as they open
+    a session to run in) takes the session's lock, and :meth:`close` gives it back.
+    """
 
     def __init__(self, path: Path, header: Mapping[str, Any]) -> None:
         self.path = path
@@ -106,6 +84,10 @@ class SessionFile:
         self._leaf: str | None = None
         self._descriptor: int | None = None
         self._needs_newline = False
+        self._known_size = 0
+        """The file's size as this object last read or wrote it: another writer's work
+        shows as a different size when the lock is taken."""
+        self._lock: SessionLock | None = None
 
     # -- opening -------------------------------------------------------------------------
 
@@ -123,49 +105,70 @@ class SessionFile:
 
     @classmethod
     def open(cls, path: Path) -> SessionFile:
-        """Read an existing session file.
+        """Read an existing session file (nothing is locked: reading needs no lock).
 
         Raises:
-            SessionError: the file cannot be read, or holds neither a header nor an entry.
+            SessionError: the file cannot be read, is not a regular file, or holds neither a
+                header nor an entry.
         """
-        try:
-            data = path.read_bytes()
-        except OSError as error:
-            raise SessionError(f"cannot read session file {path}: {error.strerror}") from None
-        header: dict[str, Any] | None = None
-        entries: list[tuple[int, dict[str, Any]]] = []
-        problems: list[LineProblem] = []
-        for number, raw in enumerate(data.split(b"\n"), start=1):
-            if not raw.strip():
-                continue
-            try:
-                value = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as error:
-                problems.append(LineProblem(number, f"not a JSON line ({error})"))
-                continue
-            if not isinstance(value, dict):
-                problems.append(LineProblem(number, "not a JSON object"))
-            elif value.get("type") == "session" and header is None:
-                header = value
-            elif not isinstance(value.get("id"), str) or not value["id"]:
-                problems.append(LineProblem(number, "an entry without an 'id'"))
-            else:
-                entries.append((number, value))
-        if header is None:
-            if not entries:
-                raise SessionError(f"{path} is not a session file: no session header")
-            problems.append(LineProblem(1, "the session header is missing"))
-            header = {"type": "session", "id": path.stem.rpartition("_")[2], "cwd": ""}
-        session = cls(path, header)
-        session.problems = problems
-        for number, value in entries:
-            if value["id"] in session._lines:
-                session.problems.append(LineProblem(number, f"duplicate id {value['id']!r}"))
-                continue
-            session._remember(value, number)
-        session._needs_newline = bool(data) and not data.endswith(b"\n")
-        session._next_line = data.count(b"\n") + (2 if session._needs_newline else 1)
+        data = read_session_bytes(path)
+        session = cls(path, {})
+        session._load(data)
         return session
+
+    def _load(self, data: bytes) -> None:
+        """Take the file's bytes as this session's whole state."""
+        parsed = parse_session(self.path, data)
+        self.header = parsed.header
+        self.problems = list(parsed.problems)
+        self._lines, self._line_numbers, self._parsed, self._leaf = {}, {}, {}, None
+        for number, value in parsed.entries:
+            if value["id"] in self._lines:
+                self.problems.append(LineProblem(number, f"duplicate id {value['id']!r}"))
+                continue
+            self._remember(value, number)
+        self._needs_newline = bool(data) and not data.endswith(b"\n")
+        self._next_line = data.count(b"\n") + (2 if self._needs_newline else 1)
+        self._known_size = len(data)
+
+    def claim(self) -> None:
+        """Become the session's one writer: take its lock, then read the file again when
+        another writer changed it since it was read, so this one extends the branch as it
+        stands now and nobody's work is forked off it. Idempotent.
+
+        Raises:
+            SessionBusy: another open is writing it (the message names the holder).
+            SessionError: the file became unreadable, or the lock cannot be made.
+        """
+        self._take_lock(reread=True)
+
+    @property
+    def claimed(self) -> bool:
+        """Whether this object holds the session's lock."""
+        return self._lock is not None
+
+    def _take_lock(self, reread: bool) -> None:
+        if self._lock is not None:
+            return
+        try:
+            lock = lock_session(self.path, self.id)
+        except OSError as error:
+            raise SessionError(
+                f"cannot lock session {self.id} ({self.path}): {error.strerror or error}"
+            ) from None
+        try:
+            size = size_of(self.path)
+            if size is not None and size != self._known_size:
+                if not reread:
+                    raise SessionError(
+                        f"session file {self.path} changed on disk since it was read (another "
+                        "writer): nothing was written; open the session again"
+                    )
+                self._load(read_session_bytes(self.path))
+        except BaseException:
+            lock.release()
+            raise
+        self._lock = lock
 
     # -- identity ------------------------------------------------------------------------
 
@@ -188,6 +191,10 @@ class SessionFile:
     def leaf_id(self) -> str | None:
         """The current position: the last entry appended."""
         return self._leaf
+
+    def line_of(self, entry_id: str) -> int | None:
+        """The 1-based line of the file that holds entry ``entry_id`` (``None``: none)."""
+        return self._line_numbers.get(entry_id)
 
     @property
     def taken_ids(self) -> frozenset[str]:
@@ -239,11 +246,19 @@ class SessionFile:
             os.fsync(self._descriptor)
 
     def close(self) -> None:
-        """Fsync and close the file (appending again reopens it)."""
-        if self._descriptor is not None:
-            os.fsync(self._descriptor)
-            os.close(self._descriptor)
-            self._descriptor = None
+        """Fsync and close the file and give the writer's lock up (idempotent; appending
+        again takes the lock again, if the file did not change meanwhile)."""
+        try:
+            if self._descriptor is not None:
+                descriptor, self._descriptor = self._descriptor, None
+                try:
+                    os.fsync(descriptor)
+                finally:
+                    os.close(descriptor)
+        finally:
+            if self._lock is not None:
+                lock, self._lock = self._lock, None
+                lock.release()
 
     def __enter__(self) -> SessionFile:
         return self
@@ -259,6 +274,7 @@ class SessionFile:
 
     def _write(self, line: dict[str, JsonValue], durable: bool) -> None:
         data = _encode(line)
+        self._take_lock(reread=False)
         try:
             if self._descriptor is None:
                 self._descriptor = self._open_for_append()
@@ -271,6 +287,7 @@ class SessionFile:
                 os.fsync(self._descriptor)
         except OSError as error:
             raise SessionError(f"cannot write session file {self.path}: {error}") from None
+        self._known_size += len(data)
         self._needs_newline = False
         self._remember(dict(line), self._next_line)
         self._next_line += 1
@@ -284,6 +301,7 @@ class SessionFile:
             header = _encode(self.header)
             os.write(descriptor, header)
             os.fsync(descriptor)
+            self._known_size = len(header)
             # The new directory entry must survive a crash too.
             directory = os.open(self.path.parent, os.O_RDONLY)
             try:
@@ -346,16 +364,7 @@ class SessionFile:
         """The newest ``compaction`` entry on the current branch."""
         for line in reversed(self.branch()):
             if line.get("type") == "compaction":
-                details = line.get("details")
-                stamp = line.get("timestamp")
-                return CompactionRecord(
-                    id=line["id"],
-                    summary=str(line.get("summary", "")),
-                    first_kept_entry_id=str(line.get("firstKeptEntryId", "")),
-                    tokens_before=int(line.get("tokensBefore", 0) or 0),
-                    details=details if isinstance(details, dict) else {},
-                    timestamp_ms=_iso_to_ms(stamp),
-                )
+                return compaction_record(line)
         return None
 
     def context(self) -> list[Entry]:
@@ -379,9 +388,10 @@ class SessionFile:
         return [summary, *kept]
 
 
-def _iso_to_ms(value: Any) -> int:
-    converted = to_unix_ms(value)
-    return converted if converted is not None else 0
-
-
-__all__ = ["CompactionRecord", "LineProblem", "SessionError", "SessionFile"]
+__all__ = [
+    "CompactionRecord",
+    "LineProblem",
+    "SessionError",
+    "SessionFile",
+    "read_session_bytes",
+]

@@ -223,6 +223,8 @@ class PifoldApp(App[int]):
         hint = connect_hint_of(launch.session)
         if hint is not None:
             self.say(hint, timeout=12)
+        for notice in launch.session.notices:  # said once, as the session is shown
+            self.say(notice, severity="warning", timeout=12)
         self.sessions_shown += 1
         self.loaded.set()
 
@@ -310,7 +312,19 @@ class PifoldApp(App[int]):
         if hint is not None:  # the demo, or a session opened with no key
             self.say(hint, severity="warning")
             return
-        taken = self.bridge.submit(text, message.mode)
+        from pifold_agent.loop.message_size import MessageTooLarge
+
+        try:
+            # Checked before the run starts (steering and follow-ups check themselves too):
+            # a message no request can carry would leave the session unusable.
+            self.bridge.agent.check_message(text)
+            taken = self.bridge.submit(text, message.mode)
+        except MessageTooLarge as refusal:
+            self.say(str(refusal), severity="error", timeout=20)
+            give_back = getattr(self.prompt_widget, "give_back", None)
+            if give_back is not None:
+                give_back(text)  # the text stays the user's, in the input
+            return
         if taken == "steer":
             self.say("Queued: it lands after the current tool batch.")
         elif taken == "follow_up":

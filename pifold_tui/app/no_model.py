@@ -24,6 +24,7 @@ from pifold_agent.providers.base import (
     StreamEvent,
 )
 from pifold_agent.run_command import CommandError, HeadlessOptions, agent_tools, open_engine
+from pifold_agent.run_setup import setup_failure
 from pifold_agent.sessions import SessionError, SessionFile, find, latest_for
 from pifold_core.settings import SettingsFile
 from pifold_tui.app.session_setup import AppSession
@@ -113,15 +114,21 @@ def open_without_model(options: HeadlessOptions) -> AppSession:
     """
     cwd = options.cwd.resolve()
     session = wanted_session(options)
-    try:
-        engine = open_engine(session.state_directory, options, None)
-    except BaseException:
-        session.close()
-        raise
     provider = NoModelProvider()
-    config = AgentConfig(cwd, session_id=session.id)
-    agent = Agent(engine, provider, agent_tools(provider), session, config)
-    agent.resume()
+    engine = None
+    try:
+        session.claim()  # resuming may answer orphaned calls: one writer, as in a run
+        engine = open_engine(session.state_directory, options, None)
+        config = AgentConfig(cwd, session_id=session.id)
+        agent = Agent(engine, provider, agent_tools(provider), session, config)
+        agent.resume()
+    except BaseException as error:
+        if engine is not None:
+            engine.close()
+        session.close()
+        if isinstance(error, Exception) and not isinstance(error, CommandError):
+            raise CommandError(setup_failure(error, session)) from None
+        raise
     return AppSession(
         agent=agent,
         engine=engine,

@@ -11,24 +11,20 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pifold_agent.loop import Agent, SessionRecorder
 from pifold_agent.loop.approval import Approver
 from pifold_agent.providers.base import Provider
-from pifold_agent.providers.models import ModelDescriptor, load_models
-from pifold_agent.providers.scripted import ScriptedProvider
+from pifold_agent.providers.models import ModelDescriptor, ModelsFileError, load_models
 from pifold_agent.run_command import (
     CommandError,
     HeadlessOptions,
-    agent_config,
-    agent_tools,
     make_provider,
-    open_engine,
-    open_session,
     provider_and_model,
 )
+from pifold_agent.run_setup import open_run
 from pifold_agent.sessions import SessionFile
 from pifold_core.engine import Engine
 from pifold_core.settings import SettingsFile
@@ -74,6 +70,9 @@ class AppSession:
     """Whether this is the no-key demo (a recorded session played back)."""
     cleanup: Callable[[], None] | None = None
     """Run once when the session closes (the demo removes its temporary state)."""
+    notices: list[str] = field(default_factory=list)
+    """Warnings the opening found (skipped lines, a hand edit the log overrides, a
+    configuration file others may write): the app shows each once."""
 
     @property
     def model(self) -> str:
@@ -91,36 +90,32 @@ class AppSession:
 
 
 def open_live(options: HeadlessOptions, approver: Approver | None) -> AppSession:
-    """A live session: the provider the options name, in ``options.cwd``.
+    """A live session: the provider the options name, in ``options.cwd``, opened by the same
+    set-up as ``pifold -p`` (:func:`pifold_agent.run_setup.open_run`): the session file
+    claimed as its one writer, the engine, the agent caught up.
 
     Raises:
-        pifold_agent.run_command.CommandError: no key, a bad option, an unknown session, or
-            state that cannot be opened; the message says which.
+        pifold_agent.run_command.CommandError: no key, a bad option, an unknown session, one
+            another process is writing, or state that cannot be opened; one line says which.
     """
     provider, descriptor = provider_and_model(options)
-    model_budget = descriptor.serving_budget if descriptor is not None else None
-    cwd = options.cwd.resolve()
-    session = open_session(cwd, options)
+    # The app folds (its bar, its fold screens); /compact is its way to native compaction.
+    opened = open_run(replace(options, no_fold=False), provider, descriptor, approver)
     try:
-        engine = open_engine(session.state_directory, options, model_budget)
-    except BaseException:
-        session.close()
-        raise
-    config = agent_config(cwd, session.id, descriptor, approver)
-    agent = Agent(engine, provider, agent_tools(provider), session, config)
-    agent.resume()
-    if isinstance(provider, ScriptedProvider):
-        provider.attach(agent.queues)  # the script's own user messages, as for pifold -p
+        prices = prices_of(load_models().get(provider.model))
+    except ModelsFileError:  # refused after the provider read it (changed since): no prices
+        prices = None
     return AppSession(
-        agent=agent,
-        engine=engine,
-        recorder=session,
+        agent=opened.agent,
+        engine=opened.engine,
+        recorder=opened.session,
         provider=provider,
-        prices=prices_of(load_models().get(provider.model)),
-        cwd=cwd,
+        prices=prices,
+        cwd=options.cwd.resolve(),
         settings=SettingsFile(),
         options=options,
-        session_file=session,
+        session_file=opened.session,
+        notices=list(opened.notices),
     )
 
 

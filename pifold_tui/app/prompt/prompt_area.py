@@ -260,6 +260,12 @@ class PromptArea(Vertical):
         self._remember(text)
         self._set_text("")
 
+    def give_back(self, text: str) -> None:
+        """``text`` was sent and refused (too large for any request): it comes back into the
+        input, where it can be cut down or saved to a file, and off the steering strip."""
+        self.strip.withdraw(text)
+        self._set_text(text)
+
     def _remember(self, text: str) -> None:
         try:
             self.history.add(text)

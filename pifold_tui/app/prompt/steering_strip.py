@@ -70,6 +70,16 @@ class SteeringStrip(Static):
         self._show()
         return True
 
+    def withdraw(self, text: str) -> bool:
+        """Remove the newest queued message that is exactly ``text`` (it was refused, so it
+        will never land); returns whether there was one."""
+        for item in reversed(self.queued):
+            if item.text == text:
+                self.queued.remove(item)
+                self._show()
+                return True
+        return False
+
     def clear(self) -> None:
         """Forget every queued message (the session they were sent to is gone)."""
         self.queued.clear()

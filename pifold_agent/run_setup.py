@@ -1,0 +1,375 @@
+"""Opening a session to run in: the set-up ``pifold -p`` and the app share.
+
+:func:`open_run` takes the session (new, ``--continue`` or ``--resume``) as its one writer,
+opens its context (the folding engine under the settings file, or ``--no-fold``'s native
+compaction), builds the agent and catches the engine up with the session. Whatever goes
+wrong on the way is a :class:`~pifold_agent.run_input.CommandError` of one line naming the
+session or file and what to do (:func:`setup_failure`), never a traceback, and everything
+opened so far is closed again, its locks with it: a run that was refused changed nothing.
+
+What the set-up found worth saying without refusing (lines of the session file skipped, a
+hand edit the engine's log overrides, a settings file others may write) is kept in
+:attr:`OpenRun.notices` for the host to show.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from pifold_agent.compaction import CompactionSettings
+from pifold_agent.loop import Agent, AgentConfig, Tool
+from pifold_agent.loop.approval import Approver
+from pifold_agent.loop.message_size import MessageTooLarge, check_message_size, head_tokens
+from pifold_agent.loop.native_window import NativeWindow
+from pifold_agent.providers.base import Provider
+from pifold_agent.providers.models import ModelDescriptor, cache_lifetime, models_file
+from pifold_agent.providers.scripted import ScriptedProvider
+from pifold_agent.replay import MIN_BUDGET
+from pifold_agent.run_input import CommandError, HeadlessOptions
+from pifold_agent.sessions import SessionError, SessionFile, find, latest_for, state_directory
+from pifold_agent.sessions.agreement import compare_with_log
+from pifold_agent.tools import builtin_tools
+from pifold_core.config_file import loose_warning
+from pifold_core.engine import Engine, EngineError, SessionLocked
+from pifold_core.journal import JournalCorrupt
+from pifold_core.options import EngineOptions
+from pifold_core.settings import SettingsError, SettingsFile
+from pifold_core.store import StoreError
+
+
+@dataclass
+class OpenRun:
+    """A session open for a run: its file (locked), its engine (``None`` with
+    ``--no-fold``) and the agent over them."""
+
+    session: SessionFile
+    engine: Engine | None
+    agent: Agent
+    notices: list[str] = field(default_factory=list)
+    """Warnings for the host to show, one line each."""
+
+    def close(self) -> None:
+        """Close the engine and the session file; their locks go with them."""
+        try:
+            if self.engine is not None:
+                self.engine.close()
+        finally:
+            self.session.close()
+
+
+def open_run(
+    options: HeadlessOptions,
+    provider: Provider,
+    descriptor: ModelDescriptor | None,
+    approver: Approver | None = None,
+    messages: Sequence[str] = (),
+) -> OpenRun:
+    """The session ``options`` name, open for a run with ``provider``, every one of
+    ``messages`` checked to fit one request.
+
+    Nothing is written before every check has passed: the options the run asks for (the
+    settings file, ``--budget``) are logged only once the messages are known to fit them,
+    and a new session refused leaves no state folder behind.
+
+    Raises:
+        CommandError: the session, its state or the settings cannot be opened, or a message
+            is too large; one line says which and what to do. Nothing is left open.
+    """
+    check_budget(options.budget)
+    model_budget = descriptor.serving_budget if descriptor is not None else None
+    cwd = options.cwd.resolve()
+    session = open_session(cwd, options)
+    engine: Engine | None = None
+    try:
+        notices = [f"{session.path}: skipped {problem}" for problem in session.problems]
+        wanted: EngineOptions | None = None
+        if options.no_fold:
+            window: Engine | NativeWindow = native_window(session, provider, options, model_budget)
+        else:
+            engine, wanted = engine_as_logged(session.state_directory, options, model_budget)
+            window = engine
+        config = agent_config(cwd, session.id, descriptor, approver)
+        agent = Agent(window, provider, agent_tools(provider), session, config)
+        check_sizes(agent, messages, wanted.budget if wanted is not None else None)
+        if engine is not None and wanted is not None:
+            engine.apply_options(wanted)
+            notices += configuration_notices() + state_notices(engine)
+            disagreement = compare_with_log(session, engine)
+            if disagreement is not None:
+                notices.append(disagreement.describe(session))
+        agent.resume()
+    except BaseException as error:
+        _close_quietly(engine, session)
+        if isinstance(error, Exception) and not isinstance(error, CommandError):
+            raise CommandError(setup_failure(error, session)) from None
+        raise
+    if isinstance(provider, ScriptedProvider):
+        provider.attach(agent.queues)  # the script's own user messages
+    return OpenRun(session, engine, agent, notices)
+
+
+def check_sizes(agent: Agent, messages: Sequence[str], budget: int | None) -> None:
+    """Refuse the run when one of ``messages`` cannot fit one request at ``budget`` (the
+    agent's own when ``None``).
+
+    Raises:
+        CommandError: the message's size, the room and what to do.
+    """
+    if not messages:
+        return
+    head = head_tokens(agent.window, agent.system, agent.specs)
+    try:
+        for text in messages:
+            check_message_size(agent.window, head, text, budget)
+    except MessageTooLarge as refusal:
+        raise CommandError(str(refusal)) from None
+
+
+def check_budget(budget: int | None) -> None:
+    """Refuse a ``--budget`` below :data:`pifold_agent.replay.MIN_BUDGET`, before anything
+    is opened.
+
+    Raises:
+        CommandError: it is smaller.
+    """
+    if budget is not None and budget < MIN_BUDGET:
+        raise CommandError(
+            f"--budget must be at least {MIN_BUDGET:,} tokens, got {budget:,} (not even one "
+            "ordinary request fits in less)"
+        )
+
+
+def _close_quietly(engine: Engine | None, session: SessionFile) -> None:
+    try:
+        if engine is not None:
+            engine.close()
+    except Exception:  # the set-up already failed; that failure is the one to report
+        pass
+    finally:
+        session.close()
+        if not session.path.exists():
+            # A new session refused before its first message: its state goes with it.
+            shutil.rmtree(state_directory(session.path), ignore_errors=True)
+
+
+def open_session(cwd: Path, options: HeadlessOptions) -> SessionFile:
+    """The session to run in, claimed as its one writer: ``--resume ID``, ``--continue``
+    (the newest of ``cwd``), or new.
+
+    ``--continue`` with no session to continue is refused unless ``--yes`` says to start one.
+
+    Raises:
+        CommandError: no such session, it cannot be read, or another writer holds it.
+    """
+    try:
+        if options.resume is not None:
+            session = find(options.resume, cwd, options.sessions_dir)
+        elif options.continue_session and (latest := latest_for(cwd, options.sessions_dir)):
+            session = latest
+        elif options.continue_session and not options.yes:
+            raise CommandError(
+                f"no session to continue in {cwd}; run without --continue to start one, "
+                "or add --yes to start a new one"
+            )
+        else:
+            session = SessionFile.create(cwd, options.sessions_dir)
+        session.claim()
+    except (SessionError, OSError) as error:
+        raise CommandError(one_line(error)) from None
+    return session
+
+
+def native_window(
+    session: SessionFile, provider: Provider, options: HeadlessOptions, model_budget: int | None
+) -> NativeWindow:
+    """Pi's compaction over the session: it keeps the context under the serving budget (the
+    model's window less the reserve), the same budget folding works to."""
+    check_budget(options.budget)
+    budget = options.budget if options.budget is not None else model_budget
+    settings = CompactionSettings()
+    serving = budget if budget is not None else EngineOptions().budget
+    return NativeWindow(session, provider, serving + settings.reserve_tokens, settings)
+
+
+def open_engine(state_dir: Path, options: HeadlessOptions, descriptor_budget: int | None) -> Engine:
+    """The session's engine, with the options the run asks for in force (logged).
+
+    Raises:
+        CommandError: a bad budget, a refused settings file, or state that cannot be opened
+            (another writer, a damaged log or store); one line says which.
+    """
+    engine, wanted = engine_as_logged(state_dir, options, descriptor_budget)
+    try:
+        engine.apply_options(wanted)
+    except Exception as error:
+        engine.close()
+        raise CommandError(setup_failure(error, None, state_dir)) from None
+    return engine
+
+
+def engine_as_logged(
+    state_dir: Path, options: HeadlessOptions, descriptor_budget: int | None
+) -> tuple[Engine, EngineOptions]:
+    """The session's engine with the options it logged, and the options the run asks for:
+    a new session starts from the model's budget under the settings file, a reopened one
+    keeps its logged options under the settings file, and ``--budget`` wins. Nothing but a
+    new session's first record is written.
+
+    Raises:
+        CommandError: as :func:`open_engine`.
+    """
+    check_budget(options.budget)
+    base = EngineOptions() if descriptor_budget is None else EngineOptions(budget=descriptor_budget)
+    try:
+        fresh = _with_budget(SettingsFile(base=base).load(), options.budget)
+        engine = Engine.open(state_dir, fresh)
+    except Exception as error:
+        raise CommandError(setup_failure(error, None, state_dir)) from None
+    try:
+        wanted = _with_budget(SettingsFile(base=engine.options).load(), options.budget)
+    except Exception as error:
+        engine.close()
+        raise CommandError(setup_failure(error, None, state_dir)) from None
+    return engine, wanted
+
+
+def _with_budget(options: EngineOptions, budget: int | None) -> EngineOptions:
+    return options if budget is None else replace(options, budget=budget)
+
+
+def state_notices(engine: Engine) -> list[str]:
+    """What the open found damaged but could work around, each with its consequence."""
+    notices = []
+    doctor = f"`pifold doctor {engine.state_dir} --repair`"
+    if engine.torn_tail is not None:
+        notices.append(
+            f"the fold log's last line, {engine.torn_tail.describe()}, was torn (a write cut "
+            "short) and was cut off; nothing before it is lost, and the session file gives "
+            "back its message"
+        )
+    if engine.checkpoint_problem is not None:
+        notices.append(
+            f"the checkpoint was not used ({flatten(engine.checkpoint_problem)}); "
+            "the session was rebuilt from its log instead"
+        )
+    damaged = engine.status().damaged
+    if damaged:
+        first = damaged[0]
+        more = f" and {len(damaged) - 1} more" if len(damaged) > 1 else ""
+        notices.append(
+            f"{first.kind} {first.id} is {first.problem} in the store{more}: the session runs, "
+            f"but it cannot be peeked or expanded; {doctor} rebuilds a fold's object from the log"
+        )
+    return notices
+
+
+def configuration_notices() -> list[str]:
+    """What is loose about the user's settings and models files (read anyway: see
+    :mod:`pifold_core.config_file`), as warning lines."""
+    notices = []
+    settings = SettingsFile()
+    with contextlib.suppress(SettingsError):  # a refused file is refused where it is loaded
+        settings.load()
+    if settings.warning is not None:
+        notices.append(f"settings file {settings.warning}")
+    path = models_file()
+    try:
+        status = os.stat(path)
+    except OSError:
+        return notices  # missing: nothing to say; unreadable: said where it is loaded
+    warning = loose_warning(path, status)
+    if warning is not None:
+        notices.append(f"models file {warning}")
+    return notices
+
+
+def agent_config(
+    cwd: Path,
+    session_id: str,
+    descriptor: ModelDescriptor | None,
+    approver: Approver | None = None,
+) -> AgentConfig:
+    """The loop's configuration for a session on the model ``descriptor`` describes.
+
+    The descriptor's cache lifetime goes with every request, so the engine commits when a
+    pause has let the cache expire anyway. A model without one (unknown, a local server,
+    a descriptor stating 0, the scripted provider) passes ``None``: no pause is ever taken
+    for a cold cache, and only the band's threshold commits.
+    """
+    return AgentConfig(
+        cwd, session_id=session_id, cache_lifetime_s=cache_lifetime(descriptor), approver=approver
+    )
+
+
+def agent_tools(provider: Provider) -> list[Tool]:
+    """The built-in tools, or a recorded script's answers to its own calls."""
+    if isinstance(provider, ScriptedProvider) and provider.script.tools == "recorded":
+        return list(provider.recorded_tools())
+    return builtin_tools()
+
+
+def flatten(text: str) -> str:
+    """``text`` on one line: every run of white space one space."""
+    return " ".join(text.split())
+
+
+def one_line(error: BaseException) -> str:
+    """An exception's message on one line (an OS error with its file named)."""
+    if isinstance(error, OSError) and error.strerror:
+        text = f"{error.filename}: {error.strerror}" if error.filename else error.strerror
+    else:
+        text = str(error) or type(error).__name__
+    return flatten(text)
+
+
+def setup_failure(
+    error: Exception, session: SessionFile | None, state_dir: Path | None = None
+) -> str:
+    """One line saying why a session could not be opened for a run, and what to do."""
+    if isinstance(error, CommandError | SettingsError | SessionError):
+        return one_line(error)
+    if state_dir is None and session is not None:
+        state_dir = state_directory(session.path)
+    state = f"the session's engine state {state_dir}" if state_dir else "the engine state"
+    doctor = f"pifold doctor {state_dir}" if state_dir else "pifold doctor STATE"
+    if isinstance(error, SessionLocked):  # another writer of the engine alone (a repair)
+        return f"cannot open {state}: {one_line(error)}"
+    if isinstance(error, JournalCorrupt):
+        return (
+            f"the session's fold log is damaged, so it is not opened: {one_line(error)}; "
+            f"`{doctor}` says what is damaged and `--repair` repairs what can be (or move the "
+            "folder aside: the session file holds every message, and a new state is built "
+            "from it)"
+        )
+    if isinstance(error, StoreError | EngineError | ValueError | RuntimeError):
+        return f"cannot open {state}: {one_line(error)}; `{doctor}` says what is damaged"
+    if isinstance(error, OSError):
+        return f"cannot open {state}: {one_line(error)}"
+    return (
+        f"cannot open {state}: unexpected {type(error).__name__}: {one_line(error)} "
+        "(a bug in pifold: please report it)"
+    )
+
+
+__all__ = [
+    "OpenRun",
+    "agent_config",
+    "agent_tools",
+    "check_budget",
+    "check_sizes",
+    "configuration_notices",
+    "engine_as_logged",
+    "flatten",
+    "native_window",
+    "one_line",
+    "open_engine",
+    "open_run",
+    "open_session",
+    "setup_failure",
+    "state_notices",
+]
