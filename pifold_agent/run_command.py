@@ -121,7 +121,7 @@ def _run(options: HeadlessOptions, stdin: TextIO, out: TextIO, err: TextIO) -> i
             window: Engine | NativeWindow = native_window(session, provider, options, model_budget)
         else:
             engine = window = open_engine(session.state_directory, options, model_budget)
-        tools = agent_tools(provider)
+        tools = agent_tools(provider, options.api_key_env)
         config = agent_config(cwd, session.id, descriptor)
         agent = Agent(window, provider, tools, session, config)
         agent.resume()
@@ -282,11 +282,12 @@ def _with_budget(options: EngineOptions, budget: int | None) -> EngineOptions:
     return options if budget is None else replace(options, budget=budget)
 
 
-def agent_tools(provider: Provider) -> list[Tool]:
-    """The built-in tools, or a recorded script's answers to its own calls."""
+def agent_tools(provider: Provider, api_key_env: str | None = None) -> list[Tool]:
+    """The built-in tools, or a recorded script's answers to its own calls. The variable
+    ``--api-key-env`` names is kept out of bash's environment, as the providers' own are."""
     if isinstance(provider, ScriptedProvider) and provider.script.tools == "recorded":
         return list(provider.recorded_tools())
-    return builtin_tools()
+    return builtin_tools(key_variables=(api_key_env,) if api_key_env else ())
 
 
 def _printer(options: HeadlessOptions, out: TextIO, err: TextIO) -> Callable[[AgentEvent], None]:

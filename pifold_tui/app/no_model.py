@@ -120,7 +120,7 @@ def open_without_model(options: HeadlessOptions) -> AppSession:
         raise
     provider = NoModelProvider()
     config = AgentConfig(cwd, session_id=session.id)
-    agent = Agent(engine, provider, agent_tools(provider), session, config)
+    agent = Agent(engine, provider, agent_tools(provider, options.api_key_env), session, config)
     agent.resume()
     return AppSession(
         agent=agent,

@@ -107,7 +107,7 @@ def open_live(options: HeadlessOptions, approver: Approver | None) -> AppSession
         session.close()
         raise
     config = agent_config(cwd, session.id, descriptor, approver)
-    agent = Agent(engine, provider, agent_tools(provider), session, config)
+    agent = Agent(engine, provider, agent_tools(provider, options.api_key_env), session, config)
     agent.resume()
     if isinstance(provider, ScriptedProvider):
         provider.attach(agent.queues)  # the script's own user messages, as for pifold -p
