@@ -9,7 +9,7 @@ nothing. The file keeps its line endings and mark, and the result's details carr
 unified diff and the first changed line for the UI.
 
 The file is read only if it is a regular file (never opening a FIFO or a device, see
-:mod:`~pifold_agent.tools.file_kinds`) of at most :data:`EDIT_MAX_BYTES`, and written as
+:mod:`~pifold_agent.tools.blocking`) of at most :data:`EDIT_MAX_BYTES`, and written as
 :mod:`~pifold_agent.tools.file_writing` writes: through symbolic links, in place for a file
 with several hard links, atomically otherwise.
 """
@@ -26,8 +26,7 @@ from pathlib import Path
 
 from pifold_agent.loop.tool_protocol import Footprint, ToolContext, ToolOutcome
 from pifold_agent.tools.arguments import ToolInputError, failure, required_string, resolve_path
-from pifold_agent.tools.blocking import in_thread
-from pifold_agent.tools.file_kinds import NotRegularFile, existing_kind, open_regular
+from pifold_agent.tools.blocking import NotRegularFile, existing_kind, in_thread, open_regular
 from pifold_agent.tools.file_writing import write_file
 from pifold_agent.tools.truncation import format_size
 from pifold_agent.tools.write import written_path

@@ -36,7 +36,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from pifold_agent.tools.file_kinds import NotRegularFile, existing_kind, refusal
+from pifold_agent.tools.blocking import NotRegularFile, existing_kind, refusal
 
 TEMPORARY_SUFFIX = ".tmp"
 """The end of every temporary file name; with :data:`TEMPORARY_MARK`, how one is known."""

@@ -35,8 +35,7 @@ from pifold_agent.tools.arguments import (
     required_string,
     resolve_path,
 )
-from pifold_agent.tools.blocking import in_thread
-from pifold_agent.tools.file_kinds import refusal
+from pifold_agent.tools.blocking import in_thread, refusal
 from pifold_agent.tools.ls import listed_folder
 from pifold_agent.tools.text_search import Hit, Search, glob_matches, python_search
 from pifold_agent.tools.truncation import (

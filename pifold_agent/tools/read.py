@@ -12,7 +12,7 @@ left for the notice (a bigger rest is named by the file's size instead). So a 2 
 or a 2 GB line, costs one screen of memory.
 
 **Refused:** anything that is not a regular file (a FIFO, a device such as ``/dev/zero``, a
-socket, a folder), checked before it is opened (:mod:`~pifold_agent.tools.file_kinds`).
+socket, a folder), checked before it is opened (:mod:`~pifold_agent.tools.blocking`).
 
 **Images are capped, not resized:** no imaging library is bundled, so an image over
 :data:`IMAGE_MAX_BYTES` (the size whose base64 form is the 5 MB the providers accept) is
@@ -37,8 +37,7 @@ from pifold_agent.tools.arguments import (
     required_string,
     resolve_path,
 )
-from pifold_agent.tools.blocking import in_thread
-from pifold_agent.tools.file_kinds import NotRegularFile, existing_kind, open_regular
+from pifold_agent.tools.blocking import NotRegularFile, existing_kind, in_thread, open_regular
 from pifold_agent.tools.line_stream import Line, LineStream
 from pifold_agent.tools.truncation import (
     MAX_BYTES,

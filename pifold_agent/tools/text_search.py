@@ -2,7 +2,7 @@
 
 It walks the folder with the ``.gitignore`` rules of :mod:`pifold_agent.tools.gitignore`,
 searches regular files only (a FIFO, a device or a socket in the tree is skipped, never
-opened: :func:`~pifold_agent.tools.file_kinds.open_regular`), skips binary files (a NUL
+opened: :func:`~pifold_agent.tools.blocking.open_regular`), skips binary files (a NUL
 byte in the first 8 KiB, as ripgrep does) and uses Python's ``re``. Files are streamed line
 by line, so a 2 GB log costs a line of memory, not 2 GB; a line is searched in its first
 :data:`LINE_KEPT_BYTES` (a longer one is minified code or data, and its match is cut to 500
@@ -17,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from pifold_agent.tools.file_kinds import open_regular
+from pifold_agent.tools.blocking import open_regular
 from pifold_agent.tools.gitignore import glob_to_regex, walk
 from pifold_agent.tools.line_stream import LineStream
 

@@ -12,8 +12,7 @@ from pathlib import Path
 
 from pifold_agent.loop.tool_protocol import Footprint, ToolContext, ToolOutcome
 from pifold_agent.tools.arguments import ToolInputError, failure, required_string, resolve_path
-from pifold_agent.tools.blocking import in_thread
-from pifold_agent.tools.file_kinds import NotRegularFile
+from pifold_agent.tools.blocking import NotRegularFile, in_thread
 from pifold_agent.tools.file_writing import write_file
 from pifold_core.canonical import JsonValue
 

@@ -5,9 +5,8 @@
   redaction of their values from the output;
 * :mod:`~pifold_agent.tools.bash.groups`: process groups, and the groups left running until
   pifold exits;
-* :mod:`~pifold_agent.tools.bash.pipe`: the output pipe, drained until its last writer
-  closes it;
-* :mod:`~pifold_agent.tools.bash.output`: the kept tail, the full-output log, the notices.
+* :mod:`~pifold_agent.tools.bash.output`: the output pipe, drained until its last writer
+  closes it; the kept tail, the full-output log, the notices.
 """
 
 from __future__ import annotations

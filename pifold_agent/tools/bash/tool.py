@@ -9,7 +9,7 @@ ends everything it started: SIGTERM to the group, SIGKILL after a short grace
 output pipe, so ``python -m http.server &`` returns at once. What is still running in the
 group then is named in the result (pids and command lines), its later output goes on to a
 log the result names, and the group is ended when pifold exits, not before: the model can
-start a server and talk to it in the next call (:mod:`~pifold_agent.tools.bash.pipe`).
+start a server and talk to it in the next call (:mod:`~pifold_agent.tools.bash.output`).
 
 **A timeout, by default.** Without ``timeout`` a command is ended after
 :data:`DEFAULT_TIMEOUT_SECONDS` (120 s), or after ``PIFOLD_BASH_TIMEOUT`` seconds when that
@@ -42,8 +42,7 @@ from pifold_agent.loop.tool_protocol import Footprint, ToolContext, ToolOutcome
 from pifold_agent.tools.arguments import ToolInputError, failure, optional_number, required_string
 from pifold_agent.tools.bash.environment import Redactor, command_environment
 from pifold_agent.tools.bash.groups import LEFT_RUNNING, Member, group_members, kill_group
-from pifold_agent.tools.bash.output import OutputCollector, render_output
-from pifold_agent.tools.bash.pipe import OutputPipe
+from pifold_agent.tools.bash.output import OutputCollector, OutputPipe, render_output
 from pifold_agent.tools.truncation import truncate_tail
 from pifold_core.canonical import JsonValue
 

@@ -20,6 +20,7 @@ from pifold_agent.sessions import latest_for
 from pifold_core.audit import request_digest
 from pifold_core.engine import Engine
 from pifold_core.journal import Journal
+from tests.core.engine_checks import assert_clean_audit, assert_lossless
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 KEYS = {
@@ -85,6 +86,7 @@ def test_env_through_pifold_p_leaks_no_key(tmp_path: Path) -> None:
         assert "[ANTHROPIC_API_KEY removed]" in sent  # the request did carry the result
         for name, value in KEYS.items():
             assert value not in sent, f"the next request carries {name}"
-        assert engine.audit.counts.unattributed == 0
+        assert_clean_audit(engine)
+        assert_lossless(engine)
     finally:
         engine.close()

@@ -19,6 +19,8 @@ from pathlib import Path
 
 from pifold_agent.loop.batch import ABORTED_RESULT
 from pifold_agent.sessions import latest_for
+from pifold_core.engine import Engine
+from tests.core.engine_checks import assert_clean_audit, assert_lossless
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 BOUND_SECONDS = 60
@@ -81,6 +83,12 @@ def test_one_sigint_ends_pifold_p_beside_a_fifo_and_a_long_command(tmp_path: Pat
     results = {entry.call_id: entry for entry in session.messages() if entry.kind == "tool_result"}
     assert results["fifo"].is_error and "FIFO" in results["fifo"].text
     assert results["long"].text == ABORTED_RESULT
+    engine = Engine.open(session.state_directory, read_only=True)
+    try:
+        assert_clean_audit(engine)
+        assert_lossless(engine)
+    finally:
+        engine.close()
 
 
 def test_a_thread_stuck_in_open_does_not_keep_the_interpreter_alive(tmp_path: Path) -> None:
