@@ -9,11 +9,13 @@ left running, is appended to the same log (:meth:`OutputCollector.keep_writing`)
 
 **The pipe** (:class:`OutputPipe`) is not read "until EOF" to know the command is done:
 ``cmd &`` hands it to a background process that may hold it open for hours. The tool waits
-for the *shell* instead, then takes what is already in the pipe with :meth:`OutputPipe.drain`
-(non-blocking reads until it is empty: every byte the foreground wrote before the shell
-exited is there). The pipe is not closed then: a background process writing to a pipe nobody
-reads would block once it is full, and one writing to a closed pipe would die of SIGPIPE. So
-the loop keeps draining it (into the call's log, or nowhere) until every writer has closed it.
+for the *shell* instead, then takes what the pipe holds at that moment with
+:meth:`OutputPipe.drain_pending` (every byte the foreground wrote before the shell exited is
+there; what a background process keeps writing is not waited for). The pipe is not closed
+then: a background process writing to a pipe nobody reads would block once it is full, and
+one writing to a closed pipe would die of SIGPIPE. So the loop keeps draining it (into the
+call's log, or nowhere) until every writer has closed it, at most :data:`DRAIN_BUDGET` a
+wake-up so that a process writing without pause cannot hold the loop.
 """
 
 from __future__ import annotations
@@ -21,8 +23,11 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import fcntl
 import os
+import struct
 import tempfile
+import termios
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import BinaryIO
@@ -35,6 +40,10 @@ KEPT_BYTES = 2 * MAX_BYTES
 
 READ_CHUNK = 64 * 1024
 """How much one read of the pipe takes."""
+
+DRAIN_BUDGET = 1024 * 1024
+"""The most one wake-up of the reader takes: a process writing without pause (``yes &``)
+gets the loop back between wake-ups instead of holding it."""
 
 BACKGROUND_LOG_MAX_BYTES = 16 * 1024 * 1024
 """The most a log takes from processes left running; what comes later is dropped."""
@@ -170,11 +179,13 @@ class OutputPipe:
         self._sink = sink
         self._ended = ended
 
-    def drain(self) -> None:
-        """Read everything the pipe holds now; close at its end."""
-        while self._descriptor is not None:
+    def drain(self, budget: int = DRAIN_BUDGET) -> None:
+        """Read what the pipe holds, up to ``budget`` bytes (the rest at the next wake-up);
+        close at its end."""
+        taken = 0
+        while self._descriptor is not None and taken < budget:
             try:
-                chunk = os.read(self._descriptor, READ_CHUNK)
+                chunk = os.read(self._descriptor, min(READ_CHUNK, budget - taken))
             except BlockingIOError:
                 return
             except OSError:
@@ -184,7 +195,20 @@ class OutputPipe:
                 if self._ended is not None:
                     self._ended()
                 return
+            taken += len(chunk)
             self._sink(chunk)
+
+    def drain_pending(self) -> None:
+        """Read exactly what the pipe holds now, not what keeps coming (at least one read,
+        so the end of the pipe is seen when it has come)."""
+        if self._descriptor is None:
+            return
+        try:
+            answer = fcntl.ioctl(self._descriptor, termios.FIONREAD, b"\0\0\0\0")
+            pending = int(struct.unpack("i", answer)[0])
+        except OSError:
+            pending = DRAIN_BUDGET
+        self.drain(max(1, pending))
 
     def close(self) -> None:
         """Stop reading and close the read end (idempotent)."""
@@ -198,6 +222,7 @@ class OutputPipe:
 
 __all__ = [
     "BACKGROUND_LOG_MAX_BYTES",
+    "DRAIN_BUDGET",
     "KEPT_BYTES",
     "READ_CHUNK",
     "OutputCollector",

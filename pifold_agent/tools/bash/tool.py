@@ -195,7 +195,7 @@ class BashTool:
     ) -> ToolOutcome:
         """The result once the shell ended (``exit_code``) or timed out (None); what the
         pipe brings later goes to the log when processes were left running."""
-        pipe.drain()  # everything written before the shell ended is in the pipe now
+        pipe.drain_pending()  # everything written before the shell ended is in the pipe now
         collector.add(redactor.flush())
         log = collector.open_log() if left else None
         text, details = render_output(collector)

@@ -59,6 +59,21 @@ async def test_a_background_process_does_not_hold_the_call(tmp_path: Path) -> No
     wait_until(lambda: not alive(pid), "the background process outlived its end")
 
 
+async def test_a_background_process_writing_without_pause_holds_neither_call_nor_loop(
+    tmp_path: Path,
+) -> None:
+    outcome = await asyncio.wait_for(
+        run(BashTool(), tmp_path, command="yes & echo started"), BOUND_SECONDS
+    )
+    assert "[Still running in the background" in outcome.text  # the tail is yes's output
+    await asyncio.wait_for(asyncio.sleep(0.2), BOUND_SECONDS)  # the loop still turns
+    log = outcome.details["fullOutputPath"]
+    assert isinstance(log, str)
+    end_background_processes()
+    await settle(lambda: Path(log).stat().st_size > 0, "the log stayed empty")
+    Path(log).unlink()
+
+
 async def test_background_output_goes_on_to_the_named_log(tmp_path: Path) -> None:
     command = "(sleep 0.3; echo later; sleep 60) & echo now"
     outcome = await asyncio.wait_for(run(BashTool(), tmp_path, command=command), BOUND_SECONDS)
