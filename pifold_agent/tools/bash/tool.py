@@ -15,8 +15,9 @@ start a server and talk to it in the next call (:mod:`~pifold_agent.tools.bash.o
 :data:`DEFAULT_TIMEOUT_SECONDS` (120 s), or after ``PIFOLD_BASH_TIMEOUT`` seconds when that
 variable is set (``0`` for no default at all). Pi has none, but a headless run has nobody to
 press Ctrl-C on a command that waits for input or serves forever; 120 s covers a test suite
-or a build of ordinary size, and a model that knows a command is long passes a larger
-``timeout`` (the description says so).
+or a build of ordinary size, and a command that needs longer gets a result saying the limit
+and how to raise it. The tool's description is Pi's, unchanged: it is part of every
+request's prefix, and a default the user can configure could not be stated in it truly.
 
 **No secrets in its environment** (:mod:`~pifold_agent.tools.bash.environment`): the
 providers' key variables, the ``--api-key-env`` one (given to :class:`BashTool` when it is
@@ -95,10 +96,7 @@ PARAMETERS: dict[str, JsonValue] = {
     "type": "object",
     "properties": {
         "command": {"type": "string", "description": "The bash command to run."},
-        "timeout": {
-            "type": "number",
-            "description": "Seconds before it is killed (default 120).",
-        },
+        "timeout": {"type": "number", "description": "Seconds before it is killed (optional)."},
     },
     "required": ["command"],
 }
@@ -112,9 +110,7 @@ class BashTool:
     description = (
         "Run a bash command in the working directory and return its output (stdout and "
         "stderr together), the last 2000 lines or 50KB. A non-zero exit code is reported as "
-        "an error. Commands are killed after 120 seconds unless you give a timeout in "
-        "seconds. A command started in the background (cmd &) keeps running after the call "
-        "returns; the result names it and where its output goes."
+        "an error. Give a timeout in seconds for commands that may hang."
     )
 
     def __init__(self, key_variables: Collection[str] = ()) -> None:
@@ -133,9 +129,8 @@ class BashTool:
     async def run(self, arguments: dict[str, JsonValue], context: ToolContext) -> ToolOutcome:
         try:
             command = required_string(arguments, "command")
-            timeout = optional_number(arguments, "timeout")
-            if timeout is None:
-                timeout = default_timeout(os.environ)
+            given = optional_number(arguments, "timeout")
+            timeout = given if given is not None else default_timeout(os.environ)
         except ToolInputError as error:
             return failure(f"bash: {error}")
         environment = command_environment(os.environ, self.key_variables)
@@ -170,7 +165,9 @@ class BashTool:
             exit_code = await asyncio.wait_for(process.wait(), timeout)
         except TimeoutError:
             await kill_group(process)
-            return self._ended(pipe, collector, redactor, None, timeout)
+            hint = "" if given else " (the default limit: give a larger timeout if it needs longer)"
+            notice = f"Command timed out after {timeout:g} seconds{hint}"
+            return self._ended(pipe, collector, redactor, None, notice)
         except asyncio.CancelledError:
             try:
                 await asyncio.shield(kill_group(process))
@@ -181,7 +178,7 @@ class BashTool:
         left = group_members(process.pid)
         if left:
             LEFT_RUNNING.add(process.pid, shell_started)
-        return self._ended(pipe, collector, redactor, exit_code, timeout, left, process.pid)
+        return self._ended(pipe, collector, redactor, exit_code, None, left, process.pid)
 
     def _ended(
         self,
@@ -189,12 +186,13 @@ class BashTool:
         collector: OutputCollector,
         redactor: Redactor,
         exit_code: int | None,
-        timeout: float | None,
+        timed_out: str | None,
         left: list[Member] | None = None,
         group: int | None = None,
     ) -> ToolOutcome:
-        """The result once the shell ended (``exit_code``) or timed out (None); what the
-        pipe brings later goes to the log when processes were left running."""
+        """The result once the shell ended (``exit_code``) or timed out (``timed_out``, the
+        notice); what the pipe brings later goes to the log when processes were left
+        running."""
         pipe.drain_pending()  # everything written before the shell ended is in the pipe now
         collector.add(redactor.flush())
         log = collector.open_log() if left else None
@@ -207,9 +205,9 @@ class BashTool:
             pipe.redirect(later, lambda: _finish_log(collector, redactor))
         else:
             collector.close()
-        if exit_code is None:
+        if timed_out is not None or exit_code is None:
             prefix = f"{text}\n\n" if collector.total_bytes else ""
-            return failure(f"{prefix}Command timed out after {timeout:g} seconds", details)
+            return failure(f"{prefix}{timed_out}", details)
         details["exitCode"] = exit_code
         if left:
             details["leftRunning"] = [
