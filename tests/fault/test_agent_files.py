@@ -70,7 +70,7 @@ COMMANDS = (
     "yes | head -n 50000", "nohup sleep 30 > /dev/null 2>&1 &", "exec 1>&-; exec 2>&-; sleep 0.2",
     "kill -STOP $$", "cat big.png | wc -c", "env | grep -c .", "sleep 5",
     "python3 -m http.server 0 >/dev/null 2>&1 &", "cat /dev/urandom | head -c 3000",
-    "echo hi > pipe &", "trap '' TERM; sleep 3",
+    "echo hi > pipe &", "trap '' TERM; sleep 3", "echo a\x00b",
 )  # fmt: skip
 PATTERNS = ("x", "caf", "(", "needle", "\\x00", "a.*b", "")
 GLOBS = ("*", "*.txt", "**", "[", "caf*")

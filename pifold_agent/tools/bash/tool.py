@@ -133,6 +133,8 @@ class BashTool:
             timeout = given if given is not None else default_timeout(os.environ)
         except ToolInputError as error:
             return failure(f"bash: {error}")
+        if "\x00" in command:
+            return failure("bash: the command holds a NUL character, which no shell can run")
         environment = command_environment(os.environ, self.key_variables)
         reading, writing = os.pipe()
         try:
@@ -150,6 +152,9 @@ class BashTool:
         except OSError as error:
             os.close(reading)
             return failure(f"Cannot start the shell in {context.cwd}: {error.strerror or error}")
+        except BaseException:
+            os.close(reading)
+            raise
         finally:
             os.close(writing)
         shell_started = start_time_of(process.pid)
