@@ -158,6 +158,8 @@ class FindTool:
             limit = optional_integer(arguments, "limit", 1) or DEFAULT_LIMIT
         except ToolInputError as error:
             return failure(f"find: {error}")
+        if "\x00" in pattern:
+            return failure("find: the pattern holds a NUL character, which no file name can")
         if not root.exists():
             return failure(f"Path not found: {shown}")
         if not root.is_dir():

@@ -220,6 +220,8 @@ class GrepTool:
             )
         except ToolInputError as error:
             return failure(f"grep: {error}")
+        if "\x00" in pattern or "\x00" in (search.glob or ""):
+            return failure("grep: the pattern or glob holds a NUL character (ripgrep takes none)")
         try:
             mode = os.stat(search.root).st_mode
         except FileNotFoundError:

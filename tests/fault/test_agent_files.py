@@ -72,8 +72,8 @@ COMMANDS = (
     "python3 -m http.server 0 >/dev/null 2>&1 &", "cat /dev/urandom | head -c 3000",
     "echo hi > pipe &", "trap '' TERM; sleep 3", "echo a\x00b",
 )  # fmt: skip
-PATTERNS = ("x", "caf", "(", "needle", "\\x00", "a.*b", "")
-GLOBS = ("*", "*.txt", "**", "[", "caf*")
+PATTERNS = ("x", "caf", "(", "needle", "\\x00", "a.*b", "", "nul\x00")
+GLOBS = ("*", "*.txt", "**", "[", "caf*", "nul\x00")
 
 
 def build(root: Path) -> Path:
