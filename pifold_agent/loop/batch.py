@@ -17,7 +17,9 @@ first and then waits for its turn.
 subclasses too, but not cancellation and the deliberate :class:`ToolCrash`) becomes that
 call's error result; every outcome is made admissible (:mod:`pifold_agent.loop.admissible`)
 before it is recorded, and an entry the engine still refuses is recorded as an error result
-naming why. The batch's other results are kept.
+naming why. The batch's other results are kept. A failure of the session file or the
+engine's log itself (a full disk) is not a tool's error and still ends the run: no result
+could be recorded then, and retrying could record one twice.
 
 Abort is cancellation of the task running the batch. Every running tool is cancelled and
 awaited (the bash tool kills its process group then), and every call without a finished
