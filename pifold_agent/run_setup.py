@@ -94,7 +94,7 @@ def open_run(
             engine, wanted = engine_as_logged(session.state_directory, options, model_budget)
             window = engine
         config = agent_config(cwd, session.id, descriptor, approver)
-        agent = Agent(window, provider, agent_tools(provider), session, config)
+        agent = Agent(window, provider, agent_tools(provider, options.api_key_env), session, config)
         check_sizes(agent, messages, wanted.budget if wanted is not None else None)
         if engine is not None and wanted is not None:
             engine.apply_options(wanted)
@@ -306,11 +306,12 @@ def agent_config(
     )
 
 
-def agent_tools(provider: Provider) -> list[Tool]:
-    """The built-in tools, or a recorded script's answers to its own calls."""
+def agent_tools(provider: Provider, api_key_env: str | None = None) -> list[Tool]:
+    """The built-in tools, or a recorded script's answers to its own calls. The variable
+    ``--api-key-env`` names is kept out of bash's environment, as the providers' own are."""
     if isinstance(provider, ScriptedProvider) and provider.script.tools == "recorded":
         return list(provider.recorded_tools())
-    return builtin_tools()
+    return builtin_tools(key_variables=(api_key_env,) if api_key_env else ())
 
 
 def flatten(text: str) -> str:

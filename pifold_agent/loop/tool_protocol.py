@@ -6,13 +6,22 @@ of :class:`Tool`; nothing has to inherit from anything. The loop guarantees:
 * ``run`` is awaited once per call, concurrently with the other calls of the same batch; the
   results are finalised (recorded and shown to the model) in the assistant's order, whatever
   order they finish in.
+* **Calls that share a file run in the assistant's order.** A tool that touches files says
+  which through an optional ``footprint(arguments, cwd)`` method (:class:`TouchesFiles`),
+  returning a :class:`Footprint`; the batch starts a call only once every earlier call it
+  conflicts with has finished (:mod:`pifold_agent.loop.call_order`). A tool without the
+  method touches no file and is never held back (the fold tool).
+* Whatever ``run`` returns is made admissible before it is recorded (lone surrogates and
+  NUL become U+FFFD, details become plain JSON: :mod:`pifold_agent.loop.admissible`), so a
+  tool need not worry that a file name or an output byte could stop the run.
 * ``arguments`` is what the model sent. It is normally a JSON object, but a provider may hand
   over unparseable text as a string: the loop refuses a non-object with an error result
   before calling ``run``, so ``run`` always receives a ``dict``. Checking its fields is the
   tool's job.
 * A failure is reported by returning ``ToolOutcome(..., is_error=True)`` or by raising any
-  exception other than ``asyncio.CancelledError`` and :class:`ToolCrash`: the loop turns the
-  exception into an error result carrying its message, never a crashed run.
+  exception (``BaseException`` subclasses included) other than ``asyncio.CancelledError``
+  and :class:`ToolCrash`: the loop turns it into an error result carrying its message,
+  never a crashed run, and the batch's other results are kept.
 * **Abort** is task cancellation: when the user aborts, the task awaiting ``run`` receives
   ``asyncio.CancelledError``. A tool that started processes must kill them there (bash kills
   its child's whole process group) and then let the cancellation propagate. The loop records
@@ -65,6 +74,32 @@ class ToolOutcome:
     model."""
 
 
+@dataclass(frozen=True, slots=True)
+class Footprint:
+    """The files one call may touch, so that calls of a batch sharing one run in order.
+
+    Paths are absolute, as the tool resolves its arguments; the batch compares them under
+    every spelling (symbolic links resolved, the same inode) before deciding two calls are
+    apart. A conflict is a write against anything touching the same file, or a write inside
+    a folder another call lists or searches; reads never conflict with reads.
+    """
+
+    reads: tuple[Path, ...] = ()
+    """Files the call reads."""
+    writes: tuple[Path, ...] = ()
+    """Files the call creates or changes (their folders too, when it creates them)."""
+    trees: tuple[Path, ...] = ()
+    """Folders the call lists or searches: anything written at or under them conflicts."""
+    everything: bool = False
+    """The call may touch any file (bash): it waits for every earlier call that touches
+    files, and every later one waits for it (a barrier)."""
+
+    @property
+    def touches_files(self) -> bool:
+        """Whether the call touches any file at all."""
+        return self.everything or bool(self.reads or self.writes or self.trees)
+
+
 class Tool(Protocol):
     """One tool the model can call."""
 
@@ -88,4 +123,14 @@ class Tool(Protocol):
         ...
 
 
-__all__ = ["Tool", "ToolContext", "ToolCrash", "ToolOutcome"]
+class TouchesFiles(Protocol):
+    """The optional member of a tool that touches files (read, write, edit, ls, ...)."""
+
+    def footprint(self, arguments: dict[str, JsonValue], cwd: Path) -> Footprint:
+        """The files a call with these arguments may touch; an empty :class:`Footprint`
+        when the arguments name none (the call will fail on them anyway). Cheap and pure:
+        no file is opened."""
+        ...
+
+
+__all__ = ["Footprint", "Tool", "ToolContext", "ToolCrash", "ToolOutcome", "TouchesFiles"]

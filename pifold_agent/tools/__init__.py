@@ -15,7 +15,7 @@ it is part of, stays byte-stable for a session.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from pifold_agent.loop.tool_protocol import Tool
 from pifold_agent.tools.bash import BashTool
@@ -40,8 +40,14 @@ class UnknownToolError(ValueError):
     """A tool name that is not built in; the message lists the known ones."""
 
 
-def builtin_tools(names: Sequence[str] = TOOL_ORDER) -> list[Tool]:
+def builtin_tools(
+    names: Sequence[str] = TOOL_ORDER, key_variables: Collection[str] = ()
+) -> list[Tool]:
     """The named built-in tools, in :data:`TOOL_ORDER` whatever order ``names`` has.
+
+    ``key_variables`` are the environment variables holding a provider key besides the
+    providers' own (the one ``--api-key-env`` names): bash drops them from every command's
+    environment, as it drops ``ANTHROPIC_API_KEY`` and ``OPENAI_API_KEY``.
 
     Raises:
         UnknownToolError: a name is not one of :data:`TOOL_ORDER`.
@@ -51,9 +57,9 @@ def builtin_tools(names: Sequence[str] = TOOL_ORDER) -> list[Tool]:
         raise UnknownToolError(
             f"unknown tool {unknown[0]!r}; the built-in tools are {', '.join(TOOL_ORDER)}"
         )
-    makers: dict[str, type[Tool]] = {
+    makers: dict[str, Callable[[], Tool]] = {
         "read": ReadTool,
-        "bash": BashTool,
+        "bash": lambda: BashTool(key_variables),
         "edit": EditTool,
         "write": WriteTool,
         "grep": GrepTool,

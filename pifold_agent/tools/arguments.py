@@ -91,8 +91,8 @@ def resolve_path(raw: str, cwd: Path) -> Path:
     """The absolute path a tool argument names.
 
     Raises:
-        ToolInputError: the path is empty, names the home of an unknown user (``~nobody9``),
-            or it is an engine id and no such file exists.
+        ToolInputError: the path is empty or holds a NUL, names the home of an unknown user
+            (``~nobody9``), or it is an engine id and no such file exists.
     """
     text = _UNUSUAL_SPACES.sub(" ", raw.strip())
     if text.startswith("@"):
@@ -101,6 +101,8 @@ def resolve_path(raw: str, cwd: Path) -> Path:
             text = text[1:-1]  # a quoted mention: the app quotes a path holding a space
     if not text:
         raise ToolInputError("the path is empty")
+    if "\x00" in text:
+        raise ToolInputError(f"the path {text!r} holds a NUL character, which no file name can")
     try:
         path = Path(text).expanduser()
     except RuntimeError:

@@ -5,25 +5,37 @@ The exact text is tried first. Failing that, both sides are normalised (NFKC, tr
 spaces of each line dropped, curly quotes, Unicode dashes and unusual spaces made ASCII) and
 the match is made there; the replacement is then applied to the normalised file, as Pi does.
 The text must occur once: none or several is an error, and so is a replacement that changes
-nothing. The file keeps its line endings and mark, is replaced atomically, and the result's
-details carry a unified diff and the first changed line for the UI.
+nothing. The file keeps its line endings and mark, and the result's details carry a
+unified diff and the first changed line for the UI.
+
+The file is read only if it is a regular file (never opening a FIFO or a device, see
+:mod:`~pifold_agent.tools.blocking`) of at most :data:`EDIT_MAX_BYTES`, and written as
+:mod:`~pifold_agent.tools.file_writing` writes: through symbolic links, in place for a file
+with several hard links, atomically otherwise.
 """
 
 from __future__ import annotations
 
-import asyncio
 import difflib
+import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import ToolContext, ToolOutcome
+from pifold_agent.loop.tool_protocol import Footprint, ToolContext, ToolOutcome
 from pifold_agent.tools.arguments import ToolInputError, failure, required_string, resolve_path
-from pifold_agent.tools.write import write_atomically
+from pifold_agent.tools.blocking import NotRegularFile, existing_kind, in_thread, open_regular
+from pifold_agent.tools.file_writing import write_file
+from pifold_agent.tools.truncation import format_size
+from pifold_agent.tools.write import written_path
 from pifold_core.canonical import JsonValue
 
 BYTE_ORDER_MARK = "\ufeff"
+
+EDIT_MAX_BYTES = 16 * 1024 * 1024
+"""The largest file edit reads (the whole file is held, matched and diffed in memory)."""
 
 _SINGLE_QUOTES = re.compile("[\u2018\u2019\u201a\u201b]")
 _DOUBLE_QUOTES = re.compile("[\u201c\u201d\u201e\u201f]")
@@ -99,9 +111,20 @@ def unified_diff(before: str, after: str, shown: str) -> tuple[str, int | None]:
 
 def apply_edit(path: Path, shown: str, old_text: str, new_text: str) -> ToolOutcome:
     """The edit tool's work on one file."""
-    if not path.is_file():
+    mode = existing_kind(path)
+    if mode is None:
         return failure(f"File not found: {shown}")
-    raw = path.read_bytes().decode("utf-8", "surrogateescape")
+    if stat.S_ISDIR(mode):
+        return failure(f"{shown} is a directory; edit changes files")
+    with open_regular(path, shown, "edit changes") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        data = handle.read(EDIT_MAX_BYTES + 1)
+    if max(size, len(data)) > EDIT_MAX_BYTES:
+        return failure(
+            f"{shown} is {format_size(max(size, len(data)))}; edit works on files of at most "
+            f"{format_size(EDIT_MAX_BYTES)}. Use bash (sed, or a script) for this one."
+        )
+    raw = data.decode("utf-8", "surrogateescape")
     has_mark = raw.startswith(BYTE_ORDER_MARK)
     content = raw[1:] if has_mark else raw
     ending = line_ending_of(content)
@@ -131,7 +154,7 @@ def apply_edit(path: Path, shown: str, old_text: str, new_text: str) -> ToolOutc
     final = updated.replace("\n", ending) if ending == "\r\n" else updated
     if has_mark:
         final = BYTE_ORDER_MARK + final
-    write_atomically(path, final.encode("utf-8", "surrogateescape"))
+    write_file(path, shown, final.encode("utf-8", "surrogateescape"))
     details: dict[str, JsonValue] = {
         "diff": diff,
         "firstChangedLine": first_changed,
@@ -168,6 +191,10 @@ class EditTool:
     def parameters(self) -> dict[str, JsonValue]:
         return PARAMETERS
 
+    def footprint(self, arguments: dict[str, JsonValue], cwd: Path) -> Footprint:
+        """The file edited."""
+        return written_path(arguments, cwd)
+
     async def run(self, arguments: dict[str, JsonValue], context: ToolContext) -> ToolOutcome:
         try:
             shown = required_string(arguments, "path")
@@ -177,12 +204,15 @@ class EditTool:
         except ToolInputError as error:
             return failure(f"edit: {error}")
         try:
-            return await asyncio.to_thread(apply_edit, path, shown, old_text, new_text)
+            return await in_thread(apply_edit, path, shown, old_text, new_text)
+        except NotRegularFile as error:
+            return failure(str(error))
         except OSError as error:
             return failure(f"Cannot edit {shown}: {error.strerror or error}")
 
 
 __all__ = [
+    "EDIT_MAX_BYTES",
     "EditTool",
     "Match",
     "apply_edit",

@@ -6,17 +6,19 @@ the same ``.gitignore`` rules does the matching. A pattern without ``/`` matches
 (``*.py``), one with ``/`` matches the path from the searched folder (``src/**/*.py``).
 Paths come back relative to that folder, depth first and by name, folders with a trailing
 ``/``; at most ``limit`` of them (1,000 by default) and 50 KB, with a notice when either
-limit is reached.
+limit is reached. Names that are not UTF-8 come back with replacement characters; fd is
+killed when the call is aborted.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import shutil
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import ToolContext, ToolOutcome
+from pifold_agent.loop.tool_protocol import Footprint, ToolContext, ToolOutcome
 from pifold_agent.tools.arguments import (
     ToolInputError,
     failure,
@@ -25,7 +27,9 @@ from pifold_agent.tools.arguments import (
     required_string,
     resolve_path,
 )
+from pifold_agent.tools.blocking import in_thread
 from pifold_agent.tools.gitignore import glob_to_regex, walk
+from pifold_agent.tools.ls import listed_folder
 from pifold_agent.tools.truncation import MAX_BYTES, format_size, truncate_head
 from pifold_core.canonical import JsonValue
 
@@ -62,7 +66,13 @@ async def fd_find(executable: str, root: Path, pattern: str, limit: int) -> list
         stderr=asyncio.subprocess.PIPE,
         stdin=asyncio.subprocess.DEVNULL,
     )
-    output, errors = await process.communicate()
+    try:
+        output, errors = await process.communicate()
+    except asyncio.CancelledError:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        await asyncio.shield(process.wait())
+        raise
     if process.returncode not in (0, 1):
         return errors.decode("utf-8", "replace").strip() or "fd failed"
     found: list[str] = []
@@ -136,6 +146,10 @@ class FindTool:
     def parameters(self) -> dict[str, JsonValue]:
         return PARAMETERS
 
+    def footprint(self, arguments: dict[str, JsonValue], cwd: Path) -> Footprint:
+        """The folder searched."""
+        return listed_folder(arguments, cwd)
+
     async def run(self, arguments: dict[str, JsonValue], context: ToolContext) -> ToolOutcome:
         try:
             pattern = required_string(arguments, "pattern")
@@ -144,6 +158,8 @@ class FindTool:
             limit = optional_integer(arguments, "limit", 1) or DEFAULT_LIMIT
         except ToolInputError as error:
             return failure(f"find: {error}")
+        if "\x00" in pattern:
+            return failure("find: the pattern holds a NUL character, which no file name can")
         if not root.exists():
             return failure(f"Path not found: {shown}")
         if not root.is_dir():
@@ -153,7 +169,7 @@ class FindTool:
             if isinstance(found, str):
                 return failure(f"find: {found}")
         else:
-            found = await asyncio.to_thread(python_find, root, pattern, limit)
+            found = await in_thread(python_find, root, pattern, limit)
         return render(found, limit)
 
 

@@ -1,9 +1,11 @@
 """``grep``: search file contents for a pattern, with ripgrep when installed.
 
 ripgrep runs in JSON mode with ``--hidden`` and ``--sort path`` (a stable order, so the
-same search always gives the same result); without it a pure-Python search walks the folder
-with the same ``.gitignore`` rules (:mod:`pifold_agent.tools.gitignore`), skips binary files
-(a NUL byte in the first 8 KiB, as ripgrep does) and uses Python's ``re``. Matches read
+same search always gives the same result); without it a pure-Python search
+(:mod:`pifold_agent.tools.text_search`) walks the folder with the same ``.gitignore``
+rules, skips binary files and streams each file. Either way only regular files are searched:
+a FIFO or a device named as the path is refused, one met in the tree is skipped. A path or
+a line that is not UTF-8 comes back with replacement characters. Matches read
 ``path:line: text`` and context lines ``path-line- text``, paths relative to the searched
 folder. At most ``limit`` matches (100 by default) are reported; each line is cut to 500
 characters; the whole output to 50 KB. Notices say which limit was reached and how to get
@@ -13,13 +15,17 @@ more.
 from __future__ import annotations
 
 import asyncio
+import base64
+import contextlib
 import json
+import os
 import re
 import shutil
-from dataclasses import dataclass
+import stat
 from pathlib import Path
+from typing import Any
 
-from pifold_agent.loop.tool_protocol import ToolContext, ToolOutcome
+from pifold_agent.loop.tool_protocol import Footprint, ToolContext, ToolOutcome
 from pifold_agent.tools.arguments import (
     ToolInputError,
     failure,
@@ -29,7 +35,9 @@ from pifold_agent.tools.arguments import (
     required_string,
     resolve_path,
 )
-from pifold_agent.tools.gitignore import glob_to_regex, walk
+from pifold_agent.tools.blocking import in_thread, refusal
+from pifold_agent.tools.ls import listed_folder
+from pifold_agent.tools.text_search import Hit, Search, glob_matches, python_search
 from pifold_agent.tools.truncation import (
     GREP_MAX_LINE_CHARACTERS,
     MAX_BYTES,
@@ -41,81 +49,6 @@ from pifold_core.canonical import JsonValue
 
 DEFAULT_LIMIT = 100
 """Matches reported unless the call asks for another limit."""
-
-BINARY_SNIFF_BYTES = 8 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class Search:
-    """One grep call's parameters, checked."""
-
-    pattern: str
-    root: Path
-    glob: str | None
-    ignore_case: bool
-    literal: bool
-    context: int
-    limit: int
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """A line to print: a match or a context line."""
-
-    path: str
-    line: int
-    text: str
-    is_match: bool
-
-
-def glob_matches(glob: str, relative: str) -> bool:
-    """ripgrep's ``--glob``: a glob without ``/`` matches the file name, else the path."""
-    target = relative if "/" in glob else relative.rsplit("/", 1)[-1]
-    return re.fullmatch(glob_to_regex(glob.lstrip("/")), target) is not None
-
-
-def python_search(search: Search) -> tuple[list[Hit], int]:
-    """The hits and the number of matches, without ripgrep."""
-    flags = re.IGNORECASE if search.ignore_case else 0
-    expression = re.compile(re.escape(search.pattern) if search.literal else search.pattern, flags)
-    if search.root.is_file():
-        files = [(search.root.name, search.root)]
-    else:
-        glob = search.glob
-        selected = (lambda relative: glob_matches(glob, relative)) if glob is not None else None
-        files = [
-            (relative, search.root / relative)
-            for relative, is_folder in walk(search.root, include_file=selected)
-            if not is_folder and (selected is None or selected(relative))
-        ]
-    hits: list[Hit] = []
-    matches = 0
-    for relative, path in files:
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        if b"\0" in data[:BINARY_SNIFF_BYTES]:
-            continue
-        lines = data.decode("utf-8", "replace").split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        printed: set[int] = set()
-        for number, line in enumerate(lines):
-            if matches >= search.limit:
-                return hits, matches
-            if not expression.search(line.removesuffix("\r")):
-                continue
-            matches += 1
-            low = max(0, number - search.context)
-            high = min(len(lines), number + search.context + 1)
-            for shown in range(low, high):
-                if shown in printed:
-                    continue
-                printed.add(shown)
-                text = lines[shown].removesuffix("\r")
-                hits.append(Hit(relative, shown + 1, text, shown == number))
-    return hits, matches
 
 
 async def ripgrep_search(executable: str, search: Search) -> tuple[list[Hit], int] | str:
@@ -152,19 +85,34 @@ async def ripgrep_search(executable: str, search: Search) -> tuple[list[Hit], in
             if kind == "match" and matches >= search.limit:
                 break
             data = event["data"]
-            path = Path(data["path"].get("text", ""))
+            path = Path(_ripgrep_text(data["path"]))
             relative = path.relative_to(base).as_posix() if path.is_absolute() else path.as_posix()
-            text = data["lines"].get("text", "").removesuffix("\n").removesuffix("\r")
+            text = _ripgrep_text(data["lines"]).removesuffix("\n").removesuffix("\r")
             hits.append(Hit(relative, int(data["line_number"]), text, kind == "match"))
             matches += kind == "match"
     finally:
         if process.returncode is None:
-            process.kill()
-        errors = await process.stderr.read()
-        code = await process.wait()
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+        errors, code = await asyncio.shield(_ended(process))
     if code == 2 and not hits:
         return errors.decode("utf-8", "replace").strip() or "ripgrep failed"
     return _without_context_past_the_limit(hits, search.context), matches
+
+
+def _ripgrep_text(field: Any) -> str:
+    """A path or line of ripgrep's JSON: ``text`` when it is UTF-8, else ``bytes`` in
+    base64, decoded here with replacement characters."""
+    if "text" in field:
+        return str(field["text"])
+    return base64.b64decode(field.get("bytes", "")).decode("utf-8", "replace")
+
+
+async def _ended(process: asyncio.subprocess.Process) -> tuple[bytes, int]:
+    """ripgrep's error output and exit code, once it has ended (it was killed if need be)."""
+    assert process.stderr is not None
+    errors = await process.stderr.read()
+    return errors, await process.wait()
 
 
 def _without_context_past_the_limit(hits: list[Hit], context: int) -> list[Hit]:
@@ -253,6 +201,10 @@ class GrepTool:
     def parameters(self) -> dict[str, JsonValue]:
         return PARAMETERS
 
+    def footprint(self, arguments: dict[str, JsonValue], cwd: Path) -> Footprint:
+        """The folder (or file) searched."""
+        return listed_folder(arguments, cwd)
+
     async def run(self, arguments: dict[str, JsonValue], context: ToolContext) -> ToolOutcome:
         try:
             pattern = required_string(arguments, "pattern")
@@ -268,15 +220,23 @@ class GrepTool:
             )
         except ToolInputError as error:
             return failure(f"grep: {error}")
-        if not search.root.exists():
+        if "\x00" in pattern or "\x00" in (search.glob or ""):
+            return failure("grep: the pattern or glob holds a NUL character (ripgrep takes none)")
+        try:
+            mode = os.stat(search.root).st_mode
+        except FileNotFoundError:
             return failure(f"Path not found: {shown}")
+        except OSError as error:
+            return failure(f"grep: cannot search {shown}: {error.strerror or error}")
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+            return failure(f"grep: {refusal(shown, mode, 'grep searches')}")
         if self.ripgrep is not None:
             found = await ripgrep_search(self.ripgrep, search)
             if isinstance(found, str):
                 return failure(f"grep: {found}")
             return render(*found, search.limit)
         try:
-            hits, matches = await asyncio.to_thread(python_search, search)
+            hits, matches = await in_thread(python_search, search)
         except re.error as error:
             return failure(f"grep: invalid pattern {pattern!r}: {error}")
         return render(hits, matches, search.limit)

@@ -1,16 +1,20 @@
 """``ls``: one folder's entries, alphabetical regardless of case, folders marked with ``/``.
 
 Dotfiles are listed; an empty folder says ``(empty directory)``. At most ``limit`` entries
-(500 by default) and 50 KB, with a notice when either limit is reached.
+(500 by default) and 50 KB, with a notice when either limit is reached. A name that is not
+UTF-8 is shown with replacement characters (the batch makes every result admissible); an
+entry whose kind cannot be read (a link loop) is listed as a file.
+
+A listing never shows a write's temporary file: the batch runs it after every earlier
+write into the folder and before every later one (:mod:`pifold_agent.loop.call_order`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import ToolContext, ToolOutcome
+from pifold_agent.loop.tool_protocol import Footprint, ToolContext, ToolOutcome
 from pifold_agent.tools.arguments import (
     ToolInputError,
     failure,
@@ -18,6 +22,7 @@ from pifold_agent.tools.arguments import (
     optional_string,
     resolve_path,
 )
+from pifold_agent.tools.blocking import in_thread
 from pifold_agent.tools.truncation import MAX_BYTES, format_size, truncate_head
 from pifold_core.canonical import JsonValue
 
@@ -32,7 +37,7 @@ def listing(folder: Path, limit: int) -> ToolOutcome:
     except OSError as error:
         return failure(f"Cannot list {folder}: {error.strerror}")
     names = sorted(
-        (child.name + "/" if child.is_dir() else child.name for child in children),
+        (child.name + "/" if _is_folder(child) else child.name for child in children),
         key=lambda name: (name.lower(), name),
     )
     if not names:
@@ -53,6 +58,21 @@ def listing(folder: Path, limit: int) -> ToolOutcome:
         "truncation": truncation.to_details(),
     }
     return ToolOutcome(output, details=details)
+
+
+def _is_folder(child: os.DirEntry[str]) -> bool:
+    try:
+        return child.is_dir()
+    except OSError:  # a symbolic link loop, a lookup denied
+        return False
+
+
+def listed_folder(arguments: dict[str, JsonValue], cwd: Path) -> Footprint:
+    """The footprint of ls, grep and find: the folder (or file) searched, as a tree."""
+    try:
+        return Footprint(trees=(resolve_path(optional_string(arguments, "path") or ".", cwd),))
+    except ToolInputError:
+        return Footprint()
 
 
 PARAMETERS: dict[str, JsonValue] = {
@@ -79,6 +99,10 @@ class LsTool:
     def parameters(self) -> dict[str, JsonValue]:
         return PARAMETERS
 
+    def footprint(self, arguments: dict[str, JsonValue], cwd: Path) -> Footprint:
+        """The folder listed."""
+        return listed_folder(arguments, cwd)
+
     async def run(self, arguments: dict[str, JsonValue], context: ToolContext) -> ToolOutcome:
         try:
             shown = optional_string(arguments, "path") or "."
@@ -90,7 +114,7 @@ class LsTool:
             return failure(f"Path not found: {shown}")
         if not folder.is_dir():
             return failure(f"Not a directory: {shown}")
-        return await asyncio.to_thread(listing, folder, limit)
+        return await in_thread(listing, folder, limit)
 
 
-__all__ = ["DEFAULT_LIMIT", "LsTool", "listing"]
+__all__ = ["DEFAULT_LIMIT", "LsTool", "listed_folder", "listing"]

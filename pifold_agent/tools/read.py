@@ -3,17 +3,33 @@
 Text is cut to the shared limits from the first line asked for; the result ends with a
 notice that says which lines it shows and the ``offset`` to continue from. A line too long
 to show at all gets a pointer to ``sed`` through bash. Images (PNG, JPEG, GIF, WebP, known
-by their first bytes, not their names) come back as an image block with a short note; they
-are not resized, since no imaging library is bundled.
+by their first bytes, not their names) come back as an image block with a short note.
+
+**Only what is returned is read.** The file is streamed line by line
+(:class:`~pifold_agent.tools.line_stream.LineStream`) up to the lines shown and the 50 KB
+cap; past that, at most :data:`SCAN_BEYOND_BYTES` more are read, only to count the lines
+left for the notice (a bigger rest is named by the file's size instead). So a 2 GB file,
+or a 2 GB line, costs one screen of memory.
+
+**Refused:** anything that is not a regular file (a FIFO, a device such as ``/dev/zero``, a
+socket, a folder), checked before it is opened (:mod:`~pifold_agent.tools.blocking`).
+
+**Images are capped, not resized:** no imaging library is bundled, so an image over
+:data:`IMAGE_MAX_BYTES` (the size whose base64 form is the 5 MB the providers accept) is
+refused with its size and what to do, before its bytes are read. A downscale would need a
+decoder for four formats; a clear refusal the model can act on (make a smaller copy with
+the tools the machine has) keeps the session from ever holding a 30 MB picture.
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
+import os
+import stat
 from pathlib import Path
+from typing import BinaryIO
 
-from pifold_agent.loop.tool_protocol import ToolContext, ToolOutcome
+from pifold_agent.loop.tool_protocol import Footprint, ToolContext, ToolOutcome
 from pifold_agent.tools.arguments import (
     ToolInputError,
     failure,
@@ -21,7 +37,15 @@ from pifold_agent.tools.arguments import (
     required_string,
     resolve_path,
 )
-from pifold_agent.tools.truncation import MAX_BYTES, byte_length, format_size, truncate_head
+from pifold_agent.tools.blocking import NotRegularFile, existing_kind, in_thread, open_regular
+from pifold_agent.tools.line_stream import Line, LineStream
+from pifold_agent.tools.truncation import (
+    MAX_BYTES,
+    MAX_LINES,
+    byte_length,
+    format_size,
+    truncate_head,
+)
 from pifold_core.canonical import JsonValue
 from pifold_core.entries import ImageBlock
 
@@ -31,6 +55,12 @@ IMAGE_SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"GIF87a", "image/gif"),
     (b"GIF89a", "image/gif"),
 )
+
+IMAGE_MAX_BYTES = 5 * 1024 * 1024 * 3 // 4
+"""The largest image sent (3.75 MB): its base64 form is 5 MB, the providers' limit."""
+
+SCAN_BEYOND_BYTES = 1024 * 1024
+"""Bytes read past what is shown, only to count the lines left (or a long line's size)."""
 
 
 def image_type(data: bytes) -> str | None:
@@ -43,22 +73,48 @@ def image_type(data: bytes) -> str | None:
     return None
 
 
-def read_text(path: Path, shown: str, offset: int | None, limit: int | None) -> ToolOutcome:
-    """The read tool's result for a text file's content."""
-    text = path.read_bytes().decode("utf-8", "replace")
-    lines = text.split("\n")
+def read_text(
+    handle: BinaryIO, size: int, shown: str, offset: int | None, limit: int | None
+) -> ToolOutcome:
+    """The read tool's result for a text file, reading only what it shows."""
+    stream = LineStream(handle)
     start = offset - 1 if offset is not None else 0
-    if start >= len(lines):
-        return failure(f"Offset {offset} is beyond end of file ({len(lines)} lines total)")
-    end = min(len(lines), start + limit) if limit is not None else len(lines)
-    selected = "\n".join(lines[start:end])
-    truncation = truncate_head(selected)
-    details: dict[str, JsonValue] = {"truncation": truncation.to_details()}
+    for _ in range(start):
+        if stream.line(0) is None:
+            break
+    wanted = min(limit, MAX_LINES + 1) if limit is not None else MAX_LINES + 1
+    lines: list[Line] = []
+    texts: list[str] = []
+    used = -1
+    while len(texts) < wanted:
+        line = stream.line(MAX_BYTES + 1, SCAN_BEYOND_BYTES)
+        if line is None:
+            break
+        lines.append(line)
+        texts.append(line.kept.decode("utf-8", "replace"))
+        used += byte_length(texts[-1]) + 1
+        if used > MAX_BYTES or not line.complete:
+            break  # this line does not fit: the truncation below says so
+    if not texts:
+        return failure(f"Offset {offset} is beyond end of file ({stream.delivered} lines total)")
+    truncation = truncate_head("\n".join(texts))
+    details: dict[str, JsonValue] = {"truncation": truncation.to_details(), "fileBytes": size}
     first = start + 1
+
+    def total() -> int | None:
+        if not lines[-1].complete:
+            return None
+        rest = stream.count_rest(SCAN_BEYOND_BYTES)
+        return None if rest is None else stream.delivered + rest
+
     if truncation.first_line_exceeds_limit:
-        size = format_size(byte_length(lines[start]))
+        line_size = (
+            format_size(lines[0].length)
+            if lines[0].complete
+            else f"over {format_size(SCAN_BEYOND_BYTES)}"
+        )
         output = (
-            f"[Line {first} is {size}, exceeds {format_size(MAX_BYTES)} limit. "
+            f"[Line {first} is {line_size}, exceeds {format_size(MAX_BYTES)} limit. "
             f"Use bash: sed -n '{first}p' {shown} | head -c {MAX_BYTES}]"
         )
     elif truncation.truncated:
@@ -66,18 +122,48 @@ def read_text(path: Path, shown: str, offset: int | None, limit: int | None) -> 
         limit_note = (
             "" if truncation.truncated_by == "lines" else f" ({format_size(MAX_BYTES)} limit)"
         )
+        counted = total()
+        of = str(counted) if counted is not None else f"a {format_size(size)} file"
         output = (
-            f"{truncation.content}\n\n[Showing lines {first}-{last} of {len(lines)}{limit_note}. "
+            f"{truncation.content}\n\n[Showing lines {first}-{last} of {of}{limit_note}. "
             f"Use offset={last + 1} to continue.]"
         )
-    elif end < len(lines):
-        output = (
-            f"{truncation.content}\n\n[{len(lines) - end} more lines in file. "
-            f"Use offset={end + 1} to continue.]"
-        )
     else:
-        output = truncation.content
+        rest = stream.count_rest(SCAN_BEYOND_BYTES)
+        after = first + len(texts)
+        if rest == 0:
+            output = truncation.content
+        elif rest is None:
+            output = (
+                f"{truncation.content}\n\n[More lines in file ({format_size(size)} in all). "
+                f"Use offset={after} to continue.]"
+            )
+        else:
+            output = (
+                f"{truncation.content}\n\n[{rest} more lines in file. "
+                f"Use offset={after} to continue.]"
+            )
     return ToolOutcome(output, details=details)
+
+
+def read_image(
+    handle: BinaryIO, head: bytes, size: int, shown: str, media_type: str
+) -> ToolOutcome:
+    """An image block, or a refusal naming the size when it is over the cap."""
+    data = head
+    if size <= IMAGE_MAX_BYTES:
+        data += handle.read(IMAGE_MAX_BYTES + 1 - len(head))  # bounded if the file grows
+    if size > IMAGE_MAX_BYTES or len(data) > IMAGE_MAX_BYTES:
+        return failure(
+            f"{shown} is a {format_size(max(size, len(data)))} {media_type} image; read sends "
+            f"images of at most {format_size(IMAGE_MAX_BYTES)} (the providers refuse larger "
+            "ones). Make a smaller copy (fewer pixels, or JPEG) with bash and read that."
+        )
+    return ToolOutcome(
+        f"Read image file [{media_type}]",
+        images=(ImageBlock(media_type, base64.b64encode(data).decode("ascii")),),
+        details={"mimeType": media_type},
+    )
 
 
 PARAMETERS: dict[str, JsonValue] = {
@@ -106,6 +192,13 @@ class ReadTool:
     def parameters(self) -> dict[str, JsonValue]:
         return PARAMETERS
 
+    def footprint(self, arguments: dict[str, JsonValue], cwd: Path) -> Footprint:
+        """The file read."""
+        try:
+            return Footprint(reads=(resolve_path(required_string(arguments, "path"), cwd),))
+        except ToolInputError:
+            return Footprint()
+
     async def run(self, arguments: dict[str, JsonValue], context: ToolContext) -> ToolOutcome:
         try:
             shown = required_string(arguments, "path")
@@ -114,27 +207,35 @@ class ReadTool:
             limit = optional_integer(arguments, "limit", 1)
         except ToolInputError as error:
             return failure(f"read: {error}")
-        return await asyncio.to_thread(self._read, path, shown, offset, limit)
+        return await in_thread(self._read, path, shown, offset, limit)
 
     def _read(self, path: Path, shown: str, offset: int | None, limit: int | None) -> ToolOutcome:
-        if not path.exists():
-            return failure(f"File not found: {shown}")
-        if path.is_dir():
-            return failure(f"{shown} is a directory; use ls to list it")
         try:
-            with path.open("rb") as handle:
+            mode = existing_kind(path)
+            if mode is None:
+                return failure(f"File not found: {shown}")
+            if stat.S_ISDIR(mode):
+                return failure(f"{shown} is a directory; use ls to list it")
+            with open_regular(path, shown) as handle:
+                size = os.fstat(handle.fileno()).st_size
                 head = handle.read(16)
-            media_type = image_type(head)
-            if media_type is not None:
-                data = base64.b64encode(path.read_bytes()).decode("ascii")
-                return ToolOutcome(
-                    f"Read image file [{media_type}]",
-                    images=(ImageBlock(media_type, data),),
-                    details={"mimeType": media_type},
-                )
-            return read_text(path, shown, offset, limit)
+                media_type = image_type(head)
+                if media_type is not None:
+                    return read_image(handle, head, size, shown, media_type)
+                handle.seek(0)
+                return read_text(handle, size, shown, offset, limit)
+        except NotRegularFile as error:
+            return failure(str(error))
         except OSError as error:
-            return failure(f"Cannot read {shown}: {error.strerror}")
+            return failure(f"Cannot read {shown}: {error.strerror or error}")
 
 
-__all__ = ["IMAGE_SIGNATURES", "ReadTool", "image_type", "read_text"]
+__all__ = [
+    "IMAGE_MAX_BYTES",
+    "IMAGE_SIGNATURES",
+    "SCAN_BEYOND_BYTES",
+    "ReadTool",
+    "image_type",
+    "read_image",
+    "read_text",
+]

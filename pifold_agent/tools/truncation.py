@@ -70,12 +70,14 @@ def byte_length(text: str) -> int:
 
 
 def format_size(size: int) -> str:
-    """``512B``, ``50.0KB``, ``1.5MB``."""
+    """``512B``, ``50.0KB``, ``1.5MB``, ``2.0GB``."""
     if size < 1024:
         return f"{size}B"
     if size < 1024 * 1024:
         return f"{size / 1024:.1f}KB"
-    return f"{size / (1024 * 1024):.1f}MB"
+    if size < 1024**3:
+        return f"{size / (1024 * 1024):.1f}MB"
+    return f"{size / 1024**3:.1f}GB"
 
 
 def truncate_head(text: str, max_lines: int = MAX_LINES, max_bytes: int = MAX_BYTES) -> Truncation:

@@ -1,44 +1,20 @@
 """``write``: create or overwrite a file, creating its folders.
 
-The new content goes to a temporary file beside the target, is fsynced and then renamed
-over it, so a crash leaves either the old file or the new one, never half of each. An
-existing file keeps its permission bits.
+How the bytes land is :mod:`pifold_agent.tools.file_writing`'s: through symbolic links to
+their target (the link stays a link), in place for a file with several hard links, and
+otherwise atomically (a temporary file beside the target, synced, renamed over it), keeping
+the file's mode. A folder, a FIFO, a device or a socket at the path is refused.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
-import stat
-import tempfile
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import ToolContext, ToolOutcome
+from pifold_agent.loop.tool_protocol import Footprint, ToolContext, ToolOutcome
 from pifold_agent.tools.arguments import ToolInputError, failure, required_string, resolve_path
+from pifold_agent.tools.blocking import NotRegularFile, in_thread
+from pifold_agent.tools.file_writing import write_file
 from pifold_core.canonical import JsonValue
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one rename (folders created as needed)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(temporary, mode)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temporary, 0o666 & ~umask)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
 
 PARAMETERS: dict[str, JsonValue] = {
     "type": "object",
@@ -49,6 +25,14 @@ PARAMETERS: dict[str, JsonValue] = {
     "required": ["path", "content"],
 }
 """The JSON schema of the arguments."""
+
+
+def written_path(arguments: dict[str, JsonValue], cwd: Path) -> Footprint:
+    """The footprint of write and edit: the one file named by ``path``."""
+    try:
+        return Footprint(writes=(resolve_path(required_string(arguments, "path"), cwd),))
+    except ToolInputError:
+        return Footprint()
 
 
 class WriteTool:
@@ -64,6 +48,10 @@ class WriteTool:
     def parameters(self) -> dict[str, JsonValue]:
         return PARAMETERS
 
+    def footprint(self, arguments: dict[str, JsonValue], cwd: Path) -> Footprint:
+        """The file written."""
+        return written_path(arguments, cwd)
+
     async def run(self, arguments: dict[str, JsonValue], context: ToolContext) -> ToolOutcome:
         try:
             shown = required_string(arguments, "path")
@@ -71,13 +59,13 @@ class WriteTool:
             path = resolve_path(shown, context.cwd)
         except ToolInputError as error:
             return failure(f"write: {error}")
-        if path.is_dir():
-            return failure(f"{shown} is a directory")
         try:
-            await asyncio.to_thread(write_atomically, path, content.encode("utf-8", "replace"))
+            await in_thread(write_file, path, shown, content.encode("utf-8", "replace"))
+        except NotRegularFile as error:
+            return failure(str(error))
         except OSError as error:
             return failure(f"Cannot write {shown}: {error.strerror or error}")
         return ToolOutcome(f"Successfully wrote {len(content)} bytes to {shown}")
 
 
-__all__ = ["WriteTool", "write_atomically"]
+__all__ = ["WriteTool", "written_path"]

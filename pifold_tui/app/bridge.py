@@ -25,6 +25,7 @@ from textual.app import App
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from pifold_agent.loop import Agent, AgentEvent, ToolContext, ToolCrash
+from pifold_agent.loop.admissible import admissible
 from pifold_agent.tools.bash import BashTool
 from pifold_tui.app.messages import PromptMode
 
@@ -115,7 +116,11 @@ class AgentBridge:
         During a run the note is queued as steering (it lands after the batch); otherwise it
         is recorded at once, and the model reads it with the next prompt.
         """
-        outcome = await BashTool().run({"command": command}, ToolContext("shell", cwd, _ignore))
+        # The agent's own bash (it knows the --api-key-env variable to keep out), and its
+        # output made admissible as a batch's is (a file name that is not UTF-8).
+        tool = next((tool for tool in self.agent.tools if isinstance(tool, BashTool)), BashTool())
+        context = ToolContext("shell", cwd, _ignore)
+        outcome = admissible(await tool.run({"command": command}, context), "bash")
         exit_code = outcome.details.get("exitCode")
         text = outcome.text
         suffix = f"\n\nCommand exited with code {exit_code}"

@@ -17,3 +17,8 @@ def test_a_home_folder_of_an_unknown_user_is_a_clear_refusal(tmp_path: Path) -> 
 def test_a_quoted_mention_and_a_relative_path_resolve_under_the_folder(tmp_path: Path) -> None:
     assert resolve_path('@"my notes.md"', tmp_path) == tmp_path / "my notes.md"
     assert resolve_path("src/a.py", tmp_path) == tmp_path / "src" / "a.py"
+
+
+def test_a_nul_in_a_path_is_a_clear_refusal(tmp_path: Path) -> None:
+    with pytest.raises(ToolInputError, match="holds a NUL character"):
+        resolve_path("a\x00b.txt", tmp_path)

@@ -118,3 +118,10 @@ async def test_bad_arguments_are_refused(tmp_path: Path) -> None:
     assert missing.is_error and missing.text == "bash: missing required argument 'command'"
     negative = await run(BashTool(), tmp_path, command="true", timeout=-1)
     assert negative.is_error and "'timeout' must be a positive number" in negative.text
+
+
+async def test_a_nul_in_the_command_is_a_clear_refusal(tmp_path: Path) -> None:
+    outcome = await run(BashTool(), tmp_path, command="echo a\x00b")
+    assert outcome.is_error and outcome.text == (
+        "bash: the command holds a NUL character, which no shell can run"
+    )

@@ -159,3 +159,14 @@ async def test_fd_and_the_python_walk_agree(tmp_path: Path) -> None:
         fast = await run(FindTool(), root, **arguments)
         slow = await run(FindTool(use_fd=False), root, **arguments)
         assert fast.text == slow.text, arguments
+
+
+async def test_a_nul_in_a_pattern_is_a_clear_refusal(tmp_path: Path) -> None:
+    for tool in (GrepTool(), python_grep()):
+        outcome = await run(tool, tmp_path, pattern="a\x00b")
+        assert (
+            outcome.text == "grep: the pattern or glob holds a NUL character (ripgrep takes none)"
+        )
+    for finder in (FindTool(), FindTool(use_fd=False)):
+        found = await run(finder, tmp_path, pattern="a\x00b")
+        assert found.text == "find: the pattern holds a NUL character, which no file name can"
