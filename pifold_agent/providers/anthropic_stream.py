@@ -14,7 +14,7 @@ from typing import Final
 
 from pifold_agent.providers.base import StopReason, StreamEvent
 from pifold_agent.providers.errors import classify_status
-from pifold_agent.providers.reply_door import members, shown
+from pifold_agent.providers.reply_door import kind_of, members, shown
 from pifold_agent.providers.reply_usage import ANTHROPIC_START, anthropic_usage
 from pifold_agent.providers.stream_reader import StreamReader
 from pifold_core.canonical import JsonValue
@@ -47,7 +47,7 @@ class AnthropicReader(StreamReader):
     def read(self, event: JsonValue) -> None:
         """Take one event (plain JSON)."""
         fields = members(event)
-        kind = fields.get("type")
+        kind = kind_of(fields)
         if self.finished:
             self.door.warn(f"an event ({shown(kind)}) came after the message ended: ignored")
             return
@@ -83,7 +83,7 @@ class AnthropicReader(StreamReader):
         if index is None:
             return
         block = members(fields.get("content_block"))
-        kind = block.get("type")
+        kind = kind_of(block)
         if kind == "tool_use":
             self.assembler.open_tool_call(index, block.get("id"), block.get("name"))
         elif kind == "thinking":
@@ -98,7 +98,7 @@ class AnthropicReader(StreamReader):
         if index is None:
             return
         delta = members(fields.get("delta"))
-        kind = delta.get("type")
+        kind = kind_of(delta)
         if kind == "text_delta":
             self.emit(self.assembler.text(index, delta.get("text")))
         elif kind == "thinking_delta":

@@ -67,6 +67,12 @@ def members(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def kind_of(value: Mapping[str, Any]) -> str | None:
+    """An event's (or item's, or block's) ``type`` when it is text; ``None`` otherwise."""
+    kind = value.get("type")
+    return kind if isinstance(kind, str) else None
+
+
 def shown(value: object) -> str:
     """A short, printable rendering of an offending value for a warning."""
     text = replace_lone_surrogates(repr(value)) if isinstance(value, str) else _repr(value)
@@ -193,6 +199,7 @@ __all__ = [
     "TOOL_NAME_PATTERN",
     "ReplyDoor",
     "finite_whole",
+    "kind_of",
     "members",
     "plain",
     "shown",

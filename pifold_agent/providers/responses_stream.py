@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from pifold_agent.providers.base import ProviderError, StopReason, StreamEvent
 from pifold_agent.providers.errors import classify_status
-from pifold_agent.providers.reply_door import members, shown
+from pifold_agent.providers.reply_door import kind_of, members, shown
 from pifold_agent.providers.reply_usage import openai_usage
 from pifold_agent.providers.stream_reader import StreamReader
 from pifold_core.canonical import CanonicalError, JsonValue, canonical_bytes
@@ -47,7 +47,7 @@ class ResponsesReader(StreamReader):
     def read(self, event: JsonValue) -> None:
         """Take one event (plain JSON)."""
         fields = members(event)
-        kind = fields.get("type")
+        kind = kind_of(fields)
         if self.outcome is not None:
             self.door.warn(f"an event ({shown(kind)}) came after the response ended: ignored")
             return
@@ -91,7 +91,7 @@ class ResponsesReader(StreamReader):
         return self.door.identifier(fields.get("item_id"), "an event's item id")
 
     def _item_added(self, item: Mapping[str, Any]) -> None:
-        kind = item.get("type")
+        kind = kind_of(item)
         item_id = self.door.identifier(item.get("id"), "an output item's id")
         if kind == "reasoning":
             self.assembler.open_thinking(item_id)
@@ -102,7 +102,7 @@ class ResponsesReader(StreamReader):
             self._reasoning = None
 
     def _item_done(self, item: Mapping[str, Any]) -> None:
-        kind = item.get("type")
+        kind = kind_of(item)
         item_id = self.door.identifier(item.get("id"), "an output item's id")
         if kind == "reasoning":
             record = _without_none(dict(item))

@@ -96,6 +96,11 @@ def classify_reading_error(error: Exception) -> ProviderError:
         return ProviderError(
             ErrorClass.FATAL, f"the provider sent an event that could not be read: {error}"
         )
+    if isinstance(error, RecursionError):
+        # The SDK's JSON decoding (or its models) of an event nested thousands deep.
+        return ProviderError(
+            ErrorClass.FATAL, "the provider sent an event nested too deeply to read"
+        )
     return ProviderError(
         ErrorClass.FATAL,
         f"the reply could not be read ({READER_DEFECT}): {type(error).__name__}: {error}",
