@@ -37,10 +37,7 @@ from pathlib import Path
 
 from pifold_agent.loop import Agent, AgentConfig, Tool
 from pifold_agent.loop.recorder import orphan_calls
-from pifold_agent.providers.anthropic_messages import AnthropicMessages
 from pifold_agent.providers.base import Provider
-from pifold_agent.providers.openai_chat import OpenAIChat
-from pifold_agent.providers.openai_responses import OpenAIResponses
 from pifold_agent.providers.reply_door import MAX_ID_CHARS, TOOL_NAME_PATTERN, shown
 from pifold_agent.providers.reply_usage import MAX_TOKEN_COUNT
 from pifold_agent.providers.stream_reader import READER_DEFECT
@@ -52,7 +49,7 @@ from pifold_core.entries import Entry
 from tests.agent.providers.hostile_replies import ReplySpec, generate
 from tests.agent.providers.hostile_sse import render
 from tests.agent.providers.local_server import LocalServer, RecordedRequest, Reply, serve
-from tests.agent.providers.scripted_sse import Turn, anthropic_turn, chat_turn, responses_turn
+from tests.agent.providers.sdk_adapters import PROVIDERS, adapter, sound_reply
 from tests.core.builders import CharCounter, small_options
 from tests.core.engine_checks import assert_reopens_identically
 from tests.fault.tally import FaultTally
@@ -68,29 +65,9 @@ FULL_COUNT = 10_000
 EPISODE_REPLIES = 12
 """Hostile replies per session."""
 
-PROVIDERS = ("anthropic", "openai", "openai-chat")
-
 STOP_REASONS = frozenset({"stop", "length", "tool_use", "error", "aborted"})
 
 NOTES = "\n".join(f"line {number}: the notes file says {number * 7}" for number in range(80))
-
-
-def adapter(provider: str, base_url: str) -> Provider:
-    """The real adapter for ``provider``, talking to the local server."""
-    if provider == "anthropic":
-        return AnthropicMessages("claude-sonnet-4-5", "test-key", base_url)
-    if provider == "openai":
-        return OpenAIResponses("gpt-5.4", "test-key", f"{base_url}/v1")
-    return OpenAIChat("qwen3-coder:30b", "not-needed", f"{base_url}/v1")
-
-
-def sound_reply(provider: str, text: str) -> Reply:
-    """A plain, well-formed final answer in ``provider``'s format."""
-    if provider == "anthropic":
-        return Reply(body=anthropic_turn(Turn(text), 900, "m"))
-    if provider == "openai":
-        return Reply(body=responses_turn(Turn(text), 900, "m", 1))
-    return Reply(body=chat_turn(Turn(text), 900, "m"))
 
 
 @dataclass
