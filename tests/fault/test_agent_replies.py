@@ -29,6 +29,7 @@ session, so a failure names the episode and the replies it had played.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import tempfile
 import traceback
@@ -36,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pifold_agent.loop import Agent, AgentConfig, Tool
+from pifold_agent.loop.events import AgentEvent, event_json
 from pifold_agent.loop.recorder import orphan_calls
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.reply_door import MAX_ID_CHARS, TOOL_NAME_PATTERN, shown
@@ -189,6 +191,8 @@ async def play_episode(
     server.add(*([episode] * (len(episode.specs) * 8)))
     try:
         agent = Agent(engine, provider, tools(), session, config(cwd))
+        unwritable: list[str] = []
+        agent.subscribe(lambda event: _written(event, unwritable))
         run = 0
         while not episode.spent and run < len(episode.specs) * 2:
             run += 1
@@ -204,6 +208,9 @@ async def play_episode(
             ):
                 tally.fail(where, f"the reply failed inside pifold: {result.error[:300]}")
             check_run(engine, session, where, tally)
+            for problem in unwritable:
+                tally.fail(where, f"the JSON event stream cannot carry {problem}")
+            unwritable.clear()
         engine.close()
         await continue_session(session, provider, name, server, cwd, f"{label} --continue", tally)
     finally:
@@ -243,6 +250,14 @@ async def continue_session(
     finally:
         engine.close()
         reopened.close()
+
+
+def _written(event: AgentEvent, problems: list[str]) -> None:
+    """Write ``event`` as ``pifold -p --json`` does (strict UTF-8); note what cannot be."""
+    try:
+        json.dumps(event_json(event), ensure_ascii=False).encode("utf-8")
+    except (ValueError, TypeError) as error:
+        problems.append(f"a {event.type} event ({type(error).__name__}: {str(error)[:120]})")
 
 
 def _last_frame(error: BaseException) -> str:

@@ -162,9 +162,9 @@ class ReplySpec:
     text: tuple[Any, ...] = ()
     reasoning: tuple[Any, ...] = ()
     calls: tuple[CallSpec, ...] = ()
-    usage: Any = field(default_factory=dict)
+    usage: Any = field(default_factory=lambda: {"prompt": 120, "output": 8, "cached": 0})
     """``{"prompt", "output", "cached"}`` figures (each may be :data:`ABSENT`), or a raw
-    non-object, or :data:`ABSENT` for no usage at all."""
+    non-object, or :data:`ABSENT` for no usage at all; sound unless given."""
     stop: Any = ABSENT
     """The stop reason; :data:`ABSENT` for the provider's natural one."""
     model: Any = "m"

@@ -266,8 +266,8 @@ EVENTS = {"anthropic": anthropic_events, "openai": responses_events, "openai-cha
 
 def _mutated(events: list[Event], spec: ReplySpec, rng: random.Random) -> list[Event]:
     kind, at = spec.mutation.kind, min(int(spec.mutation.position * len(events)), len(events) - 1)
-    if kind == "no_end":
-        return events[: max(1, len(events) - rng.randrange(1, 3))]
+    if kind == "no_end":  # the last one or two events (as the position says) never come
+        return events[: max(1, len(events) - 1 - int(spec.mutation.position * 2))]
     if kind == "swap" and len(events) > 2:
         at = min(at, len(events) - 2)
         events[at], events[at + 1] = events[at + 1], events[at]
