@@ -10,6 +10,7 @@ while streaming), both of which finish the blocks and attach the reply's warning
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import anthropic
 import httpx2
@@ -69,6 +70,10 @@ class StreamReader:
     ) -> list[StreamEvent]:
         """The last events: what is still queued, then the whole message."""
         content = self.assembler.blocks()
+        if error is not None:
+            # The provider's own words (an error body's message) are text like any other.
+            message = self.door.repaired(error.message, "the provider's error message")
+            error = replace(error, message=message)
         events = self.take()
         extra = self.door.record()
         events.append(StreamDone(content, stop_reason, self.usage, self.model, error, extra))

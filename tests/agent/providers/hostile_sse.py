@@ -307,6 +307,10 @@ def render(provider: str, spec: ReplySpec, rng: random.Random) -> Reply:
                 json_reply(400, {"error": {"message": "prompt is too long: 9 > 8 maximum"}}),
                 json_reply(401, {"error": {"message": "bad key", "type": "auth"}}),
                 json_reply(200, [1, 2, 3]),
+                json_reply(400, {"error": {"message": "bad \ud800 request", "type": 5}}),
+                json_reply(500, {"error": {"message": ["not", "text"]}}),
+                json_reply(503, {"error": "x" * 100_000}, {"retry-after": "NaN"}),
+                json_reply(429, {"error": {"message": "wait"}}, {"retry-after-ms": "-1e309"}),
                 Reply(body=b"", status=200),
             ]
         )

@@ -5,21 +5,26 @@ arrives, the adapter ends with a message the engine admits, and says what it set
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pifold_agent.loop import Agent, AgentConfig, MemoryRecorder
 from pifold_agent.providers.assembly import BlockAssembler
 from pifold_agent.providers.base import ProviderRequest, ReplyWarning, StreamDone
 from pifold_agent.providers.errors import STREAM_CUT_MESSAGE
 from pifold_agent.providers.reply_door import NAMELESS_TOOL, TOOL_NAME_PATTERN, ReplyDoor
+from pifold_core.engine import Engine
 from pifold_core.entries import Entry, TextBlock, ToolCallBlock
 from tests.agent.providers.hostile_replies import ABSENT, CallSpec, Mutation, ReplySpec
 from tests.agent.providers.hostile_sse import render
-from tests.agent.providers.local_server import Reply, collect, done_of, serve
+from tests.agent.providers.local_server import Reply, collect, done_of, json_reply, serve
 from tests.agent.providers.sdk_adapters import PROVIDERS, adapter
+from tests.core.builders import CharCounter, small_options
+from tests.core.engine_checks import assert_reopens_identically
 
 REQUEST = ProviderRequest(
     system="s", messages=[{"role": "user", "content": [{"type": "text", "text": "hi"}]}], tools=()
@@ -193,3 +198,30 @@ def test_whatever_pieces_arrive_the_blocks_are_admissible(
     entry = Entry("e", "assistant", 0, blocks)  # refuses anything the log could not hold
     assert all(TOOL_NAME_PATTERN.match(call.name) for call in entry.tool_calls)
     assert len({call.id for call in entry.tool_calls}) == len(entry.tool_calls)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"error": {"message": "bad \ud800 request"}},
+        {"error": {"message": ["not", "text"], "type": 5}},
+        {"error": "x" * 20_000},
+    ],
+)
+async def test_an_error_body_of_any_shape_ends_the_run_with_its_words(
+    tmp_path: Path, provider: str, body: Any
+) -> None:
+    engine = Engine.open(tmp_path / "state", small_options(budget=50_000), CharCounter())
+    recorder = MemoryRecorder()
+    with serve([json_reply(400, body)]) as server:
+        agent = Agent(
+            engine, adapter(provider, server.base_url), [], recorder, AgentConfig(tmp_path)
+        )
+        result = await agent.run("hello")
+    assert result.outcome == "error" and result.error is not None
+    assert "\ud800" not in result.error
+    failed = recorder.entries[-1]
+    assert failed.extra["stop_reason"] == "error" and failed.extra["error"] == result.error
+    assert_reopens_identically(engine)
+    engine.close()
