@@ -22,7 +22,7 @@ import openai
 
 from pifold_agent.providers.assembly import arguments_text, normalise_call_id
 from pifold_agent.providers.base import ProviderRequest, StreamEvent
-from pifold_agent.providers.reply_door import plain
+from pifold_agent.providers.reply_door import plain, without_lone_surrogates
 from pifold_agent.providers.responses_stream import (
     CALL_ID_SEPARATOR,
     NEXT_MESSAGE_KEY,
@@ -215,11 +215,13 @@ def _reasoning_item(signature: JsonValue) -> dict[str, Any] | None:
         return None
     try:
         item = json.loads(signature)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(item, dict) or item.get("type") != "reasoning":
         return None
-    return item
+    # Kept by an earlier release with its lone surrogates escaped: they cannot be sent.
+    repaired: dict[str, Any] = without_lone_surrogates(item)
+    return repaired
 
 
 def _user_parts(records: list[dict[str, JsonValue]]) -> list[dict[str, Any]]:

@@ -81,6 +81,32 @@ def shown(value: object) -> str:
     )
 
 
+def without_lone_surrogates(value: JsonValue) -> JsonValue:
+    """A copy of a JSON value with every lone surrogate (in strings and keys) replaced by
+    U+FFFD, made without recursion: what is sent back must have a UTF-8 form."""
+    result = _repaired_shallow(value)
+    stack = [result] if isinstance(result, dict | list) else []
+    while stack:
+        container = stack.pop()
+        keys = list(container) if isinstance(container, dict) else range(len(container))
+        for key in keys:
+            child = _repaired_shallow(container[key])
+            container[key] = child
+            if isinstance(child, dict | list):
+                stack.append(child)
+    return result
+
+
+def _repaired_shallow(value: JsonValue) -> JsonValue:
+    if isinstance(value, str):
+        return replace_lone_surrogates(value)
+    if isinstance(value, dict):
+        return {replace_lone_surrogates(str(key)): member for key, member in value.items()}
+    if isinstance(value, list):
+        return list(value)
+    return value
+
+
 def _repr(value: object) -> str:
     try:
         return repr(value)
@@ -203,4 +229,5 @@ __all__ = [
     "members",
     "plain",
     "shown",
+    "without_lone_surrogates",
 ]

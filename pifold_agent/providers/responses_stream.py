@@ -15,10 +15,15 @@ from typing import Any, Final
 
 from pifold_agent.providers.base import ProviderError, StopReason, StreamEvent
 from pifold_agent.providers.errors import classify_status
-from pifold_agent.providers.reply_door import kind_of, members, shown
+from pifold_agent.providers.reply_door import (
+    kind_of,
+    members,
+    shown,
+    without_lone_surrogates,
+)
 from pifold_agent.providers.reply_usage import openai_usage
 from pifold_agent.providers.stream_reader import StreamReader
-from pifold_core.canonical import CanonicalError, JsonValue, canonical_bytes
+from pifold_core.canonical import CanonicalError, JsonValue, canonical_text
 
 NEXT_MESSAGE_KEY: Final = "pifold_next_message_id"
 """Kept in a reasoning item's stored JSON (and taken out before it is sent): the id of the
@@ -129,12 +134,19 @@ class ResponsesReader(StreamReader):
             self._reasoning = None
 
     def _signature(self, record: dict[str, JsonValue]) -> str | None:
-        """The reasoning item as the text kept to replay it, when JSON can write it."""
+        """The reasoning item as the text kept to replay it, when JSON can write it. It is
+        sent back as it is kept, so it must have a UTF-8 form: lone surrogates are replaced."""
         try:
-            return canonical_bytes(record).decode()
+            text = canonical_text(record)
+            if not _has_utf8_form(text):
+                self.door.warn(
+                    "a reasoning item held a lone surrogate (no UTF-8 form): replaced by U+FFFD"
+                )
+                text = canonical_text(without_lone_surrogates(record))
         except CanonicalError as error:
             self.door.warn(f"a reasoning item cannot be kept to send back ({error}): left out")
             return None
+        return text
 
     def _ended(self, kind: str, response: Mapping[str, Any]) -> None:
         reported = response.get("usage")
@@ -151,6 +163,14 @@ class ResponsesReader(StreamReader):
             code = self.door.text(error.get("code"), "the error's code")
             failure = classify_status(None, message or "the response failed", None, code)
             self.outcome = ("error", failure)
+
+
+def _has_utf8_form(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _without_none(value: JsonValue) -> JsonValue:

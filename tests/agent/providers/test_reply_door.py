@@ -4,6 +4,7 @@ arrives, the adapter ends with a message the engine admits, and says what it set
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -16,13 +17,15 @@ from pifold_agent.loop import Agent, AgentConfig, MemoryRecorder
 from pifold_agent.providers.assembly import BlockAssembler
 from pifold_agent.providers.base import ProviderRequest, ReplyWarning, StreamDone
 from pifold_agent.providers.errors import STREAM_CUT_MESSAGE
+from pifold_agent.providers.openai_responses import convert_input
 from pifold_agent.providers.reply_door import NAMELESS_TOOL, TOOL_NAME_PATTERN, ReplyDoor
+from pifold_agent.tools import builtin_tools
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry, TextBlock, ToolCallBlock
 from tests.agent.providers.hostile_replies import ABSENT, CallSpec, Mutation, ReplySpec
 from tests.agent.providers.hostile_sse import render
 from tests.agent.providers.local_server import Reply, collect, done_of, json_reply, serve
-from tests.agent.providers.sdk_adapters import PROVIDERS, adapter
+from tests.agent.providers.sdk_adapters import PROVIDERS, adapter, sound_reply
 from tests.core.builders import CharCounter, small_options
 from tests.core.engine_checks import assert_reopens_identically
 
@@ -225,3 +228,40 @@ async def test_an_error_body_of_any_shape_ends_the_run_with_its_words(
     assert failed.extra["stop_reason"] == "error" and failed.extra["error"] == result.error
     assert_reopens_identically(engine)
     engine.close()
+
+
+async def test_a_reasoning_item_with_a_lone_surrogate_can_be_sent_back(tmp_path: Path) -> None:
+    # The item is kept whole to be replayed: it must have a UTF-8 form, or every later
+    # request of the session would fail to encode.
+    spec = ReplySpec(reasoning=("why \ud800",), calls=calls(("c1", "ls")))
+    first = render("openai", spec, random.Random(0))
+    engine = Engine.open(tmp_path / "state", small_options(budget=50_000), CharCounter())
+    with serve([first, sound_reply("openai", "Listed.")]) as server:
+        tools = builtin_tools(["ls"])
+        agent = Agent(
+            engine,
+            adapter("openai", server.base_url),
+            tools,
+            MemoryRecorder(),
+            AgentConfig(tmp_path),
+        )
+        result = await agent.run("List.")
+    assert (result.outcome, result.final_text) == ("stop", "Listed."), result.error
+    replayed = server.requests[1].body["input"]
+    reasoning = next(item for item in replayed if item.get("type") == "reasoning")
+    assert reasoning["summary"][0]["text"] == "why \ufffd"
+    assert_reopens_identically(engine)
+    engine.close()
+
+
+def test_a_reasoning_item_an_earlier_release_kept_escaped_is_sent_with_a_utf8_form() -> None:
+    signature = (
+        '{"id":"rs_1","summary":[{"text":"why \\ud800","type":"summary_text"}],"type":"reasoning"}'
+    )
+    message = {
+        "role": "assistant",
+        "content": [{"type": "thinking", "text": "why", "signature": signature}],
+    }
+    (item,) = convert_input([message])
+    assert item["summary"][0]["text"] == "why \ufffd"
+    json.dumps(item, ensure_ascii=False).encode("utf-8")  # what the SDK sends
