@@ -168,6 +168,8 @@ class ReplySpec:
     stop: Any = ABSENT
     """The stop reason; :data:`ABSENT` for the provider's natural one."""
     model: Any = "m"
+    message_id: Any = "msg_h"
+    """The message's id (Anthropic), its output item's (Responses), its chunks' (Chat)."""
     mutation: Mutation = field(default_factory=Mutation)
 
 
@@ -245,7 +247,9 @@ def generate(rng: random.Random) -> ReplySpec:
         calls.append(_call(rng, number, [call.call_id for call in calls]))
     stop = rng.choice(STOP_REASONS) if rng.random() < 0.1 else ABSENT
     model = rng.choice(MODELS) if rng.random() < 0.05 else "m"
-    return ReplySpec(text, reasoning, tuple(calls), _usage(rng), stop, model, _mutation(rng))
+    message_id = rng.choice(HOSTILE_IDS) if rng.random() < 0.05 else "msg_h"
+    usage = _usage(rng)
+    return ReplySpec(text, reasoning, tuple(calls), usage, stop, model, message_id, _mutation(rng))
 
 
 __all__ = [

@@ -48,7 +48,7 @@ def anthropic_events(spec: ReplySpec) -> list[Event]:
     if isinstance(spec.usage, dict):
         _put(start_usage, "input_tokens", _figure(spec.usage, "prompt"))
         _put(start_usage, "cache_read_input_tokens", _figure(spec.usage, "cached"))
-    message: dict[str, Any] = {"id": "msg_h", "type": "message", "role": "assistant"}
+    message: dict[str, Any] = {"id": spec.message_id, "type": "message", "role": "assistant"}
     message.update({"model": spec.model, "content": []})
     if spec.usage is not ABSENT:
         message["usage"] = start_usage if isinstance(spec.usage, dict) else spec.usage
@@ -142,12 +142,12 @@ def responses_events(spec: ReplySpec) -> list[Event]:
         )
         output += 1
     if spec.text:
-        item = {"id": "msg_h", "type": "message", "role": "assistant", "content": []}
+        item = {"id": spec.message_id, "type": "message", "role": "assistant", "content": []}
         add("response.output_item.added", output_index=output, item=item)
         for piece in spec.text:
             add(
                 "response.output_text.delta",
-                item_id="msg_h",
+                item_id=spec.message_id,
                 output_index=output,
                 content_index=0,
                 delta=piece,
@@ -212,7 +212,7 @@ def chat_events(spec: ReplySpec) -> list[Event]:
         return (
             None,
             {
-                "id": "chatcmpl-h",
+                "id": spec.message_id,
                 "object": "chat.completion.chunk",
                 "model": spec.model,
                 "choices": [choice],
@@ -249,7 +249,7 @@ def chat_events(spec: ReplySpec) -> list[Event]:
             (
                 None,
                 {
-                    "id": "chatcmpl-h",
+                    "id": spec.message_id,
                     "object": "chat.completion.chunk",
                     "model": spec.model,
                     "choices": [],
