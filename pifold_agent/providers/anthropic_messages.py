@@ -10,6 +10,10 @@ will not rewrite, so a commit re-writes only what changed) and one on the last b
 last message (the growing tail). When the two fall on the same block there is one. Thinking
 blocks never carry one (the API refuses it), so a breakpoint steps back to the nearest block
 that can.
+
+The streamed reply is read by :class:`~pifold_agent.providers.anthropic_stream.AnthropicReader`,
+every field through the door (:mod:`pifold_agent.providers.reply_door`); whatever the server
+or the connection does, the stream ends with a :class:`StreamDone`.
 """
 
 from __future__ import annotations

@@ -9,6 +9,10 @@ counts reasoning in it, so adding ``reasoning_tokens`` (as Pi does) would count 
 
 Thinking is not sent back: no compatible server accepts another turn's reasoning, and some
 refuse it.
+
+The streamed chunks are read by :class:`~pifold_agent.providers.chat_stream.ChatReader`,
+every field through the door (:mod:`pifold_agent.providers.reply_door`): a compatible server
+is trusted for nothing.
 """
 
 from __future__ import annotations

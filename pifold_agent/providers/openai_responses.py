@@ -8,7 +8,9 @@ provider routes every request of a session to the same cache (``pi-host.md`` §7
 
 Usage is mapped so the buckets are disjoint: OpenAI's ``input_tokens`` includes what was
 read from (and written to) the cache, so both are taken out; ``output_tokens`` already
-includes reasoning, which is not added again (``pi-host.md`` §8.4).
+includes reasoning, which is not added again (``pi-host.md`` §8.4). The streamed reply is read
+by :class:`~pifold_agent.providers.responses_stream.ResponsesReader`, every field through the
+door (:mod:`pifold_agent.providers.reply_door`, :mod:`pifold_agent.providers.reply_usage`).
 """
 
 from __future__ import annotations
