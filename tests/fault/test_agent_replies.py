@@ -300,6 +300,6 @@ def run(count: int, seed: int) -> FaultTally:
 
 
 def test_hostile_replies_leave_every_session_whole_and_the_log_plausible() -> None:
-    tally = run(count=45, seed=7)
-    assert tally.tried == 45
+    tally = run(count=36, seed=7)  # one episode through each SDK
+    assert tally.tried == 36
     assert tally.failures == []

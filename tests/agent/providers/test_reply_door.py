@@ -101,7 +101,7 @@ async def test_text_that_is_not_text_is_left_out_and_surrogates_repaired(provide
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai-chat"])
-@pytest.mark.parametrize("stop", ["banana", 5, ["stop"]])
+@pytest.mark.parametrize("stop", ["banana", ["stop"]])
 async def test_an_unknown_stop_reason_is_read_as_the_natural_one(provider: str, stop: Any) -> None:
     done, warnings = await play(provider, ReplySpec(text=("ok",), stop=stop))
     assert done.stop_reason == "stop" and done.error is None
@@ -121,7 +121,7 @@ async def test_a_stream_without_its_end_is_cut_and_keeps_what_came(provider: str
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-@pytest.mark.parametrize("model", [5, None, "x" * 1_000, "m\x00"])
+@pytest.mark.parametrize("model", [5, "x" * 1_000, "m\x00"])
 async def test_an_odd_model_name_is_the_model_asked_for(provider: str, model: Any) -> None:
     done, _ = await play(provider, ReplySpec(text=("ok",), model=model))
     assert done.model == adapter(provider, "http://127.0.0.1:9").model
@@ -168,7 +168,7 @@ anything = st.recursive(
 keys = st.sampled_from([0, 1, 2, "a", ("call", 0), ("call", None)])
 
 
-@settings(max_examples=150)
+@settings(max_examples=80)
 @given(
     st.lists(
         st.tuples(
