@@ -56,9 +56,42 @@ SHOWN_CHARS: Final = 60
 
 
 def plain(value: object) -> JsonValue:
-    """An SDK object as the JSON the server sent (only the fields it set), or the value."""
+    """An SDK object as the JSON the server sent (only the fields it set, extras included),
+    or the value; nested objects alike, walked without recursion.
+
+    Not ``model_dump``: pydantic-core cannot write every value the server can send (a key
+    with a lone surrogate raises ``UnicodeEncodeError``), and this only has to undo the
+    SDK's construction.
+    """
+    result = _unwrapped(value)
+    stack = [result] if isinstance(result, dict | list) else []
+    while stack:
+        container = stack.pop()
+        keys = list(container) if isinstance(container, dict) else range(len(container))
+        for key in keys:
+            child = _unwrapped(container[key])
+            container[key] = child
+            if isinstance(child, dict | list):
+                stack.append(child)
+    return result
+
+
+def _unwrapped(value: object) -> JsonValue:
+    """One level of :func:`plain`: a model as a new dict of what was set, a container copied."""
     if isinstance(value, pydantic.BaseModel):
-        return value.model_dump(mode="python", warnings=False, exclude_unset=True, by_alias=True)
+        fields = type(value).model_fields
+        members: dict[str, JsonValue] = {}
+        for name in value.model_fields_set:
+            info = fields.get(name)
+            members[info.alias if info is not None and info.alias else name] = getattr(
+                value, name, None
+            )
+        members.update(value.__pydantic_extra__ or {})
+        return members
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, list | tuple):
+        return list(value)
     return value
 
 

@@ -284,7 +284,8 @@ def _mutated(events: list[Event], spec: ReplySpec, rng: random.Random) -> list[E
     return events
 
 
-def _sse(name: str | None, data: Any) -> str:
+def sse(name: str | None, data: Any) -> str:
+    """One event as SSE text (see the module docstring)."""
     head = f"event: {name}\n" if name else ""
     if data == "[DONE]":
         return "data: [DONE]\n\n"
@@ -315,10 +316,10 @@ def render(provider: str, spec: ReplySpec, rng: random.Random) -> Reply:
             ]
         )
     events = _mutated(EVENTS[provider](spec), spec, rng)
-    body = "".join(_sse(name, data) for name, data in events).encode("utf-8", "surrogatepass")
+    body = "".join(sse(name, data) for name, data in events).encode("utf-8", "surrogatepass")
     if spec.mutation.kind == "truncate":
         return Reply(body=body, drop_after=int(spec.mutation.position * len(body)))
     return Reply(body=body)
 
 
-__all__ = ["EVENTS", "anthropic_events", "chat_events", "render", "responses_events"]
+__all__ = ["EVENTS", "anthropic_events", "chat_events", "render", "responses_events", "sse"]

@@ -23,7 +23,7 @@ from pifold_agent.tools import builtin_tools
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry, TextBlock, ToolCallBlock
 from tests.agent.providers.hostile_replies import ABSENT, CallSpec, Mutation, ReplySpec
-from tests.agent.providers.hostile_sse import render
+from tests.agent.providers.hostile_sse import EVENTS, render, sse
 from tests.agent.providers.local_server import Reply, collect, done_of, json_reply, serve
 from tests.agent.providers.sdk_adapters import PROVIDERS, adapter, sound_reply
 from tests.core.builders import CharCounter, small_options
@@ -265,3 +265,17 @@ def test_a_reasoning_item_an_earlier_release_kept_escaped_is_sent_with_a_utf8_fo
     (item,) = convert_input([message])
     assert item["summary"][0]["text"] == "why \ufffd"
     json.dumps(item, ensure_ascii=False).encode("utf-8")  # what the SDK sends
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_a_key_with_no_utf8_form_anywhere_in_an_event_is_survived(provider: str) -> None:
+    # Found by the harness: the SDK's own serialiser cannot write such a key.
+    spec = ReplySpec(text=("ok",), mutation=Mutation("none"))
+    events = [
+        (name, {**data, "\udcf0\udc9f": {"\ud800": 1}} if isinstance(data, dict) else data)
+        for name, data in EVENTS[provider](spec)
+    ]
+    body = "".join(sse(name, data) for name, data in events).encode()
+    with serve([Reply(body=body)]) as server:
+        done = done_of(await collect(adapter(provider, server.base_url), REQUEST))
+    assert (done.stop_reason, done.content, done.error) == ("stop", (TextBlock("ok"),), None)
