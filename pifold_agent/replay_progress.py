@@ -227,7 +227,8 @@ class ReplayDriver:
         tokens = engine.projection.tokens
         usage, measured, estimated = "none", 0, 0
         previous, diverged = figures.previous, figures.diverged
-        prompt = entry.usage.prompt_tokens if entry.usage is not None else 0
+        # 0 is "no reading" here: no usage, or one whose prompt is unknown.
+        prompt = (entry.usage.prompt_tokens if entry.usage is not None else None) or 0
         if prompt > 0:
             if previous is not None and prompt < COMPACTION_DROP * previous[0]:
                 diverged = True

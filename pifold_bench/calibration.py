@@ -107,8 +107,14 @@ def calibrate(entries: Sequence[Entry], counter: TokenCounter, rules: CacheRules
             if usage is None:
                 recorded.append((0, 0, 0, entry.model))
             else:
+                # 0 is "no reading" below (a prompt of 0 is skipped), as for no usage at all.
                 recorded.append(
-                    (usage.prompt_tokens, usage.cache_read_tokens, usage.output_tokens, entry.model)
+                    (
+                        usage.prompt_tokens or 0,
+                        usage.cache_read_tokens or 0,
+                        usage.output_tokens or 0,
+                        entry.model,
+                    )
                 )
         history += counter.count_message(entry.wire, entry.wire_digest)
     checked: list[int] = []

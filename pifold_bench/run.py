@@ -171,7 +171,7 @@ def prepare_entries(
             # Some hosts log usage before the answer is complete, so the answer's own size is
             # a floor for what was generated.
             own_size = calibration.billed(counter.count_message(entry.wire, entry.wire_digest))
-            recorded = entry.usage.output_tokens if entry.usage is not None else 0
+            recorded = (entry.usage.output_tokens if entry.usage is not None else None) or 0
             outputs.append(max(recorded, own_size))
     if settings.summary_tokens is not None:
         summary_tokens, source = settings.summary_tokens, "set on the command line"

@@ -332,12 +332,20 @@ class Engine(CommitPolicy, FoldVerbs):
         return self.meter.expected(self.projection.tokens)
 
     def report_usage(self, request: int, usage: Usage) -> None:
-        """Bind the provider's usage for request number ``request`` (from :class:`Request`)."""
+        """Bind the provider's usage for request number ``request`` (from :class:`Request`).
+
+        A usage whose prompt is unknown (:mod:`pifold_core.usage`) is no reading: nothing is
+        measured or logged, and the figure shown stays what it was.
+        """
         self._refuse_if_read_only("report_usage")
         if not isinstance(usage, Usage):
             raise EngineError(f"usage must be a Usage, got {type(usage).__name__}")
         for name in ("input_tokens", "cache_read_tokens", "cache_write_tokens"):
-            _check_token_count(f"usage {name}", getattr(usage, name))
+            value = getattr(usage, name)
+            if value is not None:
+                _check_token_count(f"usage {name}", value)
+        if usage.prompt_tokens is None:
+            return
         if usage.prompt_tokens <= 0:
             raise EngineError(f"usage must count at least one prompt token, got {usage!r}")
         if request not in self.meter.sent:

@@ -42,6 +42,7 @@ from pifold_core.canonical import (
     sha256_hex,
     wire_digest_of,
 )
+from pifold_core.usage import Usage
 
 EntryKind = Literal["user", "assistant", "tool_result", "note"]
 """``note`` is host or engine text shown to the model as user-role content."""
@@ -50,33 +51,6 @@ ENTRY_KINDS: tuple[EntryKind, ...] = ("user", "assistant", "tool_result", "note"
 
 RECORD_VERSION = 1
 """Version of the entry record layout, stored in every record."""
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """The provider's token accounting for one model call (DESIGN §6)."""
-
-    input_tokens: int = 0
-    """Uncached input tokens."""
-    output_tokens: int = 0
-    """Generated tokens, reasoning included."""
-    cache_read_tokens: int = 0
-    """Input tokens served from the provider's prefix cache."""
-    cache_write_tokens: int = 0
-    """Input tokens written to the provider's prefix cache."""
-
-    @property
-    def prompt_tokens(self) -> int:
-        """The whole prompt the provider counted: input + cache read + cache write."""
-        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
-
-    def to_record(self) -> dict[str, JsonValue]:
-        return {
-            "input": self.input_tokens,
-            "output": self.output_tokens,
-            "cache_read": self.cache_read_tokens,
-            "cache_write": self.cache_write_tokens,
-        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -201,17 +175,8 @@ class Entry:
         content = record.get("content")
         if not isinstance(content, list):
             raise EntryError("entry record field 'content' must be a list")
-        usage_record = record.get("usage")
-        usage = None
-        if usage_record is not None:
-            if not isinstance(usage_record, Mapping):
-                raise EntryError("entry record field 'usage' must be an object")
-            usage = Usage(
-                input_tokens=_int_field(usage_record, "input"),
-                output_tokens=_int_field(usage_record, "output"),
-                cache_read_tokens=_int_field(usage_record, "cache_read"),
-                cache_write_tokens=_int_field(usage_record, "cache_write"),
-            )
+        # Never refused: an unreadable usage is unknown (see pifold_core.usage).
+        usage = Usage.from_record(record["usage"]) if record.get("usage") is not None else None
         extra = record.get("extra", {})
         if not isinstance(extra, Mapping):
             raise EntryError("entry record field 'extra' must be an object")
@@ -305,13 +270,8 @@ def _validate(entry: Entry) -> None:
             raise EntryError(f"assistant {entry.id}: duplicate tool call ids")
     elif entry.usage is not None:
         raise EntryError(f"entry {entry.id}: only assistant entries carry usage")
-
-
-def _int_field(record: Mapping[str, Any], name: str) -> int:
-    value = record.get(name, 0)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise EntryError(f"usage field {name!r} must be a non-negative integer")
-    return value
+    if entry.usage is not None and not isinstance(entry.usage, Usage):
+        raise EntryError(f"entry {entry.id}: field 'usage' must be a Usage")
 
 
 __all__ = [

@@ -38,6 +38,7 @@ from pifold_agent.compaction.settings import (
     CompactionSettingsError,
     estimate_context_tokens,
     estimate_tokens,
+    measured_context,
 )
 from pifold_agent.compaction.summariser import CompactionError, CompactionSummary, summarise
 
@@ -54,6 +55,7 @@ __all__ = [
     "file_operations",
     "find_cut_point",
     "find_turn_start",
+    "measured_context",
     "plan_compaction",
     "serialise",
     "summarise",

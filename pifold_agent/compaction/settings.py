@@ -68,10 +68,18 @@ class CompactionSettings:
         return self.enabled and context_tokens > self.threshold(context_window)
 
 
-def usage_context_tokens(usage: Usage) -> int:
+def usage_context_tokens(usage: Usage) -> int | None:
     """The context one response stands for: its whole prompt plus its own output, which is
-    input to the next request (Pi's ``calculateContextTokens``)."""
-    return usage.prompt_tokens + usage.output_tokens
+    input to the next request (Pi's ``calculateContextTokens``); unknown (``None``) when the
+    provider's figures were."""
+    return usage.total_tokens
+
+
+def measured_context(entry: Entry) -> int | None:
+    """The context an assistant entry's usage measured, when it carries a known one."""
+    if entry.kind != "assistant" or entry.usage is None:
+        return None
+    return usage_context_tokens(entry.usage)
 
 
 def estimate_tokens(entry: Entry) -> int:
@@ -96,18 +104,16 @@ def estimate_tokens(entry: Entry) -> int:
 def estimate_context_tokens(entries: Sequence[Entry], summary_tokens: int = 0) -> int:
     """The context a window holds, Pi's way: the usage of the last successful assistant
     response, plus the estimate of everything after it; the estimate of everything when no
-    response carries usage. ``summary_tokens`` is added when the window opens with a
-    compaction summary that no usage has measured yet."""
+    response carries usage. A usage whose figures are unknown is no measurement: an earlier
+    one is used. ``summary_tokens`` is added when the window opens with a compaction summary
+    that no usage has measured yet."""
     for position in range(len(entries) - 1, -1, -1):
         entry = entries[position]
         stop_reason = entry.extra.get("stop_reason")
-        if (
-            entry.kind == "assistant"
-            and entry.usage is not None
-            and stop_reason not in ("error", "aborted")
-        ):
+        measured = measured_context(entry)
+        if measured is not None and stop_reason not in ("error", "aborted"):
             after = sum(estimate_tokens(later) for later in entries[position + 1 :])
-            return usage_context_tokens(entry.usage) + after
+            return measured + after
     return summary_tokens + sum(estimate_tokens(entry) for entry in entries)
 
 
@@ -120,5 +126,6 @@ __all__ = [
     "CompactionSettingsError",
     "estimate_context_tokens",
     "estimate_tokens",
+    "measured_context",
     "usage_context_tokens",
 ]

@@ -309,7 +309,9 @@ class Agent:
             except asyncio.CancelledError:
                 self._record_aborted(collector)
                 raise
-            if done.usage is not None and done.usage.prompt_tokens > 0:
+            prompt_tokens = done.usage.prompt_tokens if done.usage is not None else None
+            if done.usage is not None and prompt_tokens is not None and prompt_tokens > 0:
+                # An unknown prompt is no reading: nothing is measured (pifold_core.usage).
                 self.window.report_usage(prepared, done.usage)
             if done.stop_reason != "error" or done.error is None:
                 return done

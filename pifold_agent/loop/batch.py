@@ -40,6 +40,7 @@ from pifold_agent.loop.approval import ApprovalGate, ApprovalRequest
 from pifold_agent.loop.call_order import CallOrder
 from pifold_agent.loop.events import AgentEvent, ToolExecutionStart, ToolExecutionUpdate
 from pifold_agent.loop.tool_protocol import Footprint, Tool, ToolContext, ToolCrash, ToolOutcome
+from pifold_agent.providers.arguments import arguments_problem
 from pifold_core.canonical import JsonValue
 from pifold_core.entries import EntryError, ToolCallBlock
 
@@ -135,8 +136,8 @@ def _start(
         return ToolOutcome(f"error: tool {call.name!r} not found", is_error=True)
     if not isinstance(call.arguments, dict):
         return ToolOutcome(
-            f"error: the arguments of {call.name} must be a JSON object, got "
-            f"{_describe(call.arguments)}",
+            f"error: the arguments of {call.name} must be a JSON object; "
+            f"{arguments_problem(call.arguments)}",
             is_error=True,
         )
     arguments = cast(dict[str, JsonValue], call.arguments)
@@ -210,11 +211,6 @@ def _message(error: BaseException) -> str:
 
 def _crash(error: BaseException) -> str:
     return f"error: not finished; the run stopped: {error}"
-
-
-def _describe(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 __all__ = ["ABORTED_RESULT", "footprint_of", "record", "run_batch"]

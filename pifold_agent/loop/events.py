@@ -176,6 +176,16 @@ class CompactionDone:
 
 
 @dataclass(frozen=True, slots=True)
+class ReplyWarningEvent:
+    """Something in the provider's reply was set aside or repaired at the door (an
+    implausible usage figure recorded as unknown, a malformed id replaced, arguments that are
+    not JSON); the run goes on (``pifold_agent/providers/reply_door.py``)."""
+
+    type: ClassVar[str] = "reply_warning"
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorEvent:
     """A failure the run reports before it ends (fatal provider error, retries exhausted)."""
 
@@ -198,6 +208,7 @@ AgentEvent: TypeAlias = (
     | CommitDone
     | CompactionDone
     | OverflowRecovered
+    | ReplyWarningEvent
     | ErrorEvent
 )
 
@@ -220,6 +231,7 @@ __all__ = [
     "MessageStart",
     "MessageUpdate",
     "OverflowRecovered",
+    "ReplyWarningEvent",
     "RetryWait",
     "RunEnd",
     "RunOutcome",

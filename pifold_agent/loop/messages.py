@@ -121,7 +121,11 @@ def streamed_blocks(texts: dict[int, list[str]], thinking: dict[int, list[str]])
 
 
 def _usable(usage: Usage | None) -> Usage | None:
-    return usage if usage is not None and usage.prompt_tokens + usage.output_tokens > 0 else None
+    """``None`` for a usage that reports nothing (all zero); a usage with unknown figures is
+    kept, so the record says the provider's figures could not be used."""
+    if usage is None or all(figure == 0 for figure in usage.figures):
+        return None
+    return usage
 
 
 def _unique_calls(content: tuple[Block, ...], used: Container[str]) -> tuple[Block, ...]:

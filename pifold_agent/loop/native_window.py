@@ -21,6 +21,7 @@ from pifold_agent.compaction import (
     FileOperations,
     estimate_context_tokens,
     estimate_tokens,
+    measured_context,
     plan_compaction,
     summarise,
 )
@@ -87,7 +88,7 @@ class NativeWindow:
         if latest is None:
             return estimate_context_tokens(context)
         fresh = [entry for entry in context[1:] if entry.timestamp_ms > latest.timestamp_ms]
-        measured = any(entry.usage is not None for entry in fresh)
+        measured = any(measured_context(entry) is not None for entry in fresh)
         if measured:
             return estimate_context_tokens(context)
         return sum(estimate_tokens(entry) for entry in context)

@@ -10,13 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pifold_agent.loop.events import AgentEvent, MessageStart, MessageUpdate
+from pifold_agent.loop.events import (
+    AgentEvent,
+    MessageStart,
+    MessageUpdate,
+    ReplyWarningEvent,
+)
 from pifold_agent.loop.messages import streamed_blocks
 from pifold_agent.providers.base import (
     ErrorClass,
     Provider,
     ProviderError,
     ProviderRequest,
+    ReplyWarning,
     StreamDone,
     TextDelta,
     ThinkingDelta,
@@ -63,6 +69,8 @@ async def consume(
                 emit(MessageUpdate("tool_call", event.index, event.partial_json))
             elif isinstance(event, UsageUpdate):
                 collector.usage = event.usage
+            elif isinstance(event, ReplyWarning):
+                emit(ReplyWarningEvent(event.message))
             elif isinstance(event, StreamDone):
                 done = event
     except Exception as error:

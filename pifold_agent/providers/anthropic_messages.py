@@ -10,6 +10,10 @@ will not rewrite, so a commit re-writes only what changed) and one on the last b
 last message (the growing tail). When the two fall on the same block there is one. Thinking
 blocks never carry one (the API refuses it), so a breakpoint steps back to the nearest block
 that can.
+
+The streamed reply is read by :class:`~pifold_agent.providers.anthropic_stream.AnthropicReader`,
+every field through the door (:mod:`pifold_agent.providers.reply_door`); whatever the server
+or the connection does, the stream ends with a :class:`StreamDone`.
 """
 
 from __future__ import annotations
@@ -20,34 +24,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import anthropic
-import httpx2
 
-from pifold_agent.providers.assembly import BlockAssembler, normalise_call_id, sorted_json
-from pifold_agent.providers.base import (
-    ProviderRequest,
-    StopReason,
-    StreamDone,
-    StreamEvent,
-    UsageUpdate,
-)
-from pifold_agent.providers.errors import classify_exception, classify_status, stream_cut
+from pifold_agent.providers.anthropic_stream import REDACTED_PREFIX, STOP_REASONS, AnthropicReader
+from pifold_agent.providers.assembly import normalise_call_id, sorted_json
+from pifold_agent.providers.base import ProviderRequest, StreamEvent
+from pifold_agent.providers.reply_door import plain
 from pifold_core.canonical import JsonValue
-from pifold_core.entries import Usage
 
 EPHEMERAL: dict[str, JsonValue] = {"type": "ephemeral"}
 
 MAX_BREAKPOINTS = 4
 """Anthropic accepts at most four ``cache_control`` blocks in one request."""
-
-STOP_REASONS: dict[str, StopReason] = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "pause_turn": "stop",
-    "max_tokens": "length",
-    "model_context_window_exceeded": "length",
-    "tool_use": "tool_use",
-    "refusal": "error",
-}
 
 DEFAULT_MAX_OUTPUT_TOKENS = 32_000
 """Pi's cap on the output a request asks for when the descriptor states none."""
@@ -161,11 +148,7 @@ class AnthropicMessages:
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
         body = build_body(request, self._model, self.max_output_tokens)
-        assembler = BlockAssembler()
-        usage: Usage | None = None
-        stop_reason: StopReason | None = None
-        model = self._model
-        finished = False
+        reader = AnthropicReader(self._model)
         try:
             events = await self.client.messages.create(
                 model=body["model"],
@@ -177,55 +160,21 @@ class AnthropicMessages:
             )
             try:
                 async for event in events:
-                    if event.type == "message_start":
-                        model = event.message.model or model
-                        usage = _usage(event.message.usage, Usage())
-                        yield UsageUpdate(usage)
-                    elif event.type == "content_block_start":
-                        block = event.content_block
-                        if block.type == "tool_use":
-                            assembler.open_tool_call(event.index, block.id, block.name)
-                        elif block.type == "thinking":
-                            assembler.open_thinking(event.index)
-                        elif block.type == "redacted_thinking":
-                            assembler.sign(event.index, REDACTED_PREFIX + block.data, "")
-                    elif event.type == "content_block_delta":
-                        delta = event.delta
-                        if delta.type == "text_delta":
-                            yield assembler.text(event.index, delta.text)
-                        elif delta.type == "thinking_delta":
-                            yield assembler.thinking(event.index, delta.thinking)
-                        elif delta.type == "signature_delta":
-                            assembler.sign(event.index, delta.signature)
-                        elif delta.type == "input_json_delta":
-                            yield assembler.arguments(event.index, delta.partial_json)
-                    elif event.type == "message_delta":
-                        if event.delta.stop_reason is not None:
-                            stop_reason = STOP_REASONS.get(event.delta.stop_reason, "stop")
-                        usage = _usage(event.usage, usage or Usage())
-                        yield UsageUpdate(usage)
-                    elif event.type == "message_stop":
-                        finished = True
+                    reader.read(plain(event))
+                    for item in reader.take():
+                        yield item
             finally:
                 await events.close()
         except asyncio.CancelledError:
             raise
-        except (anthropic.AnthropicError, httpx2.HTTPError, OSError) as error:
-            # httpx2's errors: the SDK lets a connection dropped mid-stream through unwrapped.
-            yield StreamDone(assembler.blocks(), "error", usage, model, classify_exception(error))
+        except Exception as error:
+            # Whatever the SDK, the connection or the reply's bytes raised (pifold_agent.
+            # providers.stream_reader classifies it): the stream still ends with a message.
+            for item in reader.failed(error):
+                yield item
             return
-        if not finished:
-            yield StreamDone(assembler.blocks(), "error", usage, model, stream_cut())
-        elif stop_reason == "error":
-            refusal = classify_status(None, "the model refused to answer (stop_reason refusal)")
-            yield StreamDone(assembler.blocks(), "error", usage, model, refusal)
-        else:
-            yield StreamDone(assembler.blocks(), stop_reason or "stop", usage, model)
-
-
-REDACTED_PREFIX = "redacted_thinking:"
-"""A redacted thinking block is kept as a thinking block whose signature is this prefix plus
-the opaque data, so it is replayed as ``redacted_thinking``."""
+        for item in reader.end():
+            yield item
 
 
 def _blocks(content: JsonValue, assistant: bool) -> list[dict[str, Any]]:
@@ -296,19 +245,12 @@ def _last_place(positions: list[list[tuple[int, int]]], count: int) -> tuple[int
     return None
 
 
-def _usage(reported: Any, previous: Usage) -> Usage:
-    """Overwrite each bucket the event reports; keep the others (Pi's rule)."""
-
-    def field(name: str, current: int) -> int:
-        value = getattr(reported, name, None)
-        return value if isinstance(value, int) else current
-
-    return Usage(
-        input_tokens=field("input_tokens", previous.input_tokens),
-        output_tokens=field("output_tokens", previous.output_tokens),
-        cache_read_tokens=field("cache_read_input_tokens", previous.cache_read_tokens),
-        cache_write_tokens=field("cache_creation_input_tokens", previous.cache_write_tokens),
-    )
-
-
-__all__ = ["AnthropicMessages", "Converted", "build_body", "convert_messages", "place_breakpoints"]
+__all__ = [
+    "REDACTED_PREFIX",
+    "STOP_REASONS",
+    "AnthropicMessages",
+    "Converted",
+    "build_body",
+    "convert_messages",
+    "place_breakpoints",
+]

@@ -112,6 +112,15 @@ class UsageUpdate:
 
 
 @dataclass(frozen=True, slots=True)
+class ReplyWarning:
+    """Something in the provider's reply was set aside or repaired at the door (an
+    implausible usage figure, a malformed id, arguments that are not JSON): the reply goes
+    on, and the user is told (:mod:`pifold_agent.providers.reply_door`)."""
+
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class StreamDone:
     """The last event of every stream: the whole assistant message, or the failure."""
 
@@ -126,7 +135,9 @@ class StreamDone:
     """Provider data to keep with the entry (never sent back unless the adapter needs it)."""
 
 
-StreamEvent: TypeAlias = TextDelta | ThinkingDelta | ToolCallDelta | UsageUpdate | StreamDone
+StreamEvent: TypeAlias = (
+    TextDelta | ThinkingDelta | ToolCallDelta | UsageUpdate | ReplyWarning | StreamDone
+)
 
 
 class Provider(Protocol):

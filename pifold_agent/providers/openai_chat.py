@@ -9,6 +9,10 @@ counts reasoning in it, so adding ``reasoning_tokens`` (as Pi does) would count 
 
 Thinking is not sent back: no compatible server accepts another turn's reasoning, and some
 refuse it.
+
+The streamed chunks are read by :class:`~pifold_agent.providers.chat_stream.ChatReader`,
+every field through the door (:mod:`pifold_agent.providers.reply_door`): a compatible server
+is trusted for nothing.
 """
 
 from __future__ import annotations
@@ -19,30 +23,12 @@ from typing import Any
 
 import openai
 
-from pifold_agent.providers.assembly import BlockAssembler, arguments_text, disjoint_usage
-from pifold_agent.providers.base import (
-    ProviderRequest,
-    StopReason,
-    StreamDone,
-    StreamEvent,
-    UsageUpdate,
-)
-from pifold_agent.providers.errors import classify_exception, classify_status, stream_cut
+from pifold_agent.providers.assembly import arguments_text
+from pifold_agent.providers.base import ProviderRequest, StreamEvent
+from pifold_agent.providers.chat_stream import FINISH_REASONS, REASONING_FIELDS, ChatReader
 from pifold_agent.providers.openai_responses import is_reasoning_model, split_call_id
+from pifold_agent.providers.reply_door import plain
 from pifold_core.canonical import JsonValue
-from pifold_core.entries import Usage
-
-FINISH_REASONS: dict[str, StopReason] = {
-    "stop": "stop",
-    "length": "length",
-    "tool_calls": "tool_use",
-    "function_call": "tool_use",
-    "content_filter": "error",
-}
-
-REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
-"""Where compatible servers put streamed reasoning (DeepSeek and vLLM, Ollama and
-OpenRouter, others)."""
 
 
 def convert_messages(
@@ -111,13 +97,6 @@ def build_body(request: ProviderRequest, model: str, openai_proper: bool) -> dic
     return body
 
 
-def map_usage(usage: Any) -> Usage:
-    """Chat usage as disjoint buckets: cached prompt tokens are taken out of the input."""
-    return disjoint_usage(
-        usage.prompt_tokens, usage.completion_tokens, getattr(usage, "prompt_tokens_details", None)
-    )
-
-
 class OpenAIChat:
     """The Chat Completions adapter (OpenAI or any compatible server)."""
 
@@ -142,58 +121,26 @@ class OpenAIChat:
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
         body = build_body(request, self._model, self.openai_proper)
-        assembler = BlockAssembler()
-        usage: Usage | None = None
-        model = self._model
-        finish: str | None = None
+        reader = ChatReader(self._model)
         try:
             chunks = await self.client.chat.completions.create(**body, stream=True)
             try:
                 async for chunk in chunks:
-                    model = chunk.model or model
-                    if chunk.usage is not None:
-                        usage = map_usage(chunk.usage)
-                        yield UsageUpdate(usage)
-                    for choice in chunk.choices[:1]:
-                        delta = choice.delta
-                        extra = delta.model_extra or {}
-                        for name in REASONING_FIELDS:
-                            piece = extra.get(name)
-                            if isinstance(piece, str) and piece:
-                                yield assembler.thinking("reasoning", piece)
-                                break
-                        if delta.content:
-                            yield assembler.text("text", delta.content)
-                        if delta.refusal:
-                            yield assembler.text("text", delta.refusal)
-                        for call in delta.tool_calls or ():
-                            key = ("call", call.index)
-                            function = call.function
-                            assembler.open_tool_call(
-                                key, call.id or "", (function.name if function else None) or ""
-                            )
-                            if function is not None and function.arguments:
-                                yield assembler.arguments(key, function.arguments)
-                        if choice.finish_reason is not None:
-                            finish = choice.finish_reason
+                    reader.read(plain(chunk))
+                    for item in reader.take():
+                        yield item
             finally:
                 await chunks.close()
         except asyncio.CancelledError:
             raise
-        except (openai.OpenAIError, OSError) as error:
-            yield StreamDone(assembler.blocks(), "error", usage, model, classify_exception(error))
+        except Exception as error:
+            # Whatever the SDK, the connection or the reply's bytes raised (pifold_agent.
+            # providers.stream_reader classifies it): the stream still ends with a message.
+            for item in reader.failed(error):
+                yield item
             return
-        if finish is None:
-            yield StreamDone(assembler.blocks(), "error", usage, model, stream_cut())
-            return
-        stop_reason = FINISH_REASONS.get(finish, "stop")
-        if stop_reason == "stop" and assembler.tool_calls:
-            # Some servers finish a tool-calling turn with "stop".
-            stop_reason = "tool_use"
-        failure = None
-        if stop_reason == "error":
-            failure = classify_status(None, f"the server stopped the answer ({finish})")
-        yield StreamDone(assembler.blocks(), stop_reason, usage, model, failure)
+        for item in reader.end():
+            yield item
 
 
 def _call_id(stored: str) -> str:
@@ -244,4 +191,10 @@ def _assistant(records: list[dict[str, JsonValue]]) -> dict[str, Any] | None:
     return message
 
 
-__all__ = ["OpenAIChat", "build_body", "convert_messages", "map_usage"]
+__all__ = [
+    "FINISH_REASONS",
+    "REASONING_FIELDS",
+    "OpenAIChat",
+    "build_body",
+    "convert_messages",
+]

@@ -8,7 +8,9 @@ provider routes every request of a session to the same cache (``pi-host.md`` §7
 
 Usage is mapped so the buckets are disjoint: OpenAI's ``input_tokens`` includes what was
 read from (and written to) the cache, so both are taken out; ``output_tokens`` already
-includes reasoning, which is not added again (``pi-host.md`` §8.4).
+includes reasoning, which is not added again (``pi-host.md`` §8.4). The streamed reply is read
+by :class:`~pifold_agent.providers.responses_stream.ResponsesReader`, every field through the
+door (:mod:`pifold_agent.providers.reply_door`, :mod:`pifold_agent.providers.reply_usage`).
 """
 
 from __future__ import annotations
@@ -20,33 +22,18 @@ from typing import Any
 
 import openai
 
-from pifold_agent.providers.assembly import (
-    BlockAssembler,
-    arguments_text,
-    disjoint_usage,
-    normalise_call_id,
+from pifold_agent.providers.assembly import arguments_text, normalise_call_id
+from pifold_agent.providers.base import ProviderRequest, StreamEvent
+from pifold_agent.providers.reply_door import plain, without_lone_surrogates
+from pifold_agent.providers.responses_stream import (
+    CALL_ID_SEPARATOR,
+    NEXT_MESSAGE_KEY,
+    ResponsesReader,
 )
-from pifold_agent.providers.base import (
-    ProviderRequest,
-    StopReason,
-    StreamDone,
-    StreamEvent,
-    UsageUpdate,
-)
-from pifold_agent.providers.errors import classify_exception, classify_status, stream_cut
-from pifold_core.canonical import JsonValue, canonical_bytes
-from pifold_core.entries import Usage
+from pifold_core.canonical import JsonValue
 
 REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4", "codex")
 """Model ids that reason: they take the system prompt as ``developer`` and return reasoning."""
-
-NEXT_MESSAGE_KEY = "pifold_next_message_id"
-"""Kept in a reasoning item's stored JSON (and taken out before it is sent): the id of the
-output message that followed it, so the pair is replayed as the model produced it."""
-
-CALL_ID_SEPARATOR = "|"
-"""A Responses tool call is kept as ``call_id|item_id`` (Pi's convention): the call id
-answers it, the item id lets the call be replayed beside its reasoning."""
 
 
 def is_reasoning_model(model: str) -> bool:
@@ -112,13 +99,6 @@ def build_body(request: ProviderRequest, model: str, reasoning: bool) -> dict[st
     return body
 
 
-def map_usage(usage: Any) -> Usage:
-    """Responses usage as disjoint buckets (see the module docstring)."""
-    return disjoint_usage(
-        usage.input_tokens, usage.output_tokens, getattr(usage, "input_tokens_details", None)
-    )
-
-
 class OpenAIResponses:
     """The OpenAI Responses adapter."""
 
@@ -148,85 +128,26 @@ class OpenAIResponses:
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
         body = build_body(request, self._model, self.reasoning)
-        assembler = BlockAssembler()
-        usage: Usage | None = None
-        model = self._model
-        outcome: tuple[StopReason, Any] | None = None
-        # The last reasoning item, until the item that follows it is known.
-        reasoning: tuple[str, dict[str, Any]] | None = None
+        reader = ResponsesReader(self._model)
         try:
             events = await self.client.responses.create(**body, stream=True)
             try:
                 async for event in events:
-                    kind = event.type
-                    if kind == "response.created":
-                        model = event.response.model or model
-                    elif kind == "response.output_item.added":
-                        item = event.item
-                        if item.type == "reasoning":
-                            assembler.open_thinking(item.id)
-                        elif item.type == "function_call":
-                            call_id = f"{item.call_id}{CALL_ID_SEPARATOR}{item.id or ''}"
-                            assembler.open_tool_call(item.id or item.call_id, call_id, item.name)
-                            reasoning = None
-                    elif kind in (
-                        "response.reasoning_summary_text.delta",
-                        "response.reasoning_text.delta",
-                    ):
-                        yield assembler.thinking(event.item_id, event.delta)
-                    elif kind == "response.reasoning_summary_part.added":
-                        if event.summary_index > 0:
-                            # Summary parts are separate paragraphs of one reasoning block.
-                            yield assembler.thinking(event.item_id, "\n\n")
-                    elif kind in ("response.output_text.delta", "response.refusal.delta"):
-                        yield assembler.text((event.item_id, event.content_index), event.delta)
-                    elif kind == "response.function_call_arguments.delta":
-                        yield assembler.arguments(event.item_id, event.delta)
-                    elif kind == "response.function_call_arguments.done":
-                        assembler.final_arguments(event.item_id, event.arguments)
-                    elif kind == "response.output_item.done":
-                        item = event.item
-                        if item.type == "reasoning":
-                            record = item.model_dump(mode="json", exclude_none=True)
-                            summary = "\n\n".join(part.text for part in item.summary)
-                            text = assembler.thinking_text(item.id) or summary
-                            assembler.sign(item.id, canonical_bytes(record).decode(), text)
-                            reasoning = (item.id, record)
-                        elif item.type == "message" and reasoning is not None:
-                            key, record = reasoning
-                            paired = {**record, NEXT_MESSAGE_KEY: item.id}
-                            assembler.resign(key, canonical_bytes(paired).decode())
-                            reasoning = None
-                    elif kind in ("response.completed", "response.incomplete"):
-                        if event.response.usage is not None:
-                            usage = map_usage(event.response.usage)
-                            yield UsageUpdate(usage)
-                        model = event.response.model or model
-                        if kind == "response.incomplete":
-                            outcome = ("length", None)
-                        else:
-                            outcome = ("tool_use" if assembler.tool_calls else "stop", None)
-                    elif kind == "response.failed":
-                        error = event.response.error
-                        message = error.message if error else "the response failed"
-                        code = error.code if error else None
-                        if event.response.usage is not None:
-                            usage = map_usage(event.response.usage)
-                        outcome = ("error", classify_status(None, message, None, code))
-                    elif kind == "error":
-                        outcome = ("error", classify_status(None, event.message, None, event.code))
+                    reader.read(plain(event))
+                    for item in reader.take():
+                        yield item
             finally:
                 await events.close()
         except asyncio.CancelledError:
             raise
-        except (openai.OpenAIError, OSError) as error:
-            yield StreamDone(assembler.blocks(), "error", usage, model, classify_exception(error))
+        except Exception as error:
+            # Whatever the SDK, the connection or the reply's bytes raised (pifold_agent.
+            # providers.stream_reader classifies it): the stream still ends with a message.
+            for item in reader.failed(error):
+                yield item
             return
-        if outcome is None:
-            yield StreamDone(assembler.blocks(), "error", usage, model, stream_cut())
-            return
-        stop_reason, failure = outcome
-        yield StreamDone(assembler.blocks(), stop_reason, usage, model, failure)
+        for item in reader.end():
+            yield item
 
 
 def split_call_id(stored: str) -> tuple[str, str | None]:
@@ -296,11 +217,13 @@ def _reasoning_item(signature: JsonValue) -> dict[str, Any] | None:
         return None
     try:
         item = json.loads(signature)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(item, dict) or item.get("type") != "reasoning":
         return None
-    return item
+    # Kept by an earlier release with its lone surrogates escaped: they cannot be sent.
+    repaired: dict[str, Any] = without_lone_surrogates(item)
+    return repaired
 
 
 def _user_parts(records: list[dict[str, JsonValue]]) -> list[dict[str, Any]]:
@@ -327,6 +250,5 @@ __all__ = [
     "build_body",
     "convert_input",
     "is_reasoning_model",
-    "map_usage",
     "split_call_id",
 ]

@@ -158,20 +158,16 @@ def _usage_to_disk(usage: Usage) -> dict[str, JsonValue]:
         "output": usage.output_tokens,
         "cacheRead": usage.cache_read_tokens,
         "cacheWrite": usage.cache_write_tokens,
-        "totalTokens": usage.prompt_tokens + usage.output_tokens,
+        "totalTokens": usage.total_tokens,
     }
 
 
 def _usage_from_disk(record: Any) -> Usage:
     if not isinstance(record, Mapping):
         raise SessionFormatError("field 'usage' must be an object")
-    values = []
-    for name in ("input", "output", "cacheRead", "cacheWrite"):
-        value = record.get(name, 0)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise SessionFormatError(f"usage field {name!r} must be a non-negative integer")
-        values.append(value)
-    return Usage(*values)
+    # Never refused: an unknown figure is null, and figures an earlier release wrote as the
+    # provider sent them read as unknown (pifold_core.usage), as the engine's log reads them.
+    return Usage.from_named(record, ("input", "output", "cacheRead", "cacheWrite"))
 
 
 def message_of(entry: Entry) -> dict[str, JsonValue]:

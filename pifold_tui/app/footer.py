@@ -27,12 +27,12 @@ class Prices:
     cache_write: float
 
     def cost(self, usage: Usage) -> float:
-        """What ``usage`` cost, in dollars."""
+        """What ``usage`` cost, in dollars (its known figures: an unknown one adds nothing)."""
         return (
-            usage.input_tokens * self.input
-            + usage.output_tokens * self.output
-            + usage.cache_read_tokens * self.cache_read
-            + usage.cache_write_tokens * self.cache_write
+            (usage.input_tokens or 0) * self.input
+            + (usage.output_tokens or 0) * self.output
+            + (usage.cache_read_tokens or 0) * self.cache_read
+            + (usage.cache_write_tokens or 0) * self.cache_write
         ) / 1_000_000
 
 
@@ -49,10 +49,13 @@ class UsageTotals:
     """Dollars, when the model has prices."""
 
     def add(self, usage: Usage, prices: Prices | None) -> None:
-        """Count one request's usage."""
-        self.input_tokens += usage.prompt_tokens
-        self.output_tokens += usage.output_tokens
-        self.cache_read_tokens += usage.cache_read_tokens
+        """Count one request's usage (its known figures: an unknown one adds nothing)."""
+        self.input_tokens += sum(
+            figure or 0
+            for figure in (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens)
+        )
+        self.output_tokens += usage.output_tokens or 0
+        self.cache_read_tokens += usage.cache_read_tokens or 0
         self.requests += 1
         if prices is not None:
             self.cost += prices.cost(usage)

@@ -327,16 +327,27 @@ def test_calibrate_refuses_what_is_not_a_whole_token_count(
         engine.calibrate(measured, estimated)
 
 
-def test_usage_must_count_whole_tokens(tmp_path: Path) -> None:
+@pytest.mark.parametrize("figure", [4_000.5, "12", True, -1, 1e300])
+def test_a_usage_figure_is_a_whole_token_count_or_unknown(figure: Any) -> None:
+    with pytest.raises(ValueError, match="whole number of tokens"):
+        Usage(input_tokens=4_000, cache_read_tokens=figure)
+
+
+def test_a_usage_whose_prompt_is_unknown_measures_nothing(tmp_path: Path) -> None:
     engine, _ = pending_engine(tmp_path)
     number = engine.prepare_request().record.number
     for usage in (
-        Usage(input_tokens=4_000.5),  # type: ignore[arg-type]
-        Usage(input_tokens=4_000, cache_read_tokens="12"),  # type: ignore[arg-type]
-        Usage(input_tokens=4_000, cache_write_tokens=None),  # type: ignore[arg-type]
+        Usage(input_tokens=None, output_tokens=10),
+        Usage(input_tokens=4_000, cache_write_tokens=None),
+        Usage(None, None, None, None),
     ):
-        with unchanged(engine), pytest.raises(EngineError, match="whole number of tokens"):
+        with unchanged(engine):
             engine.report_usage(number, usage)
+    # Missing is not zero: the figure shown is still "not measured", not a count of 0.
+    assert engine.composition().reading is Reading.NOT_MEASURED
+    # A known prompt with an unknown output is a reading.
+    engine.report_usage(number, Usage(input_tokens=4_000, output_tokens=None))
+    assert engine.meter.last is not None and engine.meter.last.tokens == 4_000
 
 
 def test_a_commit_that_changes_nothing_keeps_the_reading(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ from pifold_agent.loop.events import (
     MessageStart,
     MessageUpdate,
     OverflowRecovered,
+    ReplyWarningEvent,
     RetryWait,
     RunEnd,
     ToolExecutionStart,
@@ -355,6 +356,8 @@ class Conversation(VerticalScroll):
             await self.append(Notice(retry_notice(event), "retry"))
         elif isinstance(event, OverflowRecovered):
             await self.append(Notice(overflow_notice(event), "retry"))
+        elif isinstance(event, ReplyWarningEvent):
+            await self.append(Notice(f"warning: {event.message}", "retry"))
         elif isinstance(event, ErrorEvent):
             await self.append(Notice(f"error: {event.message}", "error"))
         elif isinstance(event, RunEnd) and event.outcome == "aborted":

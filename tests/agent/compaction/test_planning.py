@@ -175,6 +175,9 @@ def test_pi_estimates_and_trigger() -> None:
     after = Entry("n", "user", 0, (TextBlock("x" * 40),))
     assert estimate_context_tokens([after, measured, after]) == 1_250 + 10
     assert estimate_context_tokens([after, after], summary_tokens=7) == 27
+    # A reply whose usage is unknown measures nothing: the one before it is used (issue 18).
+    unknown = Entry("u", "assistant", 0, (TextBlock("hi"),), usage=Usage(None, 50, None, None))
+    assert estimate_context_tokens([measured, after, unknown]) == 1_250 + 10 + 1
     settings = CompactionSettings()
     assert settings.threshold(200_000) == 183_616
     assert not settings.should_compact(183_616, 200_000) and settings.should_compact(

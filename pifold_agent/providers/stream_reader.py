@@ -1,0 +1,115 @@
+"""What every adapter's stream reading shares: the door, the blocks, the usage and the end.
+
+An adapter reads each SDK event as plain JSON (:func:`~pifold_agent.providers.reply_door.plain`)
+into its :class:`StreamReader`, then yields what :meth:`StreamReader.take` hands back: the
+deltas, usage updates and warnings that event produced. The stream ends with
+:meth:`StreamReader.done` (the provider's end) or :meth:`StreamReader.failed` (an exception
+while streaming), both of which finish the blocks and attach the reply's warnings.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import anthropic
+import httpx2
+import openai
+
+from pifold_agent.providers.assembly import BlockAssembler
+from pifold_agent.providers.base import (
+    ErrorClass,
+    ProviderError,
+    ReplyWarning,
+    StopReason,
+    StreamDone,
+    StreamEvent,
+    UsageUpdate,
+)
+from pifold_agent.providers.errors import classify_exception, stream_cut
+from pifold_agent.providers.reply_door import ReplyDoor
+from pifold_core.entries import Usage
+
+READER_DEFECT = "a defect in pifold, please report it"
+"""Part of the message of a reply that failed for a reason of pifold's own, not the
+provider's (the fault harness counts these)."""
+
+
+class StreamReader:
+    """One reply being read: its door, its blocks, its usage and model, events to yield."""
+
+    def __init__(self, model: str) -> None:
+        self.door = ReplyDoor()
+        """Where each field is checked; its warnings become :class:`ReplyWarning` events."""
+        self.assembler = BlockAssembler(self.door)
+        """The message's blocks."""
+        self.usage: Usage | None = None
+        """The latest usage the provider reported, checked."""
+        self.model = model
+        """The model the reply names (the one asked for until it names one)."""
+        self._out: list[StreamEvent] = []
+
+    def emit(self, event: StreamEvent | None) -> None:
+        """Queue an event for the adapter to yield (``None``: a piece that was left out)."""
+        if event is not None:
+            self._out.append(event)
+
+    def measured(self, usage: Usage) -> None:
+        """The provider reported usage (already checked)."""
+        self.usage = usage
+        self._out.append(UsageUpdate(usage))
+
+    def take(self) -> list[StreamEvent]:
+        """The events produced since the last call, warnings last."""
+        events = self._out + [ReplyWarning(message) for message in self.door.take()]
+        self._out = []
+        return events
+
+    def done(
+        self, stop_reason: StopReason, error: ProviderError | None = None
+    ) -> list[StreamEvent]:
+        """The last events: what is still queued, then the whole message."""
+        content = self.assembler.blocks()
+        if error is not None:
+            # The provider's own words (an error body's message) are text like any other.
+            message = self.door.repaired(error.message, "the provider's error message")
+            error = replace(error, message=message)
+        events = self.take()
+        extra = self.door.record()
+        events.append(StreamDone(content, stop_reason, self.usage, self.model, error, extra))
+        return events
+
+    def cut(self) -> list[StreamEvent]:
+        """The stream closed cleanly before the provider's end: an error the loop retries."""
+        return self.done("error", stream_cut())
+
+    def failed(self, error: Exception) -> list[StreamEvent]:
+        """The stream raised: the error classified, what had arrived kept."""
+        return self.done("error", classify_reading_error(error))
+
+
+def classify_reading_error(error: Exception) -> ProviderError:
+    """An exception raised while a reply streamed: the SDK's or the connection's (classified
+    as usual), an event that was not JSON (the provider's fault), or pifold's own."""
+    if isinstance(
+        error, anthropic.AnthropicError | openai.OpenAIError | httpx2.HTTPError | OSError
+    ):
+        # httpx2's errors: the Anthropic SDK lets a connection dropped mid-stream through.
+        return classify_exception(error)
+    if isinstance(error, json.JSONDecodeError | UnicodeDecodeError):
+        # The SDK decodes each event's bytes and JSON itself, unguarded.
+        return ProviderError(
+            ErrorClass.FATAL, f"the provider sent an event that could not be read: {error}"
+        )
+    if isinstance(error, RecursionError):
+        # The SDK's JSON decoding (or its models) of an event nested thousands deep.
+        return ProviderError(
+            ErrorClass.FATAL, "the provider sent an event nested too deeply to read"
+        )
+    return ProviderError(
+        ErrorClass.FATAL,
+        f"the reply could not be read ({READER_DEFECT}): {type(error).__name__}: {error}",
+    )
+
+
+__all__ = ["READER_DEFECT", "StreamReader", "classify_reading_error"]
