@@ -15,6 +15,7 @@ things with the messages of :mod:`pifold_tui.app.messages`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from pifold_tui.app.approval_screen import ModalApprover
 from pifold_tui.app.commands import CommandRegistry
@@ -136,6 +138,9 @@ class PifoldApp(App[int]):
         add one each once the new session is on screen)."""
         self.failure: str | None = None
         """Why the session could not be opened (the app then shows it and offers to quit)."""
+        self.leaving = False
+        """Set once the user asked to leave (:meth:`leave`): a session that finishes opening
+        then is closed, not shown."""
         self.notes: list[str] = []
         """Everything the app told the user in a notification, in order."""
         self.conversation_widget: Widget | None = None
@@ -187,8 +192,14 @@ class PifoldApp(App[int]):
             self.loaded.set()
             self.exit(2)
             return
+        if self.leaving:  # the user quit while it opened: close it unseen
+            from pifold_tui.app.session_setup import close_quietly
+
+            close_quietly(launch.session)
+            self.loaded.set()
+            return
         await self.show_session(launch)
-        if launch.opening is not None and self.bridge is not None:
+        if launch.opening is not None and self.bridge is not None and not self.leaving:
             self.bridge.start(launch.opening)
 
     async def show_session(self, launch: Launch) -> None:
@@ -387,8 +398,31 @@ class PifoldApp(App[int]):
         self.notify(text, severity=severity, timeout=timeout, markup=False)
 
     async def action_quit(self) -> None:
-        if self.bridge is not None and self.bridge.abort():
-            await self.bridge.wait()
+        """Ctrl+Q and ``/quit``: leave, with nothing left half-done (:meth:`leave`)."""
+        self.leave()
+
+    def leave(self) -> None:
+        """Leave the app cleanly; the steps run in a worker (:meth:`_leave`), so the app
+        keeps drawing meanwhile. A second call while leaving does nothing."""
+        if self.leaving:
+            return
+        self.leaving = True
+        self.run_worker(self._leave(), name="leave", group="leave", exit_on_error=False)
+
+    async def _leave(self) -> None:
+        # The order is the point: Textual tears the screens down once ``exit`` is called,
+        # and a widget that is handed an event then (the aborted run's last messages) mounts
+        # into rows that are never mounted: a MountError printed after the app has gone.
+        # So the session is let finish opening, the run is aborted and awaited (its last
+        # events settle the partial reply on screen) and the bridge delivers nothing more,
+        # the widgets handle everything posted to them until then, and only then does the
+        # app exit.
+        await self.loaded.wait()
+        if self.bridge is not None:
+            await self.bridge.close()
+        await self._finish_shell_commands()
+        for widget in self.listeners():
+            await handled_so_far(widget)
         if self.session is not None:
             from pifold_tui.app.session_setup import close_quietly
 
@@ -396,6 +430,22 @@ class PifoldApp(App[int]):
             self.session = None
         self.exit(0 if self.failure is None else 1)
 
+    async def _finish_shell_commands(self) -> None:
+        """Stop any ``!command`` still running (its process group goes with it)."""
+        shells = [worker for worker in self.workers if worker.group == "shell"]
+        for worker in shells:
+            worker.cancel()
+        for worker in shells:
+            with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                await worker.wait()
+
+
+async def handled_so_far(widget: Widget) -> None:
+    """Return once ``widget`` has handled every message posted to it before this call (at
+    once when it no longer takes messages)."""
+    handled = asyncio.Event()
+    if widget.call_later(handled.set):
+        await handled.wait()
 
 __all__ = [
     "DEMO_HINTS",
@@ -405,4 +455,5 @@ __all__ = [
     "Loader",
     "PifoldApp",
     "WidgetFactory",
+    "handled_so_far",
 ]
