@@ -28,7 +28,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
-from textual.worker import WorkerCancelled, WorkerFailed
+from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from pifold_tui.app.approval_screen import ModalApprover
 from pifold_tui.app.commands import CommandRegistry
@@ -138,9 +138,9 @@ class PifoldApp(App[int]):
         add one each once the new session is on screen)."""
         self.failure: str | None = None
         """Why the session could not be opened (the app then shows it and offers to quit)."""
-        self.leaving = False
-        """Set once the user asked to leave (:meth:`leave`): a session that finishes opening
-        then is closed, not shown."""
+        self.leaving: Worker[None] | None = None
+        """The worker leaving the app (:meth:`leave`), once the user asked to leave: a
+        session that finishes opening then is closed, not shown."""
         self.notes: list[str] = []
         """Everything the app told the user in a notification, in order."""
         self.conversation_widget: Widget | None = None
@@ -192,14 +192,14 @@ class PifoldApp(App[int]):
             self.loaded.set()
             self.exit(2)
             return
-        if self.leaving:  # the user quit while it opened: close it unseen
+        if self.leaving is not None:  # the user quit while it opened: close it unseen
             from pifold_tui.app.session_setup import close_quietly
 
             close_quietly(launch.session)
             self.loaded.set()
             return
         await self.show_session(launch)
-        if launch.opening is not None and self.bridge is not None and not self.leaving:
+        if launch.opening is not None and self.bridge is not None and self.leaving is None:
             self.bridge.start(launch.opening)
 
     async def show_session(self, launch: Launch) -> None:
@@ -401,13 +401,14 @@ class PifoldApp(App[int]):
         """Ctrl+Q and ``/quit``: leave, with nothing left half-done (:meth:`leave`)."""
         self.leave()
 
-    def leave(self) -> None:
+    def leave(self) -> Worker[None]:
         """Leave the app cleanly; the steps run in a worker (:meth:`_leave`), so the app
-        keeps drawing meanwhile. A second call while leaving does nothing."""
-        if self.leaving:
-            return
-        self.leaving = True
-        self.run_worker(self._leave(), name="leave", group="leave", exit_on_error=False)
+        keeps drawing meanwhile. A second call returns the same worker."""
+        if self.leaving is None:
+            self.leaving = self.run_worker(
+                self._leave(), name="leave", group="leave", exit_on_error=False
+            )
+        return self.leaving
 
     async def _leave(self) -> None:
         # The order is the point: Textual tears the screens down once ``exit`` is called,
@@ -446,6 +447,7 @@ async def handled_so_far(widget: Widget) -> None:
     handled = asyncio.Event()
     if widget.call_later(handled.set):
         await handled.wait()
+
 
 __all__ = [
     "DEMO_HINTS",

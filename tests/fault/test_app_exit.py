@@ -64,9 +64,7 @@ def quit_at(seconds: float, root: Path) -> list[str]:
     home, project, temporary = root / "home", root / "project", root / "tmp"
     for folder in (home, project, temporary):
         folder.mkdir()
-    environment = {
-        name: value for name, value in os.environ.items() if name not in KEY_VARIABLES
-    }
+    environment = {name: value for name, value in os.environ.items() if name not in KEY_VARIABLES}
     environment.update(
         {
             "HOME": str(home),
