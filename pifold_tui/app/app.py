@@ -221,9 +221,13 @@ class PifoldApp(App[int]):
         footer.model = (
             "demo · a recorded Pi session" if launch.session.demo else launch.session.model
         )
-        footer.cwd = launch.session.cwd
+        # The demo reads and writes nothing in the directory: its room goes to the figures.
+        footer.cwd = None if launch.session.demo else launch.session.cwd
         footer.prices = launch.session.prices
         footer.hints = DEMO_HINTS if launch.session.demo else HINTS
+        footer.comparison = (
+            None if launch.session.bill is None else launch.session.bill.comparison()
+        )
         footer.totals = type(footer.totals)()
         for entry in launch.session.recorder.recorded():
             if entry.usage is not None:
@@ -276,6 +280,9 @@ class PifoldApp(App[int]):
         if isinstance(event, MessageEnd):
             usage = event.entry.usage
             if event.entry.kind == "assistant" and usage is not None:
+                bill = None if self.session is None else self.session.bill
+                if bill is not None:
+                    self.footer.comparison = bill.comparison()
                 self.footer.count(usage)
             self.refresh_bar()
         elif isinstance(event, CommitDone | CompactionDone | RunEnd):

@@ -13,6 +13,7 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pifold_agent.loop import Agent, SessionRecorder
 from pifold_agent.loop.approval import Approver
@@ -33,6 +34,9 @@ from pifold_agent.sessions import SessionFile
 from pifold_core.engine import Engine
 from pifold_core.settings import SettingsFile
 from pifold_tui.app.footer import Prices
+
+if TYPE_CHECKING:
+    from pifold_tui.app.demo_bill import DemoBill
 
 
 def prices_of(descriptor: ModelDescriptor | None) -> Prices | None:
@@ -74,6 +78,9 @@ class AppSession:
     """Whether this is the no-key demo (a recorded session played back)."""
     cleanup: Callable[[], None] | None = None
     """Run once when the session closes (the demo removes its temporary state)."""
+    bill: DemoBill | None = None
+    """The demo's simulated bill and native compaction's beside it; ``None`` elsewhere (a
+    live session's cost is what its provider reports)."""
 
     @property
     def model(self) -> str:

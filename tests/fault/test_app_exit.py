@@ -105,7 +105,9 @@ def run(count: int, seed: int) -> FaultTally:
     return tally
 
 
-def test_quitting_the_demo_at_random_moments_prints_nothing() -> None:
-    tally = run(count=2, seed=4)
-    assert tally.tried == 2
+def test_quitting_the_demo_as_it_opens_prints_nothing_and_leaves_nothing() -> None:
+    # One early moment (0.42 s): the session is still opening, the case that left the
+    # demo's folder behind. tests/ui/app/test_shell_quit.py quits mid-stream in-process.
+    tally = run(count=1, seed=1)
+    assert tally.tried == 1
     assert tally.failures == []

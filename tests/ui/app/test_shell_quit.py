@@ -23,7 +23,7 @@ from pifold_tui.app.demo import open_demo
 from pifold_tui.app.launch import conversation_for, open_prompt_project, prompt_for
 from tests.ui.app.harness import SIZE, EventWatch, assert_session_consistent
 
-MOMENTS = sorted(random.Random(19).sample(range(1, 700), 3))
+MOMENTS = sorted(random.Random(19).sample(range(1, 700), 2))
 """Events emitted before Ctrl+Q, one case each."""
 
 
