@@ -182,6 +182,7 @@ def open_demo(
         demo=True,
         cleanup=lambda: shutil.rmtree(folder, ignore_errors=True),
         bill=DemoBill(bill, book.as_of, own_prices),
+        played_through=lambda: scripted.exhausted,
     )
     return session, gate, scripted.opening_prompt()
 

@@ -12,12 +12,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
 from pifold_core.entries import Usage
+
+if TYPE_CHECKING:
+    from pifold_tui.app.session_setup import AppSession
+
+DEMO_MODEL = "demo · a recorded Pi session"
+"""What the footer names as the model in the demo."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,8 +319,28 @@ class SessionFooter(Static):
     def on_resize(self) -> None:
         self.show()
 
-    def count(self, usage: Usage) -> None:
-        """Add one request's usage and repaint."""
+    def open(self, session: AppSession, hints: str) -> None:
+        """Show ``session``'s figures (its recorded usage summed) with ``hints``."""
+        self.model = DEMO_MODEL if session.demo else session.model
+        # The demo reads and writes nothing in the directory: its room goes to the figures.
+        self.cwd = None if session.demo else session.cwd
+        self.prices = session.prices
+        self.hints = hints
+        self.comparison = None if session.bill is None else session.bill.comparison()
+        self.totals = UsageTotals()
+        for entry in session.recorder.recorded():
+            if entry.usage is not None:
+                self.totals.add(entry.usage, self.prices)
+        self.show()
+
+    def show_hints(self, hints: str) -> None:
+        """Name ``hints`` from now on."""
+        self.hints = hints
+        self.show()
+
+    def count(self, usage: Usage, comparison: str | None = None) -> None:
+        """Add one request's usage (and the comparison as it stands now) and repaint."""
+        self.comparison = comparison
         self.totals.add(usage, self.prices)
         self.show()
 
@@ -334,6 +361,7 @@ class SessionFooter(Static):
 
 
 __all__ = [
+    "DEMO_MODEL",
     "FooterFigures",
     "FooterParts",
     "Prices",

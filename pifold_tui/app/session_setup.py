@@ -78,6 +78,8 @@ class AppSession:
     """Whether this is the no-key demo (a recorded session played back)."""
     cleanup: Callable[[], None] | None = None
     """Run once when the session closes (the demo removes its temporary state)."""
+    played_through: Callable[[], bool] | None = None
+    """The demo: whether the recorded session has played every reply."""
     bill: DemoBill | None = None
     """The demo's simulated bill and native compaction's beside it; ``None`` elsewhere (a
     live session's cost is what its provider reports)."""
