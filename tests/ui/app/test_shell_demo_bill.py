@@ -19,7 +19,7 @@ from pifold_tui.app.app import Launch, PifoldApp
 from pifold_tui.app.demo import DEMO_BUDGET, open_demo
 from pifold_tui.app.footer import SessionFooter
 from pifold_tui.screens.status import FoldStatusScreen
-from tests.ui.app.harness import assert_session_consistent, engine_of, opened
+from tests.ui.app.harness import assert_session_consistent, engine_of, opened, run_to_end
 from tests.ui.app.shell_fixtures import EventLog, StubPrompt
 
 REQUESTS_AFTER_THE_COMMIT = 1
@@ -85,7 +85,6 @@ async def test_the_footer_shows_cache_reads_cost_and_what_compaction_would_cost(
         assert f"~${bill.compaction.cost:,.2f}" in note
         await pilot.press("escape")
         app.gate.toggle()
-        app.action_abort()
-        assert app.bridge is not None
-        await app.bridge.wait()
+        assert app.bridge is not None and app.bridge.abort()  # Esc would only pause the demo
+        await run_to_end(app, pilot)
         assert_session_consistent(engine_of(app))
