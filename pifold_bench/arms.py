@@ -9,7 +9,8 @@ summarisation call). At the end it shows its final window and, when it has a sto
 This module holds the :class:`Arm` protocol and the arms that need no summary: ``fold``,
 ``fold-no-cold``, ``fold-unbatched`` and ``fold-immediate`` (the engine), ``none`` (linear
 history) and ``clip-only`` (old tool results cleared, keeping the newest three). ``native``
-lives in :mod:`pifold_bench.native`.
+lives in :mod:`pifold_agent.pricing.compaction` (the app's demo runs it too), and the request
+every arm answers with, :class:`~pifold_agent.pricing.arm_request.ArmRequest`, beside it.
 
 Every request is asked for with the time it was sent (the trace's clock) and the cache
 lifetime the simulated provider bills under, as a host passes them from its model descriptor;

@@ -3,8 +3,9 @@
 The order is the point. Textual tears the screens down once ``exit`` is called, and a widget
 handed an event then (the aborted run's last messages: the partial reply, the run's end)
 mounts into rows that are never mounted; the ``MountError`` was printed after the app had
-gone, in 3 of 7 tries of quitting the demo while it played. A reply still streaming also
-keeps writing into its Markdown from a task of its own until its end is delivered. So:
+gone (in 3 of 7 tries of quitting the demo as the issue reports it, 5 of 6 here). A reply
+still streaming also keeps writing into its Markdown from a task of its own until its end is
+delivered. So:
 
 1. the session is let finish opening (one that opens after Ctrl+Q is closed unseen);
 2. the run is aborted and awaited while the screens are up: its last events are delivered
