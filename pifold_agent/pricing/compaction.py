@@ -2,8 +2,8 @@
 
 The benchmark runs it over a fixed trajectory (:mod:`pifold_bench.run`); the app's demo runs
 it beside the session it plays, so the footer can say what compaction would have cost at the
-same budget (:mod:`pifold_tui.app.demo_bill`). It lives here, below both, because the app may
-not import the bench.
+same budget (:mod:`pifold_agent.pricing.session_bill`). It lives here, below both, because
+the app may not import the bench.
 
 The algorithm is the agent's own (:mod:`pifold_agent.compaction`): the cut point, the split
 turn and the serialised history come from its planner, so the benchmark measures what
