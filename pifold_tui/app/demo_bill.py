@@ -46,6 +46,7 @@ class DemoBill:
     def note(self) -> str:
         """The paragraph ``/fold-status`` shows in the demo."""
         folded, compaction = self.bill.folded, self.bill.compaction
+        compactions = self.bill.native.compactions
         model = self.bill.prices.model
         priced = model if self.own_prices else f"{model} (the price file's default model)"
         return (
@@ -53,8 +54,9 @@ class DemoBill:
             f"of {self.as_of}): ${folded.cost:,.2f} for {folded.requests} requests, "
             f"{compact_count(folded.cache_read)} tokens read from the cache. Native "
             f"compaction at the same {self.bill.budget:,}-token budget, billed beside it on "
-            f"the same requests: ~${compaction.cost:,.2f} ({self.bill.native.compactions} "
-            f"compactions; their summaries' lengths are assumed)."
+            f"the same requests: ~${compaction.cost:,.2f} ({compactions} "
+            f"compaction{'' if compactions == 1 else 's'}; the summaries' lengths are "
+            "assumed)."
         )
 
 
