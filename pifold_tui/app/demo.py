@@ -162,8 +162,9 @@ def open_demo(
     bill = SessionBill(prices, counter, budget, recorder.recorded)
     paced = PausableProvider(scripted, gate, text_delay_s, call_delay_s)
     provider = BilledProvider(paced, bill)
+    options = demo_options(budget)  # a refused settings file leaves no folder behind
     folder = Path(tempfile.mkdtemp(prefix="pifold-demo-"))
-    engine = Engine.open(folder / "state", demo_options(budget))
+    engine = Engine.open(folder / "state", options)
     tools = scripted.recorded_tools()
     # The date of the session's first message, so the demo's system prompt never changes.
     first_day = _first_day(entries[0].timestamp_ms)
