@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from pifold_agent.bundled_traces import bundled_traces
+from pifold_agent.pricing.prices import load_price_book
 from pifold_bench.brief_probe import BriefProbe, probe_arm
-from pifold_bench.prices import load_price_book
 from pifold_bench.run import FOLD_ARMS, BenchSettings, make_arm, prepare_trace, run_arm
 from pifold_core.tokens import TiktokenCounter
 

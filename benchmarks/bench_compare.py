@@ -18,10 +18,10 @@ import time
 from collections.abc import Sequence
 
 from pifold_agent.bundled_traces import bundled_traces
+from pifold_agent.pricing.prices import load_price_book
 from pifold_bench.calibration import ModelCheck
 from pifold_bench.causes import CAUSES
 from pifold_bench.figures import ArmFigures, arm_figures
-from pifold_bench.prices import load_price_book
 from pifold_bench.run import (
     ARM_NAMES,
     BenchSettings,

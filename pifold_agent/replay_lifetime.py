@@ -2,9 +2,9 @@
 
 A live host passes its model descriptor's lifetime; a replay has only the trace, so it takes
 the lifetime of the model the trace recorded: the descriptor when the model table knows the
-model, otherwise the model's family in the bench's dated price file, found the way the bench
-finds it (:meth:`pifold_bench.prices.PriceBook.lookup`), so a replay and the bench judge the
-same pause alike.
+model, otherwise the model's family in the dated price file the bench bills with, found the
+way the bench finds it (:meth:`pifold_agent.pricing.prices.PriceBook.lookup`), so a replay
+and the bench judge the same pause alike.
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ from __future__ import annotations
 from typing import Literal
 
 from pifold_agent.importers import ImportedTrace
+from pifold_agent.pricing.prices import load_price_book, main_model
 from pifold_agent.providers.models import ModelsFileError, cache_lifetime, lookup
 from pifold_agent.replay_progress import ReplayStateError
-from pifold_bench.calibration import main_model
-from pifold_bench.prices import load_price_book
 
 CacheLifetime = int | Literal["model"] | None
 """A replay's cache lifetime: ``"model"`` for the trace's own model's, a number of seconds,

@@ -9,7 +9,8 @@ summarisation call). At the end it shows its final window and, when it has a sto
 This module holds the :class:`Arm` protocol and the arms that need no summary: ``fold``,
 ``fold-no-cold``, ``fold-unbatched`` and ``fold-immediate`` (the engine), ``none`` (linear
 history) and ``clip-only`` (old tool results cleared, keeping the newest three). ``native``
-lives in :mod:`pifold_bench.native`.
+lives in :mod:`pifold_agent.pricing.compaction` (the app's demo runs it too), and the request
+every arm answers with, :class:`~pifold_agent.pricing.arm_request.ArmRequest`, beside it.
 
 Every request is asked for with the time it was sent (the trace's clock) and the cache
 lifetime the simulated provider bills under, as a host passes them from its model descriptor;
@@ -40,10 +41,10 @@ it has little else to land there, since every other mark landed the moment it wa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from pifold_agent.pricing.arm_request import ArmRequest
 from pifold_core.canonical import JsonValue, wire_digest_of
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry
@@ -53,37 +54,6 @@ from pifold_core.peek import PeekError
 from pifold_core.runway import COLD_COMMIT_SHARE
 from pifold_core.store import StoreError
 from pifold_core.tokens import TokenCounter
-
-
-@dataclass(frozen=True, slots=True)
-class SideCall:
-    """A model call an arm makes besides the trace's own requests."""
-
-    label: str
-    """What it was, for example ``compaction 2``."""
-    prompt_tokens: int
-    """Estimated tokens of its whole prompt (sent uncached)."""
-    output_tokens: int
-    """Estimated tokens it generates."""
-
-
-@dataclass(frozen=True, slots=True)
-class ArmRequest:
-    """One request as an arm would send it."""
-
-    digests: tuple[str, ...]
-    """Per-message digests, in order."""
-    tokens: tuple[int, ...]
-    """Per-message estimated tokens, in the same order."""
-    causes: tuple[str, ...] = ()
-    """Rewrites the arm declared since its previous request (commits, compactions, clears)."""
-    side_calls: tuple[SideCall, ...] = ()
-    """Calls made before this request (billed in full, outside the window)."""
-
-    @property
-    def total_tokens(self) -> int:
-        """The request's window: the sum of its messages' estimates."""
-        return sum(self.tokens)
 
 
 class Arm(Protocol):

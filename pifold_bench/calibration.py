@@ -24,14 +24,13 @@ requests with the cache reads the provider recorded for them.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from pifold_agent.pricing.prices import CacheRules, ModelPrices, main_model
 from pifold_agent.providers.models import BUILT_IN as BUILT_IN_MODELS
 from pifold_agent.providers.models import lookup as lookup_model
-from pifold_bench.prices import CacheRules, ModelPrices
 from pifold_core.entries import Entry
 from pifold_core.tokens import TokenCounter
 
@@ -81,12 +80,6 @@ def request_times(entries: Sequence[Entry]) -> list[int]:
             latest = max(latest, before)
             times.append(latest)
     return times
-
-
-def main_model(entries: Sequence[Entry]) -> str | None:
-    """The model of most assistant entries, or None when none is recorded."""
-    models = Counter(entry.model for entry in entries if entry.kind == "assistant" and entry.model)
-    return models.most_common(1)[0][0] if models else None
 
 
 def calibrate(entries: Sequence[Entry], counter: TokenCounter, rules: CacheRules) -> Calibration:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import accumulate
 
-from pifold_bench.provider import Bill, PromptPart
+from pifold_agent.pricing.prefix_cache import Bill, PromptPart
 
 CAUSES = ("appended", "expired", "reset", "rewrite")
 """The causes, in report order."""

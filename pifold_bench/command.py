@@ -23,10 +23,10 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 
 from pifold_agent.bundled_traces import NOT_SESSIONS, bundled_traces, traces_folder
 from pifold_agent.importers import TraceFormatError
+from pifold_agent.pricing.prices import PriceBook, load_price_book
 from pifold_agent.replay import MIN_BUDGET
 from pifold_bench.chart import ChartPanel, svg_chart
 from pifold_bench.figures import arm_figures, trace_json
-from pifold_bench.prices import PriceBook, load_price_book
 from pifold_bench.report import TraceOutcome, print_totals, print_trace, svg_title
 from pifold_bench.run import (
     ARM_NAMES,

@@ -16,10 +16,10 @@ from dataclasses import asdict, dataclass
 from itertools import pairwise
 from typing import Any
 
+from pifold_agent.pricing.compaction import turn_prefix_summary_tokens
 from pifold_bench.brief_probe import BriefProbe
 from pifold_bench.calibration import ModelCheck
 from pifold_bench.causes import UncachedSplit
-from pifold_bench.native import turn_prefix_summary_tokens
 from pifold_bench.recall import recall_split
 from pifold_bench.run import ArmRun, PreparedTrace, model_check_skipped
 

@@ -11,12 +11,12 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from pifold_agent.pricing.compaction import turn_prefix_summary_tokens
 from pifold_bench.brief_probe import probe_line
 from pifold_bench.calibration import ModelCheck
 from pifold_bench.causes import CAUSES
 from pifold_bench.chart import ARM_COLOURS, ChartPanel, terminal_chart
 from pifold_bench.figures import ArmFigures
-from pifold_bench.native import turn_prefix_summary_tokens
 from pifold_bench.run import FOLD_ARMS, PreparedTrace, model_check_skipped
 
 

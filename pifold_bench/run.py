@@ -16,20 +16,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pifold_agent.importers import load_trace
-from pifold_bench.arms import Arm, ArmRequest, ClipOnlyArm, EngineArm, LinearArm, UnbatchedArm
+from pifold_agent.pricing.arm_request import ArmRequest
+from pifold_agent.pricing.compaction import DEFAULT_SUMMARY_TOKENS, NativeCompactionArm
+from pifold_agent.pricing.prefix_cache import Bill, BilledRequest, PromptPart, SimulatedProvider
+from pifold_agent.pricing.prices import ModelPrices, PriceBook, load_price_book, main_model
+from pifold_bench.arms import Arm, ClipOnlyArm, EngineArm, LinearArm, UnbatchedArm
 from pifold_bench.brief_probe import BriefProbe, probe_arm
 from pifold_bench.calibration import (
     Calibration,
     ModelCheck,
     calibrate,
     lifetime_source,
-    main_model,
     request_times,
 )
 from pifold_bench.causes import UncachedSplit, side_call_split, split_request
-from pifold_bench.native import DEFAULT_SUMMARY_TOKENS, NativeCompactionArm, recorded_summaries
-from pifold_bench.prices import ModelPrices, PriceBook, load_price_book
-from pifold_bench.provider import Bill, PromptPart, ProviderRequest, SimulatedProvider
+from pifold_bench.native import recorded_summaries
 from pifold_bench.recall import PlantedValue, RecallResult, classify, plant_values
 from pifold_core.audit import RequestClass, WireAudit
 from pifold_core.entries import Entry
@@ -279,12 +280,12 @@ def run_arm(
             for call in request.side_calls:
                 side = PromptPart(f"side call {call.label}", calibration.billed(call.prompt_tokens))
                 output = calibration.billed(call.output_tokens)
-                side_bill = provider.bill(ProviderRequest((side,), sent_at, output, cached=False))
+                side_bill = provider.bill(BilledRequest((side,), sent_at, output, cached=False))
                 side_bills.append(side_bill)
                 causes.append(side_call_split(side_bill))
             parts, breakpoints = _prompt(request, calibration, preamble_version)
             output = prepared.output_tokens[number]
-            bill = provider.bill(ProviderRequest(parts, sent_at, output, breakpoints))
+            bill = provider.bill(BilledRequest(parts, sent_at, output, breakpoints))
             bills.append(bill)
             warm = number > 0 and sent_at - prepared.request_times[number - 1] <= lifetime_ms
             causes.append(split_request(previous_parts, parts, bill, reset, warm))

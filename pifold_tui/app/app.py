@@ -27,10 +27,13 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
+from textual.worker import Worker
 
 from pifold_tui.app.approval_screen import ModalApprover
 from pifold_tui.app.commands import CommandRegistry
+from pifold_tui.app.demo_controls import DemoControls
 from pifold_tui.app.footer import SessionFooter
+from pifold_tui.app.leaving import leave_cleanly
 from pifold_tui.app.main_screen import MainScreen
 from pifold_tui.app.messages import (
     AbortRequested,
@@ -40,6 +43,7 @@ from pifold_tui.app.messages import (
     ShellRequested,
 )
 from pifold_tui.app.slash import SlashCommandProvider, build_registry, run_line
+from pifold_tui.app.typed import run_shell_command, send_message
 
 if TYPE_CHECKING:
     from pifold_agent.loop import AgentEvent
@@ -51,9 +55,6 @@ if TYPE_CHECKING:
 
 HINTS = "esc abort · ctrl+p commands · /help"
 """The keys the footer names in a live session."""
-
-DEMO_HINTS = "f2 pause · ctrl+p commands · /fold-editor"
-"""The keys the footer names in the demo."""
 
 FIRST_FRAME_MARKER = "ctrl+p commands"
 """Text the first interactive frame always shows (the startup benchmark waits for it)."""
@@ -129,6 +130,8 @@ class PifoldApp(App[int]):
         self.bridge: AgentBridge | None = None
         self.gate: PauseGate | None = None
         """The demo's pause gate."""
+        self.demo: DemoControls | None = None
+        """The demo's keys (F2, Esc) over its gate; ``None`` in a live session."""
         self.loaded = asyncio.Event()
         """Set once the session is shown (or failed to open)."""
         self.sessions_shown = 0
@@ -136,6 +139,9 @@ class PifoldApp(App[int]):
         add one each once the new session is on screen)."""
         self.failure: str | None = None
         """Why the session could not be opened (the app then shows it and offers to quit)."""
+        self.leaving: Worker[None] | None = None
+        """The worker leaving the app (:meth:`leave`), once the user asked to leave: a
+        session that finishes opening then is closed, not shown."""
         self.notes: list[str] = []
         """Everything the app told the user in a notification, in order."""
         self.conversation_widget: Widget | None = None
@@ -187,8 +193,14 @@ class PifoldApp(App[int]):
             self.loaded.set()
             self.exit(2)
             return
+        if self.leaving is not None:  # the user quit while it opened: close it unseen
+            from pifold_tui.app.session_setup import close_quietly
+
+            close_quietly(launch.session)
+            self.loaded.set()
+            return
         await self.show_session(launch)
-        if launch.opening is not None and self.bridge is not None:
+        if launch.opening is not None and self.bridge is not None and self.leaving is None:
             self.bridge.start(launch.opening)
 
     async def show_session(self, launch: Launch) -> None:
@@ -197,6 +209,11 @@ class PifoldApp(App[int]):
         from pifold_tui.app.no_model import connect_hint_of
 
         self.session, self.gate = launch.session, launch.gate
+        played, gate = launch.session.played_through or (lambda: False), launch.gate
+        footer = self.footer
+        self.demo = (
+            None if gate is None else DemoControls(gate, self.say, footer.show_hints, played)
+        )
         if self.bridge is None:
             self.bridge = AgentBridge(self, launch.session.agent, self.deliver)
         else:
@@ -206,18 +223,7 @@ class PifoldApp(App[int]):
         self.conversation_widget = self.conversation_factory(self)
         await area.mount(self.conversation_widget)
         await self._mount_bar()
-        footer = self.footer
-        footer.model = (
-            "demo · a recorded Pi session" if launch.session.demo else launch.session.model
-        )
-        footer.cwd = launch.session.cwd
-        footer.prices = launch.session.prices
-        footer.hints = DEMO_HINTS if launch.session.demo else HINTS
-        footer.totals = type(footer.totals)()
-        for entry in launch.session.recorder.recorded():
-            if entry.usage is not None:
-                footer.totals.add(entry.usage, footer.prices)
-        footer.show()
+        self.footer.open(launch.session, HINTS if self.demo is None else self.demo.hints)
         if self.on_session is not None:
             self.on_session(self, launch.session)
         hint = connect_hint_of(launch.session)
@@ -267,12 +273,15 @@ class PifoldApp(App[int]):
         if isinstance(event, MessageEnd):
             usage = event.entry.usage
             if event.entry.kind == "assistant" and usage is not None:
-                self.footer.count(usage)
+                bill = None if self.session is None else self.session.bill
+                self.footer.count(usage, None if bill is None else bill.comparison())
             self.refresh_bar()
         elif isinstance(event, CommitDone | CompactionDone | RunEnd):
             self.refresh_bar()
         if isinstance(event, RunStart | RunEnd):
             self.set_running(isinstance(event, RunStart))
+        if isinstance(event, RunEnd) and self.demo is not None and self.leaving is None:
+            self.demo.end(event.outcome, event.error)
         for widget in self.listeners():
             widget.post_message(AgentEventPosted(event))
 
@@ -297,38 +306,10 @@ class PifoldApp(App[int]):
 
     async def on_prompt_submitted(self, message: PromptSubmitted) -> None:
         message.stop()
-        text = message.text
-        if text.startswith("/"):
-            await self.run_slash(text)
-            return
-        if not text.strip():
-            return
-        if self.bridge is None or self.session is None:
-            self.say("The session is not open yet.", severity="warning")
-            return
-        from pifold_tui.app.no_model import connect_hint_of
-
-        hint = connect_hint_of(self.session)
-        if hint is not None:  # the demo, or a session opened with no key
-            self.say(hint, severity="warning")
-            return
-        from pifold_agent.loop.message_size import MessageTooLarge
-
-        try:
-            # Checked before the run starts (steering and follow-ups check themselves too):
-            # a message no request can carry would leave the session unusable.
-            self.bridge.agent.check_message(text)
-            taken = self.bridge.submit(text, message.mode)
-        except MessageTooLarge as refusal:
-            self.say(str(refusal), severity="error", timeout=20)
-            give_back = getattr(self.prompt_widget, "give_back", None)
-            if give_back is not None:
-                give_back(text)  # the text stays the user's, in the input
-            return
-        if taken == "steer":
-            self.say("Queued: it lands after the current tool batch.")
-        elif taken == "follow_up":
-            self.say("Queued as a follow-up: it lands when the run would stop.")
+        if message.text.startswith("/"):
+            await self.run_slash(message.text)
+        else:
+            send_message(self, message.text, message.mode)
 
     async def run_slash(self, line: str) -> None:
         """Run one ``/command`` line, or say why not."""
@@ -339,21 +320,17 @@ class PifoldApp(App[int]):
         self.action_abort()
 
     def action_abort(self) -> None:
-        """Esc: stop the running turn (the session is left consistent)."""
-        if self.bridge is not None and self.bridge.abort():
+        """Esc: stop the running turn (the session is left consistent); in the demo, pause
+        it (:mod:`pifold_tui.app.demo_controls` says why)."""
+        if self.demo is not None:
+            if self.running or self.demo.ended is not None:
+                self.demo.pause()
+        elif self.bridge is not None and self.bridge.abort():
             self.say("Aborted: the session keeps what happened.")
 
-    async def on_shell_requested(self, message: ShellRequested) -> None:
+    def on_shell_requested(self, message: ShellRequested) -> None:
         message.stop()
-        from pifold_tui.app.no_model import connect_hint_of
-
-        if self.bridge is None or self.session is None:
-            self.say("The session is not open yet.", severity="warning")
-        elif connect_hint_of(self.session) is not None:  # the demo, or opened with no key
-            self.say("!commands need a model: none is connected.", "warning")
-        else:
-            shell = self.bridge.run_shell(message.command, self.session.cwd)
-            self.run_worker(shell, group="shell")
+        run_shell_command(self, message.command)
 
     def on_fold_editor_requested(self, message: FoldEditorRequested) -> None:
         message.stop()
@@ -362,15 +339,11 @@ class PifoldApp(App[int]):
         open_fold_editor(self, message.handle)
 
     def action_pause(self) -> None:
-        """The demo's pause key: hold or resume the stream."""
-        if self.gate is None:
-            return
-        paused = self.gate.toggle()
-        self.say("Paused: f2 resumes." if paused else "Playing.")
-        self.footer.hints = (
-            DEMO_HINTS.replace("pause", "resume") if self.gate.paused else DEMO_HINTS
-        )
-        self.footer.show()
+        """F2, the demo's pause key: hold or resume the stream, or say why nothing plays."""
+        if not self.loaded.is_set():
+            self.say("The session is still opening.")
+        elif self.demo is not None:
+            self.demo.toggle()
 
     # -- screens ------------------------------------------------------------------------------
 
@@ -401,18 +374,28 @@ class PifoldApp(App[int]):
         self.notify(text, severity=severity, timeout=timeout, markup=False)
 
     async def action_quit(self) -> None:
-        if self.bridge is not None and self.bridge.abort():
-            await self.bridge.wait()
+        """Ctrl+Q and ``/quit``: :meth:`leave`."""
+        self.leave()
+
+    def leave(self) -> Worker[None]:
+        """Leave cleanly (:mod:`pifold_tui.app.leaving`), in a worker returned (the same one
+        to a second call) while the app keeps drawing."""
+        if self.leaving is None:
+            self.leaving = self.run_worker(
+                leave_cleanly(self), name="leave", group="leave", exit_on_error=False
+            )
+        return self.leaving
+
+    def close_session(self) -> None:
+        """Close the open session at exit (its engine, its file, the demo's folder)."""
         if self.session is not None:
             from pifold_tui.app.session_setup import close_quietly
 
             close_quietly(self.session)
             self.session = None
-        self.exit(0 if self.failure is None else 1)
 
 
 __all__ = [
-    "DEMO_HINTS",
     "FIRST_FRAME_MARKER",
     "HINTS",
     "Launch",

@@ -9,6 +9,10 @@ so the UI learns everything from the loop's events and never reads the loop's st
   starts a run when none is going.
 * Abort cancels the run's task; the loop answers interrupted calls "aborted", keeps the
   partial reply in the session only, and the session stays consistent.
+* Closing (the app is leaving) aborts the run and waits for its end before the app tears
+  its screens down, then delivers nothing more: an event handed to a widget being torn down
+  mounts into rows that are never mounted (a ``MountError`` printed after the app has gone),
+  and a reply still streaming keeps writing into its Markdown until its end is delivered.
 * ``!command`` runs with the bash tool's own machinery (its process group, output limits and
   exit-status wording) and its output is added as a user message, as Pi does: "ran
   `command`", the output fenced, and the exit status.
@@ -54,6 +58,8 @@ class AgentBridge:
         """Called with every event of the loop, in order."""
         self.worker: Worker[None] | None = None
         """The running run's worker, ``None`` between runs."""
+        self.closed = False
+        """Set by :meth:`close`: no event is delivered and no run starts from then on."""
         self._unsubscribe = agent.subscribe(deliver)
 
     @property
@@ -67,7 +73,8 @@ class AgentBridge:
             raise RuntimeError("a run is going; abort it first")
         self._unsubscribe()
         self.agent = agent
-        self._unsubscribe = agent.subscribe(self.deliver)
+        if not self.closed:
+            self._unsubscribe = agent.subscribe(self.deliver)
 
     def submit(self, text: str, mode: PromptMode) -> str:
         """Deliver what the user typed; returns how it was taken (``run``, ``steer``,
@@ -83,6 +90,8 @@ class AgentBridge:
 
     def start(self, prompt: str | None) -> Worker[None]:
         """Start a run of ``prompt`` (``None``: whatever is queued)."""
+        if self.closed:
+            raise RuntimeError("the bridge is closed: the app is leaving")
         if self.running:
             raise RuntimeError("a run is already going")
         self.worker = self.app.run_worker(
@@ -110,6 +119,16 @@ class AgentBridge:
         with contextlib.suppress(WorkerCancelled, WorkerFailed):
             await worker.wait()  # an aborted or failed run has ended all the same
 
+    async def close(self) -> None:
+        """Stop for good: refuse new runs, abort the running one and wait for its end (its
+        last events, the partial reply among them, are delivered as usual, so the widgets
+        settle it), then deliver nothing more."""
+        self.closed = True
+        self.abort()
+        await self.wait()
+        self._unsubscribe()
+        self._unsubscribe = _nothing
+
     async def run_shell(self, command: str, cwd: Path) -> str:
         """Run ``command`` in ``cwd`` and add its note to the session; returns the note.
 
@@ -132,6 +151,10 @@ class AgentBridge:
         else:
             self.agent.note(note)
         return note
+
+
+def _nothing() -> None:
+    """What unsubscribing does once the bridge is closed (it already has)."""
 
 
 def _ignore(text: str) -> None:

@@ -7,6 +7,11 @@ the engine measures, marks and commits as it would behind a live model. The budg
 to the band where it can be seen. A :class:`PauseGate` holds the stream between two chunks
 while the user reads, and the fold screens work on the live engine meanwhile.
 
+Every request is billed as the benchmark's simulated provider bills it, at the recorded
+model's prices and under its prompt cache's rules, and native compaction at the same budget is
+billed beside it (:mod:`pifold_agent.pricing.session_bill` says how and why): the footer shows
+the cache reads and the cost as the session plays, and what compaction would have cost.
+
 The demo's messages live in memory and its engine state in a temporary folder removed when
 the app closes: nothing is written under ``~/.pifold``.
 """
@@ -25,6 +30,8 @@ from pifold_agent.bundled_traces import demo_trace
 from pifold_agent.importers import load_trace
 from pifold_agent.loop import Agent, AgentConfig, MemoryRecorder
 from pifold_agent.loop.system_prompt import system_prompt
+from pifold_agent.pricing.prices import load_price_book, main_model
+from pifold_agent.pricing.session_bill import BilledProvider, SessionBill
 from pifold_agent.providers.base import (
     ProviderRequest,
     StreamEvent,
@@ -38,6 +45,7 @@ from pifold_core.engine import Engine
 from pifold_core.options import EngineOptions
 from pifold_core.settings import SettingsFile
 from pifold_core.tokens import TiktokenCounter
+from pifold_tui.app.demo_bill import DemoBill, footer_prices
 from pifold_tui.app.session_setup import AppSession
 
 DEMO_BUDGET = 24_000
@@ -145,16 +153,22 @@ def open_demo(
     """
     entries = load_trace(trace if trace is not None else demo_trace()).entries
     script = replace(script_from_entries(entries), chunk_chars=DEMO_CHUNK_CHARS, chunk_delay_s=0)
-    scripted = ScriptedProvider(script, TiktokenCounter())
+    counter = TiktokenCounter()
+    scripted = ScriptedProvider(script, counter)
     gate = PauseGate()
-    provider = PausableProvider(scripted, gate, text_delay_s, call_delay_s)
+    recorder = MemoryRecorder()
+    book = load_price_book()
+    prices, own_prices = book.lookup(main_model(entries))
+    bill = SessionBill(prices, counter, budget, recorder.recorded)
+    paced = PausableProvider(scripted, gate, text_delay_s, call_delay_s)
+    provider = BilledProvider(paced, bill)
+    options = demo_options(budget)  # a refused settings file leaves no folder behind
     folder = Path(tempfile.mkdtemp(prefix="pifold-demo-"))
-    engine = Engine.open(folder / "state", demo_options(budget))
+    engine = Engine.open(folder / "state", options)
     tools = scripted.recorded_tools()
     # The date of the session's first message, so the demo's system prompt never changes.
     first_day = _first_day(entries[0].timestamp_ms)
     prompt_text = system_prompt(tools, cwd, first_day)
-    recorder = MemoryRecorder()
     agent = Agent(engine, provider, tools, recorder, AgentConfig(cwd, prompt_text))
     scripted.attach(agent.queues)
     session = AppSession(
@@ -162,12 +176,14 @@ def open_demo(
         engine=engine,
         recorder=recorder,
         provider=provider,
-        prices=None,
+        prices=footer_prices(prices),
         cwd=cwd,
         settings=SettingsFile(),
         options=HeadlessOptions(prompt=None, cwd=cwd),
         demo=True,
         cleanup=lambda: shutil.rmtree(folder, ignore_errors=True),
+        bill=DemoBill(bill, book.as_of, own_prices),
+        played_through=lambda: scripted.exhausted,
     )
     return session, gate, scripted.opening_prompt()
 

@@ -2,19 +2,29 @@
 
 Tokens and cost come from what the provider reported (the usage on each assistant message)
 priced with the model descriptor's table (``pifold_agent/providers/models.py``). A model the
-table does not know has no price: the cost then reads ``$?`` rather than a made-up zero.
+table does not know has no price: the cost then reads ``$?`` rather than a made-up zero. The
+demo's usage is its simulated bill's, priced from the price book, and after its cost comes
+what native compaction would have cost (``$0.42 · compaction ~$1.10``,
+:mod:`pifold_tui.app.demo_bill`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
 from pifold_core.entries import Usage
+
+if TYPE_CHECKING:
+    from pifold_tui.app.session_setup import AppSession
+
+DEMO_MODEL = "demo · a recorded Pi session"
+"""What the footer names as the model in the demo."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +156,8 @@ class FooterParts:
     """`` (cache 900.0k)``: prompt tokens read from the provider's cache."""
     cost: str | None = None
     """``$12.34``, or ``$?`` for a model without prices."""
+    comparison: str | None = None
+    """What another way would have cost (the demo's ``compaction ~$1.10``)."""
     directory: str | None = None
     """The working directory, shortened to fit."""
     hints: tuple[str, ...] = ()
@@ -158,7 +170,9 @@ class FooterParts:
 
     def text(self) -> str:
         """The line as plain text."""
-        figures = [part for part in (self.usage, self.cost, self.directory) if part]
+        figures = [
+            part for part in (self.usage, self.cost, self.comparison, self.directory) if part
+        ]
         line = FIGURE_SEPARATOR.join([self.model, *figures])
         return line + ("  " + HINT_SEPARATOR.join(self.hints) if self.hints else "")
 
@@ -180,7 +194,10 @@ class FooterFigures:
     """``$12.34`` or ``$?``."""
     priced: bool
     """Whether the cost is a real figure (a ``$?`` says little, so it goes early)."""
-    cwd: Path
+    comparison: str | None
+    """What another way would have cost, said after the cost (the demo's)."""
+    cwd: Path | None
+    """The working directory; ``None`` when it says nothing (the demo touches none)."""
     hints: str
     """The app's hints, ``·``-separated."""
 
@@ -188,7 +205,8 @@ class FooterFigures:
 def fit_footer(figures: FooterFigures, width: int, home: Path | None = None) -> FooterParts:
     """What the footer shows in ``width`` cells. Pieces are added in this order while they
     fit: the model and the Esc and Ctrl+P hints (always; the model is cut with ``…`` if even
-    they do not fit), the cost (the token figures for a model without prices), the other key
+    they do not fit), the cost (the token figures for a model without prices) and the
+    comparison after it (the demo's point: what compaction would have cost), the other key
     hints (F2 in the demo: no other place names them), the directory (at least
     :data:`MIN_PATH_WIDTH` cells, shortened in the middle), the token figures, the directory
     grown into what is left (up to a third of the line), the cache figure, a ``$?`` cost, and
@@ -207,19 +225,23 @@ def fit_footer(figures: FooterFigures, width: int, home: Path | None = None) -> 
         kept = [other for other in order if other in current.hints or other == hint]
         return added(current, replace(current, hints=tuple(kept)))
 
-    natural = short_path(figures.cwd, home, width=len(str(figures.cwd)))
     if figures.priced:
         parts = added(parts, replace(parts, cost=figures.cost))
+        if parts.cost is not None and figures.comparison is not None:
+            parts = added(parts, replace(parts, comparison=figures.comparison))
     else:
         parts = added(parts, replace(parts, tokens=figures.tokens))
     for hint in keys:
         parts = with_hint(parts, hint)
-    shortest = short_path(figures.cwd, home, width=min(len(natural), MIN_PATH_WIDTH))
-    parts = added(parts, replace(parts, directory=shortest))
+    cwd = figures.cwd
+    natural = "" if cwd is None else short_path(cwd, home, width=len(str(cwd)))
+    if cwd is not None:
+        shortest = short_path(cwd, home, width=min(len(natural), MIN_PATH_WIDTH))
+        parts = added(parts, replace(parts, directory=shortest))
     parts = added(parts, replace(parts, tokens=figures.tokens))
-    if parts.directory is not None:
+    if cwd is not None and parts.directory is not None:
         room = min(width - parts.width() + len(parts.directory), width // 3)
-        grown = short_path(figures.cwd, home, width=min(len(natural), room))
+        grown = short_path(cwd, home, width=min(len(natural), room))
         parts = replace(parts, directory=grown)
     if parts.tokens is not None:
         parts = added(parts, replace(parts, cache=figures.cache))
@@ -233,10 +255,11 @@ def footer_text(
     model: str,
     totals: UsageTotals,
     priced: bool,
-    cwd: Path,
+    cwd: Path | None,
     hints: str,
     width: int = 120,
     home: Path | None = None,
+    comparison: str | None = None,
 ) -> Text:
     """The footer's one line in ``width`` cells: what is running, what it cost so far, where,
     and the keys (:func:`fit_footer` says what goes first when the line is narrow)."""
@@ -246,13 +269,15 @@ def footer_text(
         cache=f" (cache {compact_count(totals.cache_read_tokens)})",
         cost=f"${totals.cost:,.2f}" if priced else "$?",
         priced=priced,
+        comparison=comparison,
         cwd=cwd,
         hints=hints,
     )
     parts = fit_footer(figures, width, home)
     line = Text(no_wrap=True, overflow="ellipsis")
     line.append(parts.model, style="bold")
-    for figure, style in ((parts.usage, ""), (parts.cost, ""), (parts.directory, "dim")):
+    shown = ((parts.usage, ""), (parts.cost, ""), (parts.comparison, ""), (parts.directory, "dim"))
+    for figure, style in shown:
         if figure:
             line.append(FIGURE_SEPARATOR)
             line.append(figure, style=style)
@@ -274,17 +299,22 @@ class SessionFooter(Static):
     }
     """
 
-    def __init__(self, model: str, cwd: Path, prices: Prices | None, hints: str = "") -> None:
+    def __init__(
+        self, model: str, cwd: Path | None, prices: Prices | None, hints: str = ""
+    ) -> None:
         super().__init__(id="session-footer", markup=False)
         self.model = model
         """The model's id as the footer names it."""
         self.cwd = cwd
+        """The working directory (``None``: not shown, as in the demo)."""
         self.prices = prices
         """The model's prices; ``None`` when the table has none (the cost reads ``$?``)."""
         self.totals = UsageTotals()
         """The session's usage so far."""
         self.hints = hints
         """The keys worth knowing (``esc abort · ctrl+p commands``), after the figures."""
+        self.comparison: str | None = None
+        """What another way would have cost, after the cost (the demo's compaction figure)."""
 
     def on_mount(self) -> None:
         self.show()
@@ -292,8 +322,28 @@ class SessionFooter(Static):
     def on_resize(self) -> None:
         self.show()
 
-    def count(self, usage: Usage) -> None:
-        """Add one request's usage and repaint."""
+    def open(self, session: AppSession, hints: str) -> None:
+        """Show ``session``'s figures (its recorded usage summed) with ``hints``."""
+        self.model = DEMO_MODEL if session.demo else session.model
+        # The demo reads and writes nothing in the directory: its room goes to the figures.
+        self.cwd = None if session.demo else session.cwd
+        self.prices = session.prices
+        self.hints = hints
+        self.comparison = None if session.bill is None else session.bill.comparison()
+        self.totals = UsageTotals()
+        for entry in session.recorder.recorded():
+            if entry.usage is not None:
+                self.totals.add(entry.usage, self.prices)
+        self.show()
+
+    def show_hints(self, hints: str) -> None:
+        """Name ``hints`` from now on."""
+        self.hints = hints
+        self.show()
+
+    def count(self, usage: Usage, comparison: str | None = None) -> None:
+        """Add one request's usage (and the comparison as it stands now) and repaint."""
+        self.comparison = comparison
         self.totals.add(usage, self.prices)
         self.show()
 
@@ -302,12 +352,19 @@ class SessionFooter(Static):
         width = self.size.width or 120
         self.update(
             footer_text(
-                self.model, self.totals, self.prices is not None, self.cwd, self.hints, width
+                self.model,
+                self.totals,
+                self.prices is not None,
+                self.cwd,
+                self.hints,
+                width,
+                comparison=self.comparison,
             )
         )
 
 
 __all__ = [
+    "DEMO_MODEL",
     "FooterFigures",
     "FooterParts",
     "Prices",

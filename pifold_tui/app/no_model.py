@@ -2,7 +2,9 @@
 
 With no key there is nothing to talk to, but a session is still worth looking at: the app
 opens it as it would with a key (its transcript from the session file, the bar and the fold
-screens over its engine) and takes no prompt, saying how to connect a model instead. The
+screens over its engine) and sends no prompt: a message typed stays in the input, and the
+app says how to connect a model. A ``!command`` needs no model and runs as usual, its output
+added to the session. The
 agent is given a :class:`NoModelProvider`, which answers any request with a fatal error
 naming what to set, so nothing can ever be sent by mistake.
 
@@ -45,6 +47,17 @@ NO_MODEL_LINE = "no model: quit, set ANTHROPIC_API_KEY (or OPENAI_API_KEY) and r
 DEMO_LINE = "demo: quit, set ANTHROPIC_API_KEY (or OPENAI_API_KEY) and run pifold"
 """The prompt's hint line in the demo (the notification says the rest, --base-url too)."""
 
+UNSENT = (
+    "No model is connected, so this was not sent: it stays in the input (and ↑ brings it "
+    "back later). To send it, quit (ctrl+q), set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or "
+    "--base-url for a local server), then {then}."
+)
+"""What a message typed with no model is told (the prompt keeps it in its input and its
+history; a ``!command`` or a ``/command`` runs as usual)."""
+
+UNSENT_IN_DEMO = UNSENT.format(then="run pifold")
+UNSENT_IN_SESSION = UNSENT.format(then="run the same pifold command to continue this session")
+
 
 class NoModelProvider:
     """A provider with no model behind it: every request ends at once in a fatal error that
@@ -71,6 +84,16 @@ def connect_hint_of(session: AppSession) -> str | None:
         return CONNECT_HINT
     if isinstance(session.provider, NoModelProvider):
         return NO_MODEL_HINT
+    return None
+
+
+def unsent_hint_of(session: AppSession) -> str | None:
+    """What a message typed in ``session`` is told when there is no model to send it to
+    (the demo, or a session opened with no key); ``None`` when it talks to a model."""
+    if session.demo:
+        return UNSENT_IN_DEMO
+    if isinstance(session.provider, NoModelProvider):
+        return UNSENT_IN_SESSION
     return None
 
 
@@ -147,9 +170,13 @@ __all__ = [
     "NO_MODEL_HINT",
     "NO_MODEL_LINE",
     "NO_MODEL_NAME",
+    "UNSENT",
+    "UNSENT_IN_DEMO",
+    "UNSENT_IN_SESSION",
     "NoModelProvider",
     "connect_hint_of",
     "open_without_model",
     "prompt_line_of",
+    "unsent_hint_of",
     "wanted_session",
 ]

@@ -13,6 +13,7 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pifold_agent.loop import Agent, SessionRecorder
 from pifold_agent.loop.approval import Approver
@@ -29,6 +30,9 @@ from pifold_agent.sessions import SessionFile
 from pifold_core.engine import Engine
 from pifold_core.settings import SettingsFile
 from pifold_tui.app.footer import Prices
+
+if TYPE_CHECKING:
+    from pifold_tui.app.demo_bill import DemoBill
 
 
 def prices_of(descriptor: ModelDescriptor | None) -> Prices | None:
@@ -73,6 +77,11 @@ class AppSession:
     notices: list[str] = field(default_factory=list)
     """Warnings the opening found (skipped lines, a hand edit the log overrides, a
     configuration file others may write): the app shows each once."""
+    played_through: Callable[[], bool] | None = None
+    """The demo: whether the recorded session has played every reply."""
+    bill: DemoBill | None = None
+    """The demo's simulated bill and native compaction's beside it; ``None`` elsewhere (a
+    live session's cost is what its provider reports)."""
 
     @property
     def model(self) -> str:

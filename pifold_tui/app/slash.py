@@ -72,7 +72,8 @@ def fold_status(app: PifoldApp, arguments: str) -> None:
         return
     from pifold_tui.screens.status import FoldStatusScreen
 
-    app.open_screen(FoldStatusScreen(session.engine, label=str(session.cwd)))
+    note = None if session.bill is None else session.bill.note()
+    app.open_screen(FoldStatusScreen(session.engine, note=note, label=str(session.cwd)))
 
 
 def fold(app: PifoldApp, arguments: str) -> None:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pifold_bench.arms import CLEARED_TEXT, ArmRequest, ClipOnlyArm, EngineArm, LinearArm
-from pifold_bench.figures import arm_figures
-from pifold_bench.native import (
+from pifold_agent.pricing.arm_request import ArmRequest
+from pifold_agent.pricing.compaction import (
     DEFAULT_SUMMARY_TOKENS,
     INSTRUCTION_TOKENS,
     KEEP_RECENT_TOKENS,
@@ -15,10 +14,12 @@ from pifold_bench.native import (
     SPLIT_TURN_JOIN_TOKENS,
     TURN_PREFIX_INSTRUCTION_TOKENS,
     NativeCompactionArm,
-    recorded_summaries,
     serialise,
     turn_prefix_summary_tokens,
 )
+from pifold_bench.arms import CLEARED_TEXT, ClipOnlyArm, EngineArm, LinearArm
+from pifold_bench.figures import arm_figures
+from pifold_bench.native import recorded_summaries
 from pifold_bench.run import BenchSettings, prepare_entries, run_arm
 from pifold_core.entries import Entry, TextBlock
 from tests.bench.conftest import BOOK, COUNTER, prepared

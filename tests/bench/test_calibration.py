@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from pifold_agent.pricing.prices import CacheRules
 from pifold_bench.arms import LinearArm
 from pifold_bench.calibration import (
     Calibration,
@@ -13,7 +14,6 @@ from pifold_bench.calibration import (
     lifetime_source,
     request_times,
 )
-from pifold_bench.prices import CacheRules
 from pifold_bench.report import check_line
 from pifold_bench.run import (
     ArmRun,

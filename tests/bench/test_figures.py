@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from pifold_agent.pricing.prefix_cache import Bill
 from pifold_bench.causes import UncachedSplit
 from pifold_bench.figures import arm_figures, near_zero_drops
-from pifold_bench.provider import Bill
 from pifold_bench.recall import RecallResult
 from pifold_bench.run import ArmRun
 

@@ -4,7 +4,7 @@ history, compaction after compaction."""
 from __future__ import annotations
 
 from pifold_agent.compaction import plan_compaction, serialise
-from pifold_bench.native import (
+from pifold_agent.pricing.compaction import (
     INSTRUCTION_TOKENS,
     TURN_PREFIX_INSTRUCTION_TOKENS,
     NativeCompactionArm,

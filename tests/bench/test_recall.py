@@ -7,8 +7,9 @@ import random
 from dataclasses import replace
 from pathlib import Path
 
-from pifold_bench.arms import ArmRequest, ClipOnlyArm, EngineArm, LinearArm, message_digest
-from pifold_bench.native import NativeCompactionArm
+from pifold_agent.pricing.arm_request import ArmRequest
+from pifold_agent.pricing.compaction import NativeCompactionArm
+from pifold_bench.arms import ClipOnlyArm, EngineArm, LinearArm, message_digest
 from pifold_bench.recall import (
     VALUE_KINDS,
     PlantedValue,

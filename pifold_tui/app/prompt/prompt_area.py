@@ -22,6 +22,8 @@ completion popup, the input, and one hint line. The keys:
 * Esc closes the completion popup; otherwise, during a run, it asks to abort
   (``AbortRequested``).
 * ``!command`` posts ``ShellRequested`` instead of a prompt.
+* With no model (the demo, a session opened with no key) a message is still posted, so the
+  app can say why it is not sent, but it stays in the input and goes into the history.
 
 The shell sets :attr:`PromptArea.running` (hints, placeholder, Esc and the strip depend on
 it) and calls :meth:`PromptArea.open_project` once the session is open.
@@ -254,8 +256,11 @@ class PromptArea(Vertical):
             self.post_message(ShellRequested(command))
         else:
             self.post_message(PromptSubmitted(text, mode))
-            queued = self.running and not text.startswith("/") and self.connect_hint is None
-            if queued:
+            if self.connect_hint is not None and not text.startswith("/"):
+                # No model to send it to: it stays here (and in the history) until there is.
+                self._remember(text)
+                return
+            if self.running and not text.startswith("/"):
                 self.strip.add(text, "follow_up" if mode == "follow_up" else "steering")
         self._remember(text)
         self._set_text("")

@@ -19,7 +19,9 @@ from pifold_agent.providers.openai_chat import OpenAIChat
 from pifold_agent.providers.openai_responses import OpenAIResponses
 from pifold_agent.providers.resolve import MissingApiKey, ProviderChoiceError, resolve_provider
 
-PRICES = Path(__file__).parents[3] / "pifold_bench" / "data" / f"prices-{TABLE_DATE}.json"
+PRICES = (
+    Path(__file__).parents[3] / "pifold_agent" / "pricing" / "data" / f"prices-{TABLE_DATE}.json"
+)
 
 
 @pytest.fixture(autouse=True)

@@ -18,9 +18,10 @@ from pifold_agent.loop.events import CommitDone, MessageEnd
 from pifold_agent.loop.native_window import NativeWindow
 from pifold_agent.sessions import SessionFile
 from pifold_tui.app.app import Launch, PifoldApp
-from pifold_tui.app.demo import CONNECT_HINT, open_demo
+from pifold_tui.app.demo import open_demo
 from pifold_tui.app.footer import SessionFooter
-from pifold_tui.app.launch import conversation_for, prompt_for
+from pifold_tui.app.launch import conversation_for, open_prompt_project, prompt_for
+from pifold_tui.app.no_model import UNSENT_IN_DEMO
 from pifold_tui.screens.editor import FoldEditorScreen
 from pifold_tui.screens.fold import FoldScreen
 from tests.ui.app.harness import (
@@ -273,7 +274,9 @@ async def test_the_no_key_demo_commits_pauses_and_a_fold_row_opens_the_editor(
         session, gate, opening = open_demo(folders.cwd, text_delay_s=0, call_delay_s=0)
         return Launch(session, gate, opening)
 
-    app = PifoldApp(load, conversation_for, prompt_for, cwd=folders.cwd)
+    app = PifoldApp(
+        load, conversation_for, prompt_for, cwd=folders.cwd, on_session=open_prompt_project
+    )
     async with app.run_test(size=SIZE) as pilot:
         watch = await opened(app, pilot)
         commit = await watch.until_type("commit")
@@ -287,7 +290,8 @@ async def test_the_no_key_demo_commits_pauses_and_a_fold_row_opens_the_editor(
         rows = [view for view, _ in conversation(app).fold_views]
         assert rows, "no fold row in the conversation after the commit"
         await send(pilot, "fix the bug please")  # the demo has no model to send it to
-        assert app.notes[-1] == CONNECT_HINT
+        assert app.notes[-1] == UNSENT_IN_DEMO
+        assert prompt_area(app).text == "fix the bug please"  # kept, not thrown away
         rows[0].focus()
         await pilot.press("enter")
         await pilot.pause()
@@ -302,6 +306,6 @@ async def test_the_no_key_demo_commits_pauses_and_a_fold_row_opens_the_editor(
         await pilot.pause()
         await pilot.press("f2")
         assert not app.gate.paused
-        app.action_abort()
+        assert app.bridge is not None and app.bridge.abort()  # Esc would only pause the demo
         await run_to_end(app, pilot)
         assert_session_consistent(engine)

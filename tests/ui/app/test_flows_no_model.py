@@ -22,6 +22,7 @@ from pifold_tui.app.no_model import (
     NO_MODEL_HINT,
     NO_MODEL_LINE,
     NO_MODEL_NAME,
+    UNSENT_IN_SESSION,
     NoModelProvider,
 )
 from pifold_tui.app.prompt import PromptArea
@@ -95,8 +96,11 @@ async def test_resume_with_no_key_opens_the_session_to_look_at(
         assert prompt.hint == NO_MODEL_LINE  # one row at 80 columns; the toast says the rest
 
         await send(pilot, "and now count to twenty")
-        assert app.notes[-1] == NO_MODEL_HINT
+        assert app.notes[-1] == UNSENT_IN_SESSION
+        assert prompt.text == "and now count to twenty"  # kept in the input, not sent
+        assert prompt.history.entries[-1] == "and now count to twenty"
         assert not app.running and list(session.recorder.recorded()) == entries
+        prompt.input.load_text("")
 
         for command in ("/new", "/compact"):  # what needs the model says so, changes nothing
             await send(pilot, command)

@@ -17,6 +17,7 @@ from pifold_tui.app.app import Launch, PifoldApp
 from pifold_tui.app.demo import CONNECT_HINT, DEMO_BUDGET, open_demo
 from pifold_tui.app.info_screens import InfoScreen
 from pifold_tui.app.launch import model_configured, names_a_model
+from pifold_tui.app.no_model import UNSENT_IN_DEMO
 from pifold_tui.screens.editor import FoldEditorScreen
 from tests.ui.app.shell_fixtures import EventLog, StubPrompt, assert_session_consistent
 
@@ -72,7 +73,7 @@ async def test_the_demo_plays_commits_pauses_and_opens_the_editor(tmp_path: Path
         app.query_one(StubPrompt).type_line("/model")
         app.query_one(StubPrompt).type_line("/session")
         await pilot.pause()
-        assert app.notes[-2] == CONNECT_HINT  # a message is not sent: there is no model
+        assert app.notes[-2] == UNSENT_IN_DEMO  # a message is not sent: there is no model
         assert app.notes[-1].startswith("/model is not available while the agent works")
         assert isinstance(app.screen, InfoScreen)
         facts = str(app.screen.query_one("#info-body", Static).render())
@@ -80,8 +81,7 @@ async def test_the_demo_plays_commits_pauses_and_opens_the_editor(tmp_path: Path
         await pilot.press("escape")
         await pilot.press("f2")
         assert not app.gate.paused
-        app.action_abort()
-        assert app.bridge is not None
+        assert app.bridge is not None and app.bridge.abort()  # Esc would only pause the demo
         await app.bridge.wait()
         assert_session_consistent(session.engine)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from pifold_agent.pricing.session_bill import BilledProvider
 from pifold_agent.providers.base import (
     ProviderRequest,
     StreamDone,
@@ -32,8 +33,10 @@ READABLE_CHARACTERS_PER_SECOND = (200, 1_000)
 async def test_the_demo_streams_its_first_reply_at_a_readable_pace(tmp_path: Path) -> None:
     session, _, opening = open_demo(tmp_path)
     try:
-        provider = session.provider
-        assert isinstance(provider, PausableProvider) and opening
+        billed = session.provider
+        assert isinstance(billed, BilledProvider) and opening
+        provider = billed.inner
+        assert isinstance(provider, PausableProvider)
         trail: list[StreamEvent | float] = []
 
         async def record(seconds: float) -> None:
@@ -65,8 +68,10 @@ async def test_the_demo_streams_its_first_reply_at_a_readable_pace(tmp_path: Pat
 async def test_the_gate_holds_the_stream_between_two_chunks(tmp_path: Path) -> None:
     session, gate, opening = open_demo(tmp_path)
     try:
-        provider = session.provider
-        assert isinstance(provider, PausableProvider) and opening
+        billed = session.provider
+        assert isinstance(billed, BilledProvider) and opening
+        provider = billed.inner
+        assert isinstance(provider, PausableProvider)
 
         async def no_wait(seconds: float) -> None:
             """The pace is not under test here."""

@@ -1,18 +1,22 @@
-"""Prices and prompt-cache rules, read from the dated data file in ``pifold_bench/data``.
+"""Prices and prompt-cache rules, read from the dated data file in ``pifold_agent/pricing/data``.
 
 The numbers live in data, not code, because providers change them: the file names the date
 it was compiled and where the figures come from, and the benchmark prints that date with
-every bill. A model is found by its name or by a dated variant of it
-(``claude-opus-4-5-20251101`` is ``claude-opus-4-5``); a model the file does not list is
-priced as the file's default model, and the report says so.
+every bill (the demo's ``/fold-status`` names it too). A model is found by its name or by a
+dated variant of it (``claude-opus-4-5-20251101`` is ``claude-opus-4-5``); a model the file
+does not list is priced as the file's default model, and the report says so.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Literal
+
+from pifold_core.entries import Entry
 
 PRICE_FILE = "prices-2026-11-30.json"
 """The data file in use; its name carries the date it was compiled."""
@@ -120,10 +124,18 @@ class PriceBook:
         return self.models[self.default_model], False
 
 
+def main_model(entries: Sequence[Entry]) -> str | None:
+    """The model of most assistant entries, or None when none is recorded."""
+    models = Counter(entry.model for entry in entries if entry.kind == "assistant" and entry.model)
+    return models.most_common(1)[0][0] if models else None
+
+
 def load_price_book(text: str | None = None) -> PriceBook:
     """Parse the shipped price file, or ``text`` when given (tests use that)."""
     if text is None:
-        text = (resources.files("pifold_bench") / "data" / PRICE_FILE).read_text(encoding="utf-8")
+        text = (resources.files("pifold_agent.pricing") / "data" / PRICE_FILE).read_text(
+            encoding="utf-8"
+        )
     data = json.loads(text)
     if not isinstance(data, dict):
         raise PriceDataError("the price file must hold one JSON object")

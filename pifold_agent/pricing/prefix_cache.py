@@ -1,5 +1,8 @@
 """A simulated provider: a positional prefix cache per family, and the bill of each request.
 
+The benchmark bills every arm with it, and the demo bills the session it plays (and native
+compaction beside it) with the same rules, so the two never price a request differently.
+
 A provider prefix cache replays the longest byte-identical prefix it still holds, so what a
 request costs depends on *where* it first differs from what was sent before, not on how
 much differs. The simulation works at message granularity: a request is an ordered list of
@@ -27,7 +30,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Protocol
 
-from pifold_bench.prices import TOKENS_PER_PRICE_UNIT, CacheRules, ModelPrices
+from pifold_agent.pricing.prices import TOKENS_PER_PRICE_UNIT, CacheRules, ModelPrices
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +44,7 @@ class PromptPart:
 
 
 @dataclass(frozen=True, slots=True)
-class ProviderRequest:
+class BilledRequest:
     """One model call as the simulated provider receives it."""
 
     parts: tuple[PromptPart, ...]
@@ -92,7 +95,7 @@ class CacheOutcome:
 class PrefixCache(Protocol):
     """One family's cache behaviour."""
 
-    def serve(self, request: ProviderRequest) -> CacheOutcome:
+    def serve(self, request: BilledRequest) -> CacheOutcome:
         """Serve ``request``: what it reads and writes; the cache remembers it."""
         ...
 
@@ -125,7 +128,7 @@ class AutomaticPrefixCache:
         self._last_used: dict[bytes, int] = {}
         self._served = 0
 
-    def serve(self, request: ProviderRequest) -> CacheOutcome:
+    def serve(self, request: BilledRequest) -> CacheOutcome:
         prefixes = _Prefixes(request.parts)
         lifetime_ms = self.rules.lifetime_seconds * 1000
         now = request.time_ms
@@ -161,7 +164,7 @@ class BreakpointPrefixCache:
         self.rules = rules
         self._last_used: dict[bytes, int] = {}
 
-    def serve(self, request: ProviderRequest) -> CacheOutcome:
+    def serve(self, request: BilledRequest) -> CacheOutcome:
         prefixes = _Prefixes(request.parts)
         count = len(request.parts)
         cacheable = sorted(
@@ -206,7 +209,7 @@ class SimulatedProvider:
         self.prices = prices
         self.cache = make_cache(prices.rules)
 
-    def bill(self, request: ProviderRequest) -> Bill:
+    def bill(self, request: BilledRequest) -> Bill:
         """Serve ``request`` and return its bill."""
         prompt = sum(part.tokens for part in request.parts)
         outcome = self.cache.serve(request) if request.cached else CacheOutcome(0, 0)

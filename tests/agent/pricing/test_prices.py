@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pifold_bench.prices import PRICE_FILE, PriceDataError, load_price_book
+from pifold_agent.pricing.prices import PRICE_FILE, PriceDataError, load_price_book
 
 
 def test_the_shipped_file_is_dated_and_names_its_source() -> None:
