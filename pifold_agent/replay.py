@@ -55,7 +55,7 @@ class MeasurementFigures:
     calibration: float
     """Measured tokens per estimated token at the end."""
     reading: str
-    """The final reading: measured, stale_after_commit, estimated or not_measured."""
+    """The final reading: measured, estimated_after_commit, estimated or not_measured."""
 
 
 @dataclass(frozen=True)
