@@ -7,17 +7,26 @@ show the same number under the same name.
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 from rich.console import Console, RenderableType
 
+from pifold_agent.loop.window import commit_event
 from pifold_core.composition import Reading
 from pifold_core.engine import Engine
 from pifold_tui.fold_bar.layout import round_half_up
 from pifold_tui.fold_bar.suffix import suffix_text
+from pifold_tui.app.conversation.render import commit_notice
 from pifold_tui.screens.fold import FoldPreview, preview_report
 from pifold_tui.screens.status import ReportStyles
 from pifold_tui.screens.status.figures import AIM_LABEL, EXPECTED_LABEL, aim_words
 from pifold_tui.screens.status.report import StatusFigures, status_report
+from tests.core.builders import small_options
+from tests.core.engine_checks import (
+    assert_clean_audit,
+    assert_reopens_identically,
+    pending_engine,
+)
 from tests.ui.screens.conftest import check_clean, looked_only
 
 
@@ -96,3 +105,21 @@ def test_after_a_commit_the_bar_reads_what_the_status_screen_expects(
     status = plain(status_report(StatusFigures.read(engine), ReportStyles()))
     assert figure(status, "occupancy shown") == f"~{expected:,}" == figure(status, EXPECTED_LABEL)
     assert "estimated after commit" in status
+
+
+def test_a_commit_notice_counts_folds_as_the_bar_does(tmp_path: Path) -> None:
+    """A commit that consolidates folds it built at once: its notice's ``N Folds`` is the
+    bar's, and the folds it built are named apart as built."""
+    engine, _ = pending_engine(
+        tmp_path, count=8, options=small_options(budget=200_000, min_fold_chars=2_000)
+    )
+    outcome = engine.commit_now()
+    event = commit_event(outcome)
+    shown = engine.composition().counts.folds
+    assert event.consolidated > 0 and event.folds > shown  # built is not what the bar counts
+    assert event.shown == shown == engine.status().counts.folds
+    notice = commit_notice(event)
+    assert f" · {shown} Folds ({event.folds} built, {event.consolidated} consolidated" in notice
+    assert f" · {shown} Folds" in suffix_text(engine.composition())
+    assert_clean_audit(engine)
+    assert_reopens_identically(engine)
