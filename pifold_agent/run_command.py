@@ -41,7 +41,7 @@ from pifold_agent.providers.scripted import ScriptedProvider
 from pifold_agent.sessions import SessionError, SessionFile, find, latest_for
 from pifold_agent.tools import builtin_tools
 from pifold_core.engine import Engine
-from pifold_core.options import EngineOptions
+from pifold_core.options import EngineOptions, budget_problem
 from pifold_core.settings import SettingsError, SettingsFile
 from pifold_core.store import StoreError
 
@@ -144,8 +144,8 @@ def native_window(
     """Pi's compaction over the session: it keeps the context under the serving budget (the
     model's window less the reserve), the same budget folding works to."""
     budget = options.budget if options.budget is not None else model_budget
-    if budget is not None and budget < 1:
-        raise CommandError("--budget must be a positive number of tokens")
+    if budget is not None and budget_problem(budget, "--budget"):
+        raise CommandError(str(budget_problem(budget, "--budget")))
     settings = CompactionSettings()
     serving = budget if budget is not None else EngineOptions().budget
     return NativeWindow(session, provider, serving + settings.reserve_tokens, settings)
@@ -259,8 +259,8 @@ def _scripted(options: HeadlessOptions) -> Provider:
 def open_engine(state_dir: Path, options: HeadlessOptions, descriptor_budget: int | None) -> Engine:
     """The session's engine. A new session starts from the model's budget under the settings
     file; a reopened one keeps its logged options under the settings file. ``--budget`` wins."""
-    if options.budget is not None and options.budget < 1:
-        raise CommandError("--budget must be a positive number of tokens")
+    if options.budget is not None and budget_problem(options.budget, "--budget"):
+        raise CommandError(str(budget_problem(options.budget, "--budget")))
     base = EngineOptions() if descriptor_budget is None else EngineOptions(budget=descriptor_budget)
     try:
         fresh = _with_budget(SettingsFile(base=base).load(), options.budget)

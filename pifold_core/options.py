@@ -195,6 +195,40 @@ class PaletteOption:
 DEFAULT_BUDGET = 100_000
 """Serving budget used when neither the deployment nor a model descriptor states one."""
 
+MIN_BUDGET = 1_000
+"""The smallest serving budget any route accepts. Below it not one ordinary request fits: a
+host's system prompt and tool definitions alone take more (the bundled agent's take about
+2,000 tokens), and ``minTarget`` × budget (200 tokens at the default 0.2) is smaller than the
+placeholder of a single fold, so no commit could ever reach its aim."""
+
+MAX_BUDGET = 10_000_000
+"""The largest serving budget any route accepts. The widest context windows offered today
+hold one to two million tokens; ten million leaves room for the next ones, while a budget
+mistyped with extra zeros (``1000000000``) is refused instead of quietly turning folding off
+(no window would ever reach its trigger)."""
+
+
+def budget_problem(value: object, name: str = "providerInputBudget") -> str | None:
+    """What is wrong with ``value`` as a serving budget, naming ``name`` (the option, or a
+    command's ``--budget``) and the rule, or ``None`` when it is one. The one budget rule:
+    the settings file, the settings screen, ``-p``, the app, ``replay``, ``demo``, ``bench``
+    and ``inspect`` all refuse with this message."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"{name} must be a whole number of tokens, got {value!r}"
+    if not MIN_BUDGET <= value <= MAX_BUDGET:
+        return f"{name} must be from {MIN_BUDGET:,} to {MAX_BUDGET:,} tokens, got {value:,}"
+    return None
+
+
+def check_budget(value: object, name: str = "providerInputBudget") -> int:
+    """``value`` as a serving budget, or :class:`OptionsError` with :func:`budget_problem`'s
+    message."""
+    problem = budget_problem(value, name)
+    if problem is None and isinstance(value, int):
+        return value
+    raise OptionsError(problem)
+
+
 EVIDENCE_THRESHOLD_BYTES = 32 * 1024
 """Tool results larger than this (UTF-8 bytes of text) go to an evidence artifact."""
 
@@ -222,7 +256,7 @@ class EngineOptions:
     """``palette``: the fold bar's colours (the engine stores it; only the UI reads it)."""
 
     def __post_init__(self) -> None:
-        _integer("providerInputBudget", self.budget, 1)
+        check_budget(self.budget)
         if not isinstance(self.thresholds, Thresholds):
             raise OptionsError(f"thresholds must be Thresholds, got {self.thresholds!r}")
         # A str is iterable too; without this check "bash" would blacklist b, a, s and h.

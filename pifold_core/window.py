@@ -73,9 +73,7 @@ def shown_fold_kinds(projection: Projection, forest: Forest) -> dict[str, str]:
     """The folds the window shows as placeholders (collapsed, not inside a collapsed
     ancestor), handle to kind: the one count the bar's ``N Folds``, ``/fold-status``'s
     visible folds and a commit's notice all use."""
-    return {
-        item.fold: forest.folds[item.fold].kind for item in projection.items if item.fold
-    }
+    return {item.fold: forest.folds[item.fold].kind for item in projection.items if item.fold}
 
 
 def consolidated_at_once(built: Sequence[Fold]) -> int:

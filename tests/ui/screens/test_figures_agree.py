@@ -14,9 +14,9 @@ from rich.console import Console, RenderableType
 from pifold_agent.loop.window import commit_event
 from pifold_core.composition import Reading
 from pifold_core.engine import Engine
+from pifold_tui.app.conversation.render import commit_notice
 from pifold_tui.fold_bar.layout import round_half_up
 from pifold_tui.fold_bar.suffix import suffix_text
-from pifold_tui.app.conversation.render import commit_notice
 from pifold_tui.screens.fold import FoldPreview, preview_report
 from pifold_tui.screens.status import ReportStyles
 from pifold_tui.screens.status.figures import AIM_LABEL, EXPECTED_LABEL, aim_words
