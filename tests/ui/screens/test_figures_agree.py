@@ -12,9 +12,11 @@ from pathlib import Path
 from rich.console import Console, RenderableType
 
 from pifold_agent.loop.window import commit_event
+from pifold_agent.providers.models import BUILT_IN
 from pifold_core.composition import Reading
 from pifold_core.engine import Engine
 from pifold_tui.app.conversation.render import commit_notice
+from pifold_tui.app.slash import model_lines
 from pifold_tui.fold_bar.layout import round_half_up
 from pifold_tui.fold_bar.suffix import suffix_text
 from pifold_tui.screens.fold import FoldPreview, preview_report
@@ -123,3 +125,20 @@ def test_a_commit_notice_counts_folds_as_the_bar_does(tmp_path: Path) -> None:
     assert f" · {shown} Folds" in suffix_text(engine.composition())
     assert_clean_audit(engine)
     assert_reopens_identically(engine)
+
+
+def test_model_names_the_window_and_the_budgets_as_the_status_screen_does(
+    read_only_engine: Engine,
+) -> None:
+    """``/model`` said ``local 128,000 tokens`` beside a 100,000 budget: each figure is
+    named now, and the session's budget is ``/fold-status``'s."""
+    local = BUILT_IN["local"]
+    budget = read_only_engine.options.budget
+    lines = model_lines([local], "local", budget)
+    row = next(line for line in lines if line.startswith("→ local"))
+    assert row.split()[2:4] == [f"{local.context_window:,}", f"{local.serving_budget:,}"]
+    assert "window" in lines[0] and "serving budget" in lines[0]
+    page = "\n".join(lines)
+    assert f"This session's serving budget: {budget:,} tokens (providerInputBudget)" in page
+    status = plain(status_report(StatusFigures.read(read_only_engine), ReportStyles()))
+    assert figure(status, "serving budget") == f"{budget:,}"
