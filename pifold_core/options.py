@@ -192,6 +192,24 @@ class PaletteOption:
         return {"map": self.map_name, "start": self.start, "end": self.end}
 
 
+def _check_distinct(palette: PaletteOption) -> None:
+    """Refuse a slice so narrow that adjacent categories' colours fall under ΔE′ 6
+    (:mod:`palettes.distinct`), naming the narrowest that works.
+
+    Only where a person sets the palette (a settings file, the settings screen, ``pifold
+    settings``): a session's log replays the palette it ran with and never refuses it. The
+    default needs no check, so ``palettes`` (numpy, cmap) is imported only for another.
+    """
+    if palette == PaletteOption():
+        return
+    from palettes.distinct import slice_problem
+    from palettes.sampling import PaletteSetting
+
+    problem = slice_problem(PaletteSetting(palette.map_name, palette.start, palette.end))
+    if problem is not None:
+        raise OptionsError(problem)
+
+
 DEFAULT_BUDGET = 100_000
 """Serving budget used when neither the deployment nor a model descriptor states one."""
 
@@ -344,6 +362,7 @@ class EngineOptions:
             changes["notice_lead_share"] = mapping["noticeLeadShare"]
         if "palette" in mapping:
             changes["palette"] = PaletteOption.from_settings(mapping["palette"])
+            _check_distinct(changes["palette"])
         # replace() reruns __post_init__, so rules that tie options together (the notice
         # inside the band) are checked against the merged result, not the mapping alone.
         return dataclasses.replace(base or cls(), **changes)
