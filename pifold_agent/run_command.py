@@ -256,14 +256,22 @@ def _scripted(options: HeadlessOptions) -> Provider:
     return ScriptedProvider(script, TiktokenCounter())
 
 
-def open_engine(state_dir: Path, options: HeadlessOptions, descriptor_budget: int | None) -> Engine:
+def open_engine(
+    state_dir: Path,
+    options: HeadlessOptions,
+    descriptor_budget: int | None,
+    settings_file: bool = True,
+) -> Engine:
     """The session's engine. A new session starts from the model's budget under the settings
-    file; a reopened one keeps its logged options under the settings file. ``--budget`` wins."""
+    file; a reopened one keeps its logged options under the settings file. ``--budget`` wins.
+    Without ``settings_file`` the file is not read (the app, when the file is refused)."""
     if options.budget is not None and budget_problem(options.budget, "--budget"):
         raise CommandError(str(budget_problem(options.budget, "--budget")))
     base = EngineOptions() if descriptor_budget is None else EngineOptions(budget=descriptor_budget)
     try:
-        fresh = _with_budget(SettingsFile(base=base).load(), options.budget)
+        fresh = _with_budget(
+            SettingsFile(base=base).load() if settings_file else base, options.budget
+        )
         engine = Engine.open(state_dir, fresh)
     except SettingsError as error:
         raise CommandError(str(error)) from None
@@ -271,7 +279,10 @@ def open_engine(state_dir: Path, options: HeadlessOptions, descriptor_budget: in
         # A second writer (SessionLocked), a damaged log or store: say which, run nothing.
         raise CommandError(f"cannot open the session's engine state {state_dir}: {error}") from None
     try:
-        engine.apply_options(_with_budget(SettingsFile(base=engine.options).load(), options.budget))
+        if settings_file:
+            engine.apply_options(
+                _with_budget(SettingsFile(base=engine.options).load(), options.budget)
+            )
     except SettingsError as error:
         engine.close()
         raise CommandError(str(error)) from None

@@ -223,6 +223,10 @@ class PifoldApp(App[int]):
         hint = connect_hint_of(launch.session)
         if hint is not None:
             self.say(hint, timeout=12)
+        if launch.session.settings_refused is not None:
+            from pifold_core.refused_settings import refused_notice
+
+            self.say(refused_notice(launch.session.settings_refused), "warning", timeout=20)
         self.sessions_shown += 1
         self.loaded.set()
 

@@ -31,7 +31,8 @@ from pifold_agent.run_command import (
 )
 from pifold_agent.sessions import SessionFile
 from pifold_core.engine import Engine
-from pifold_core.settings import SettingsFile
+from pifold_core.refused_settings import load_or_defaults
+from pifold_core.settings import SettingsError, SettingsFile
 from pifold_tui.app.footer import Prices
 
 
@@ -74,6 +75,9 @@ class AppSession:
     """Whether this is the no-key demo (a recorded session played back)."""
     cleanup: Callable[[], None] | None = None
     """Run once when the session closes (the demo removes its temporary state)."""
+    settings_refused: SettingsError | None = None
+    """Why the settings file was refused when the session opened: it runs with the
+    defaults, and the app says so (``/fold-settings`` can replace the file)."""
 
     @property
     def model(self) -> str:
@@ -101,8 +105,10 @@ def open_live(options: HeadlessOptions, approver: Approver | None) -> AppSession
     model_budget = descriptor.serving_budget if descriptor is not None else None
     cwd = options.cwd.resolve()
     session = open_session(cwd, options)
+    # A refused file must not stop the app: /fold-settings, where it is repaired, is inside.
+    refused = load_or_defaults(SettingsFile())[1]
     try:
-        engine = open_engine(session.state_directory, options, model_budget)
+        engine = open_engine(session.state_directory, options, model_budget, refused is None)
     except BaseException:
         session.close()
         raise
@@ -121,6 +127,7 @@ def open_live(options: HeadlessOptions, approver: Approver | None) -> AppSession
         settings=SettingsFile(),
         options=options,
         session_file=session,
+        settings_refused=refused,
     )
 
 
