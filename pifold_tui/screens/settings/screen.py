@@ -41,7 +41,6 @@ from pifold_tui.screens.settings.form import (
 from pifold_tui.screens.settings.slider import MapChooser, PositionSlider
 from pifold_tui.screens.status.frame import BarFooter
 
-
 PREVIEW_SAVED = "preview: the bar with these settings, as saved"
 """The preview's label while the form holds what the session runs with."""
 
@@ -296,9 +295,7 @@ class FoldSettingsScreen(Screen[None]):
         file_line.set_class(False, "-refused")
         self.query_one(BarFooter).show()
         self._repaint_preview()
-        self._say(
-            f"saved to {self.settings.path} and applied to the running session{kept}", True
-        )
+        self._say(f"saved to {self.settings.path} and applied to the running session{kept}", True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "save":
