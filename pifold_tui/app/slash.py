@@ -171,7 +171,9 @@ async def compact(app: PifoldApp, arguments: str) -> None:
     app.say("Compacted: the history is summarised (Pi's compaction entry); folding is off now.")
 
 
-def model_lines(descriptors: Sequence[ModelDescriptor], current: str, budget: int) -> list[str]:
+def model_lines(
+    descriptors: Sequence[ModelDescriptor], current: str, budget: int | None
+) -> list[str]:
     """``/model``'s page: each model's window and serving budget, each named for what it is,
     then the session's own serving budget, the one the bar and ``/fold-status`` count
     against (issue 19: the page said ``local 128,000 tokens`` beside a 100,000 budget)."""
@@ -182,14 +184,21 @@ def model_lines(descriptors: Sequence[ModelDescriptor], current: str, budget: in
             f"{descriptor.context_window:>9,} {descriptor.serving_budget:>15,}  "
             f"${descriptor.input_per_million:g} / ${descriptor.output_per_million:g}"
         )
+    session = (
+        [
+            f"This session's serving budget: {budget:,} tokens (providerInputBudget). The bar",
+            "and /fold-status count against it; /fold-settings changes it.",
+        ]
+        if budget is not None
+        else ["This session no longer folds (/compact): its model's serving budget applies."]
+    )
     return [
         *lines,
         "",
         "window: the tokens the model accepts, prompt and answer together; serving budget:",
         "the window less the answer's reserve, where a new session on that model starts.",
         "",
-        f"This session's serving budget: {budget:,} tokens (providerInputBudget). The bar and",
-        "/fold-status count against it; /fold-settings changes it.",
+        *session,
         "",
         "/model NAME switches from the next request.",
     ]
@@ -204,9 +213,9 @@ def model(app: PifoldApp, arguments: str) -> None:
     if not arguments:
         from pifold_tui.app.info_screens import InfoScreen
 
-        lines = model_lines(
-            models_for(session.provider), session.model, session.engine.options.budget
-        )
+        engine = session.engine
+        budget = None if engine is None else engine.options.budget
+        lines = model_lines(models_for(session.provider), session.model, budget)
         app.push_screen(InfoScreen(f"/model · {session.provider.name}", lines))
         return
     from pifold_agent.run_command import CommandError as RunCommandError
