@@ -165,7 +165,7 @@ def _marks(preview: FoldPreview, styles: ReportStyles) -> RenderableType:
         more = f", and cut {extra} more span{'s' if extra != 1 else ''}" if extra > 0 else ""
         parts.append(
             Text(
-                f"The band's own commit ({aim_words(band.aim_tokens)}) would land all of "
+                f"The band's own commit {aim_words(band.aim_tokens)} and would land all of "
                 f"these too{more}.",
                 style=styles.muted,
             )
