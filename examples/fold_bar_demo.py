@@ -79,7 +79,7 @@ def _session() -> list[tuple[str, Composition]]:
                 160_000,
                 {Category.TOOL: 6_000, Category.SPAN: 4_000, raw: 96_000, Category.PINNED: 4_000},
                 FoldCounts(span=1, tool=4, pins=1),
-                Reading.STALE_AFTER_COMMIT,
+                Reading.ESTIMATED_AFTER_COMMIT,
             ),
         ),
         (

@@ -22,16 +22,16 @@ from pifold_agent.headless_demo import headless_demo
 from pifold_agent.importers import TraceFormatError
 from pifold_agent.inspect_command import inspect, run_inspection
 from pifold_agent.replay import (
-    MIN_BUDGET,
     ReplayOutputError,
     ReplayReport,
     ReplayStateError,
+    broken_promises,
     replay_trace,
 )
 from pifold_agent.replay_lifetime import CacheLifetime
 from pifold_agent.settings_command import settings_app
 from pifold_bench.command import bench
-from pifold_core.options import DEFAULT_BUDGET, EngineOptions
+from pifold_core.options import DEFAULT_BUDGET, EngineOptions, OptionsError, check_budget
 from pifold_core.settings import SettingsError, SettingsFile
 
 app = typer.Typer(
@@ -156,6 +156,9 @@ def demo(
     except (TraceFormatError, OSError) as error:
         _fail(f"the demo session could not be replayed: {error}")
     _print_report(console, report)
+    broken = broken_promises(report)  # the demo keeps replay's promises, and exits as it does
+    if broken:
+        _fail(broken, code=1)
 
 
 @app.command()
@@ -209,7 +212,7 @@ def replay(
         _print_report(console, report)
     if inspect_after and state is not None:
         run_inspection(Console(stderr=True), state)
-    broken = _broken_promises(report)
+    broken = broken_promises(report)
     if broken:
         _fail(broken, code=1)
 
@@ -220,29 +223,12 @@ def _fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
-def _broken_promises(report: ReplayReport) -> str | None:
-    """Why a finished replay exits 1: a rewrite without a cause, a fold that did not verify,
-    or a window the recovery could not bring under the budget."""
-    problems = []
-    if report.unattributed:
-        problems.append(f"{report.unattributed} unattributed rewrite(s)")
-    if report.failed_folds:
-        problems.append(f"{report.failed_folds} fold(s) failed verification")
-    if report.over_budget:
-        problems.append(
-            f"{report.over_budget} request(s) over the budget even after overflow recovery "
-            f"(peak {report.window.peak:,} > budget {report.window.budget:,} tokens)"
-        )
-    return "; ".join(problems) or None
-
-
 def _options(console: Console, budget: int) -> EngineOptions:
     """The user's settings file with the command's budget: refused settings stop the run."""
-    if budget < MIN_BUDGET:
-        _fail(
-            f"--budget must be at least {MIN_BUDGET:,} tokens, got {budget:,} "
-            "(not even one ordinary request fits in less)"
-        )
+    try:
+        check_budget(budget, "--budget")
+    except OptionsError as error:
+        _fail(str(error))
     try:
         options = SettingsFile(base=EngineOptions(budget=budget)).load()
     except SettingsError as error:
@@ -313,6 +299,7 @@ def _print_report(console: Console, report: ReplayReport) -> None:
         ("occupancy reading", _reading(report)),
         ("budget", f"{window.budget:,} tokens"),
         ("peak window", f"{window.peak:,} tokens"),
+        ("requests over budget", f"{report.over_budget:,}"),
         ("mean window", f"{window.mean:,.0f} tokens"),
         ("lowest window after first commit", _tokens(window.min_after_first_commit)),
         ("skipped lines", f"{report.skipped_lines}"),

@@ -26,10 +26,10 @@ from pifold_agent.loop import Agent, AgentConfig, AgentEvent, MemoryRecorder, Ru
 from pifold_agent.loop.events import CommitDone, MessageEnd, MessageStart, OverflowRecovered
 from pifold_agent.loop.system_prompt import system_prompt
 from pifold_agent.providers.scripted import ScriptedProvider, script_from_entries
-from pifold_agent.replay import verify_folds
+from pifold_agent.replay import over_budget_problem, requests_over_budget, verify_folds
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry
-from pifold_core.options import EngineOptions
+from pifold_core.options import EngineOptions, OptionsError, check_budget
 from pifold_core.settings import SettingsError, SettingsFile
 from pifold_core.tokens import TiktokenCounter
 
@@ -59,6 +59,14 @@ class DemoFigures:
     """The largest request the engine projected (its own count)."""
     final_tokens: int = 0
     budget: int = 0
+    request_tokens: list[int] = field(default_factory=list)
+    """Expected occupancy of each request as it went out (the figure ``replay`` counts)."""
+
+    @property
+    def over_budget(self) -> int:
+        """Requests over the budget even after overflow recovery, counted as ``replay``
+        counts them."""
+        return requests_over_budget(self.request_tokens, self.budget)
 
 
 async def play(entries: list[Entry], options: EngineOptions, state_dir: Path) -> DemoFigures:
@@ -88,6 +96,7 @@ async def play(entries: list[Entry], options: EngineOptions, state_dir: Path) ->
             if isinstance(event, MessageStart) and event.role == "assistant":
                 # Emitted as the request goes out: the projection is exactly what was sent.
                 figures.peak_tokens = max(figures.peak_tokens, engine.projection.tokens)
+                figures.request_tokens.append(engine.expected_tokens())
 
         agent.subscribe(observe)
         result: RunResult = await agent.run(provider.opening_prompt())
@@ -133,6 +142,7 @@ def demo_rows(figures: DemoFigures) -> list[tuple[str, str]]:
         ("entries in the engine", f"{figures.entries:,}"),
         ("budget", f"{figures.budget:,} tokens"),
         ("largest request (engine's count)", f"{figures.peak_tokens:,} tokens"),
+        ("requests over budget", f"{figures.over_budget:,}"),
         ("final window (engine's count)", f"{figures.final_tokens:,} tokens"),
     ]
 
@@ -147,8 +157,10 @@ def _commit_text(commits: list[CommitDone]) -> str:
 
 def headless_demo(budget: int, console: Console) -> int:
     """Play the bundled session headless and print what the engine did; the exit code."""
-    if budget < 1:
-        console.print("[red]error:[/] --budget must be a positive number of tokens")
+    try:
+        check_budget(budget, "--budget")
+    except OptionsError as error:
+        console.print(f"[red]error:[/] {error}")
         return 2
     try:
         options = replace(SettingsFile(base=EngineOptions(budget=budget)).load(), budget=budget)
@@ -170,7 +182,16 @@ def headless_demo(budget: int, console: Console) -> int:
     console.print(table)
     for failure in figures.failures:
         console.print(f"[red]fold failure:[/] {failure}")
-    healthy = figures.outcome == "stop" and not figures.unattributed and not figures.failures
+    if figures.over_budget:
+        peak = max(figures.request_tokens)
+        problem = over_budget_problem(figures.over_budget, peak, figures.budget)
+        console.print(f"[red]error:[/] {problem}")
+    healthy = (
+        figures.outcome == "stop"
+        and not figures.unattributed
+        and not figures.failures
+        and not figures.over_budget
+    )
     return 0 if healthy else 1
 
 

@@ -11,7 +11,7 @@ import json
 import stat
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from pifold_core.engine import LOG_NAME, Engine, EngineError, SessionLocked
 from pifold_core.folds import ForestError, source_of
 from pifold_core.journal import JournalCorrupt
 from pifold_core.notice import NOTICE_TAG
-from pifold_core.options import EngineOptions
+from pifold_core.options import EngineOptions, check_budget
 from pifold_core.store import StoreError
 
 
@@ -55,7 +55,7 @@ class MeasurementFigures:
     calibration: float
     """Measured tokens per estimated token at the end."""
     reading: str
-    """The final reading: measured, stale_after_commit, estimated or not_measured."""
+    """The final reading: measured, estimated_after_commit, estimated or not_measured."""
 
 
 @dataclass(frozen=True)
@@ -118,9 +118,35 @@ class ReplayReport:
 
 ProgressCallback = Callable[[int, int], None]
 
-MIN_BUDGET = 1_000
-"""The smallest serving budget a replay takes: below it not even one ordinary request fits
-(a system prompt alone is often larger), so a smaller one is a typing mistake."""
+
+def requests_over_budget(request_tokens: Sequence[int], budget: int) -> int:
+    """Requests whose expected occupancy was over the serving budget: what a provider would
+    have refused even after overflow recovery. One count for ``replay`` and both demos,
+    each of which exits 1 when it is not zero."""
+    return sum(tokens > budget for tokens in request_tokens)
+
+
+def broken_promises(report: ReplayReport) -> str | None:
+    """Why a finished replay (or ``pifold demo``) exits 1: a rewrite without a cause, a fold
+    that did not verify, or a request the recovery could not bring under the budget."""
+    problems = []
+    if report.unattributed:
+        problems.append(f"{report.unattributed} unattributed rewrite(s)")
+    if report.failed_folds:
+        problems.append(f"{report.failed_folds} fold(s) failed verification")
+    if report.over_budget:
+        problems.append(
+            over_budget_problem(report.over_budget, report.window.peak, report.window.budget)
+        )
+    return "; ".join(problems) or None
+
+
+def over_budget_problem(count: int, peak: int, budget: int) -> str:
+    """The words for requests over the budget, the same in ``replay`` and both demos."""
+    return (
+        f"{count} request(s) over the budget even after overflow recovery "
+        f"(peak {peak:,} > budget {budget:,} tokens)"
+    )
 
 
 class ReplayOutputError(ValueError):
@@ -147,8 +173,7 @@ def replay_trace(
     ``ReplayOutputError`` for a ``window_out`` that cannot be written; each is raised before
     anything is written.
     """
-    if budget < MIN_BUDGET:
-        raise ValueError(f"--budget must be at least {MIN_BUDGET:,} tokens, got {budget:,}")
+    check_budget(budget, "--budget")
     trace = _load(path)
     lifetime = resolve_lifetime(trace, cache_lifetime_s)
     _check_output(window_out)
@@ -330,7 +355,7 @@ def _report(
         marks_pending=len(status.marks),
         consolidations=kinds.get("consolidated", 0),
         overflows=figures.overflows,
-        over_budget=sum(size > engine.options.budget for size in sizes),
+        over_budget=requests_over_budget(sizes, engine.options.budget),
         commit_sizes=[per_commit.get(number, 0) for number in range(1, engine.commit_count + 1)],
         torn_tail=torn_tail,
         notes=list(trace.notes),
@@ -370,11 +395,13 @@ def verify_folds(engine: Engine) -> tuple[int, list[str]]:
 
 
 __all__ = [
-    "MIN_BUDGET",
     "ReplayOutputError",
     "ReplayReport",
     "ReplayStateError",
+    "broken_promises",
     "check_state_folder",
+    "over_budget_problem",
     "replay_trace",
+    "requests_over_budget",
     "verify_folds",
 ]

@@ -29,7 +29,6 @@ from pifold_agent.loop.native_window import NativeWindow
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.models import ModelDescriptor, cache_lifetime, models_file
 from pifold_agent.providers.scripted import ScriptedProvider
-from pifold_agent.replay import MIN_BUDGET
 from pifold_agent.run_input import CommandError, HeadlessOptions
 from pifold_agent.sessions import SessionError, SessionFile, find, latest_for, state_directory
 from pifold_agent.sessions.agreement import compare_with_log
@@ -37,7 +36,7 @@ from pifold_agent.tools import builtin_tools
 from pifold_core.config_file import loose_warning
 from pifold_core.engine import Engine, EngineError, SessionLocked
 from pifold_core.journal import JournalCorrupt
-from pifold_core.options import EngineOptions
+from pifold_core.options import EngineOptions, budget_problem
 from pifold_core.settings import SettingsError, SettingsFile
 from pifold_core.store import StoreError
 
@@ -68,9 +67,11 @@ def open_run(
     descriptor: ModelDescriptor | None,
     approver: Approver | None = None,
     messages: Sequence[str] = (),
+    settings_file: bool = True,
 ) -> OpenRun:
     """The session ``options`` name, open for a run with ``provider``, every one of
-    ``messages`` checked to fit one request.
+    ``messages`` checked to fit one request. Without ``settings_file`` the user's settings
+    file is not read (the app opens on the defaults when it refused the file).
 
     Nothing is written before every check has passed: the options the run asks for (the
     settings file, ``--budget``) are logged only once the messages are known to fit them,
@@ -91,7 +92,9 @@ def open_run(
         if options.no_fold:
             window: Engine | NativeWindow = native_window(session, provider, options, model_budget)
         else:
-            engine, wanted = engine_as_logged(session.state_directory, options, model_budget)
+            engine, wanted = engine_as_logged(
+                session.state_directory, options, model_budget, settings_file
+            )
             window = engine
         config = agent_config(cwd, session.id, descriptor, approver)
         agent = Agent(window, provider, agent_tools(provider, options.api_key_env), session, config)
@@ -131,17 +134,15 @@ def check_sizes(agent: Agent, messages: Sequence[str], budget: int | None) -> No
 
 
 def check_budget(budget: int | None) -> None:
-    """Refuse a ``--budget`` below :data:`pifold_agent.replay.MIN_BUDGET`, before anything
-    is opened.
+    """Refuse a ``--budget`` outside the one budget rule
+    (:func:`pifold_core.options.budget_problem`), before anything is opened.
 
     Raises:
-        CommandError: it is smaller.
+        CommandError: it is outside the rule; the message is the rule's own.
     """
-    if budget is not None and budget < MIN_BUDGET:
-        raise CommandError(
-            f"--budget must be at least {MIN_BUDGET:,} tokens, got {budget:,} (not even one "
-            "ordinary request fits in less)"
-        )
+    problem = None if budget is None else budget_problem(budget, "--budget")
+    if problem is not None:
+        raise CommandError(problem)
 
 
 def _close_quietly(engine: Engine | None, session: SessionFile) -> None:
@@ -196,14 +197,20 @@ def native_window(
     return NativeWindow(session, provider, serving + settings.reserve_tokens, settings)
 
 
-def open_engine(state_dir: Path, options: HeadlessOptions, descriptor_budget: int | None) -> Engine:
-    """The session's engine, with the options the run asks for in force (logged).
+def open_engine(
+    state_dir: Path,
+    options: HeadlessOptions,
+    descriptor_budget: int | None,
+    settings_file: bool = True,
+) -> Engine:
+    """The session's engine, with the options the run asks for in force (logged). Without
+    ``settings_file`` the settings file is not read (the app, when it refused the file).
 
     Raises:
         CommandError: a bad budget, a refused settings file, or state that cannot be opened
             (another writer, a damaged log or store); one line says which.
     """
-    engine, wanted = engine_as_logged(state_dir, options, descriptor_budget)
+    engine, wanted = engine_as_logged(state_dir, options, descriptor_budget, settings_file)
     try:
         engine.apply_options(wanted)
     except Exception as error:
@@ -213,7 +220,10 @@ def open_engine(state_dir: Path, options: HeadlessOptions, descriptor_budget: in
 
 
 def engine_as_logged(
-    state_dir: Path, options: HeadlessOptions, descriptor_budget: int | None
+    state_dir: Path,
+    options: HeadlessOptions,
+    descriptor_budget: int | None,
+    settings_file: bool = True,
 ) -> tuple[Engine, EngineOptions]:
     """The session's engine with the options it logged, and the options the run asks for:
     a new session starts from the model's budget under the settings file, a reopened one
@@ -226,16 +236,21 @@ def engine_as_logged(
     check_budget(options.budget)
     base = EngineOptions() if descriptor_budget is None else EngineOptions(budget=descriptor_budget)
     try:
-        fresh = _with_budget(SettingsFile(base=base).load(), options.budget)
+        fresh = _with_budget(_settings(base, settings_file), options.budget)
         engine = Engine.open(state_dir, fresh)
     except Exception as error:
         raise CommandError(setup_failure(error, None, state_dir)) from None
     try:
-        wanted = _with_budget(SettingsFile(base=engine.options).load(), options.budget)
+        wanted = _with_budget(_settings(engine.options, settings_file), options.budget)
     except Exception as error:
         engine.close()
         raise CommandError(setup_failure(error, None, state_dir)) from None
     return engine, wanted
+
+
+def _settings(base: EngineOptions, settings_file: bool) -> EngineOptions:
+    """``base`` under the user's settings file, or ``base`` alone when it is not to be read."""
+    return SettingsFile(base=base).load() if settings_file else base
 
 
 def _with_budget(options: EngineOptions, budget: int | None) -> EngineOptions:

@@ -24,7 +24,6 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from pifold_agent.bundled_traces import NOT_SESSIONS, bundled_traces, traces_folder
 from pifold_agent.importers import TraceFormatError
 from pifold_agent.pricing.prices import PriceBook, load_price_book
-from pifold_agent.replay import MIN_BUDGET
 from pifold_bench.chart import ChartPanel, svg_chart
 from pifold_bench.figures import arm_figures, trace_json
 from pifold_bench.report import TraceOutcome, print_totals, print_trace, svg_title
@@ -37,7 +36,7 @@ from pifold_bench.run import (
     run_arms,
 )
 from pifold_bench.sensitivity import lifetime_sensitivity
-from pifold_core.options import DEFAULT_BUDGET, EngineOptions
+from pifold_core.options import DEFAULT_BUDGET, EngineOptions, check_budget
 from pifold_core.settings import SettingsError, SettingsFile
 from pifold_core.tokens import TiktokenCounter
 
@@ -274,8 +273,7 @@ def _settings(
     price_model: str | None,
     book: PriceBook,
 ) -> BenchSettings:
-    if budget < MIN_BUDGET:
-        raise ValueError(f"--budget must be at least {MIN_BUDGET:,} tokens, got {budget:,}")
+    check_budget(budget, "--budget")
     names = [name.strip() for item in (arms or []) for name in item.split(",") if name.strip()]
     unknown = [name for name in names if name not in ARM_NAMES]
     if unknown:

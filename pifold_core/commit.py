@@ -22,6 +22,7 @@ from pifold_core.pins import folds_to_open
 from pifold_core.projection import Projection
 from pifold_core.transcript import Transcript
 from pifold_core.views import clippable, clipped_text, withdrawn_text
+from pifold_core.window import consolidated_at_once, shown_fold_kinds
 
 
 @dataclass
@@ -58,6 +59,15 @@ class CommitOutcome:
     """The target was not reached: nothing more could be folded."""
     short_reason: str | None = None
     """Why the target was not reached, for status."""
+    folds_shown: int = 0
+    """Folds the window shows after the commit (:func:`~pifold_core.window.shown_fold_kinds`):
+    the fold bar's ``N Folds`` once it lands. Not ``len(built)``: a commit may consolidate
+    folds it built into a parent at once, and older roots with them."""
+
+    @property
+    def consolidated_at_once(self) -> int:
+        """Folds this commit built that a consolidated fold it also built took in."""
+        return consolidated_at_once([built.fold for built in self.built])
 
     @property
     def changed(self) -> bool:
@@ -145,6 +155,7 @@ class Committer:
         self._withdraw_peeks(outcome)
         self._clip(outcome)
         outcome.tokens_after = self.projection.tokens
+        outcome.folds_shown = len(shown_fold_kinds(self.projection, self.forest))
         if target is not None and self.projection.tokens > target:
             outcome.short_of_target = True
             outcome.short_reason = self._short_reason(target)

@@ -50,8 +50,13 @@ class Reading(StrEnum):
     """The provider counted the last request; the fill adds an estimate of what followed."""
     NOT_MEASURED = "not_measured"
     """No provider count exists yet for this session."""
-    STALE_AFTER_COMMIT = "stale_after_commit"
-    """A commit rewrote the window after the last count; the figure shown is the old one."""
+    ESTIMATED_AFTER_COMMIT = "estimated_after_commit"
+    """A commit rewrote the window after the last count, so no count describes it yet: the
+    fill is the engine's expectation for the next request (the last count moved by the
+    calibrated estimate of what the commit took out and what was appended since), the very
+    figure the commit trigger compares. The count taken before the commit is not shown: it
+    describes a window that no longer exists (issue 19: a bar reading ``16% before commit``
+    while the same screen expected 47.9 % for the next request)."""
     ESTIMATED = "estimated"
     """No provider count is available (for example a replay): the fill is the engine's
     own token estimate of the projection."""
@@ -95,7 +100,8 @@ class Composition:
     counts: FoldCounts
     """Counts for the suffix."""
     reading: Reading = Reading.MEASURED
-    """Whether :attr:`fill_tokens` is measured, stale, estimated or missing."""
+    """Whether :attr:`fill_tokens` is measured, estimated (after a commit, or for want of any
+    count) or missing."""
     folding_stopped: bool = False
     """Folding has stopped (the engine is suspended); the bar says ``FOLDING STOPPED``."""
     available: bool = True

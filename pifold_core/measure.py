@@ -150,14 +150,14 @@ class Meter:
         if self.last is None:
             return Reading.NOT_MEASURED if self.host_measures else Reading.ESTIMATED
         if self.last.epoch < epoch:
-            return Reading.STALE_AFTER_COMMIT
+            return Reading.ESTIMATED_AFTER_COMMIT
         return Reading.MEASURED
 
     def shown(self, estimate: int, epoch: int) -> int | None:
-        """The figure a person sees: measured (moved by appends), the stale one, or none."""
-        reading = self.reading(epoch)
-        if reading is Reading.NOT_MEASURED:
+        """The figure a person sees: the expected occupancy (measured and moved by appends,
+        or after a commit the estimate of the rewritten window, as :meth:`reading` says), or
+        none before a host that measures has measured. One figure for the bar, the status
+        screen and the commit trigger alike."""
+        if self.reading(epoch) is Reading.NOT_MEASURED:
             return None
-        if reading is Reading.STALE_AFTER_COMMIT and self.last is not None:
-            return self.last.tokens
         return self.expected(estimate)

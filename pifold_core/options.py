@@ -192,8 +192,60 @@ class PaletteOption:
         return {"map": self.map_name, "start": self.start, "end": self.end}
 
 
+def _check_distinct(palette: PaletteOption) -> None:
+    """Refuse a slice so narrow that adjacent categories' colours fall under ΔE′ 6
+    (:mod:`palettes.distinct`), naming the narrowest that works.
+
+    Only where a person sets the palette (a settings file, the settings screen, ``pifold
+    settings``): a session's log replays the palette it ran with and never refuses it. The
+    default needs no check, so ``palettes`` (numpy, cmap) is imported only for another.
+    """
+    if palette == PaletteOption():
+        return
+    from palettes.distinct import slice_problem
+    from palettes.sampling import PaletteSetting
+
+    problem = slice_problem(PaletteSetting(palette.map_name, palette.start, palette.end))
+    if problem is not None:
+        raise OptionsError(problem)
+
+
 DEFAULT_BUDGET = 100_000
 """Serving budget used when neither the deployment nor a model descriptor states one."""
+
+MIN_BUDGET = 1_000
+"""The smallest serving budget any route accepts. Below it not one ordinary request fits: a
+host's system prompt and tool definitions alone take more (the bundled agent's take about
+2,000 tokens), and ``minTarget`` × budget (200 tokens at the default 0.2) is smaller than the
+placeholder of a single fold, so no commit could ever reach its aim."""
+
+MAX_BUDGET = 10_000_000
+"""The largest serving budget any route accepts. The widest context windows offered today
+hold one to two million tokens; ten million leaves room for the next ones, while a budget
+mistyped with extra zeros (``1000000000``) is refused instead of quietly turning folding off
+(no window would ever reach its trigger)."""
+
+
+def budget_problem(value: object, name: str = "providerInputBudget") -> str | None:
+    """What is wrong with ``value`` as a serving budget, naming ``name`` (the option, or a
+    command's ``--budget``) and the rule, or ``None`` when it is one. The one budget rule:
+    the settings file, the settings screen, ``-p``, the app, ``replay``, ``demo``, ``bench``
+    and ``inspect`` all refuse with this message."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"{name} must be a whole number of tokens, got {value!r}"
+    if not MIN_BUDGET <= value <= MAX_BUDGET:
+        return f"{name} must be from {MIN_BUDGET:,} to {MAX_BUDGET:,} tokens, got {value:,}"
+    return None
+
+
+def check_budget(value: object, name: str = "providerInputBudget") -> int:
+    """``value`` as a serving budget, or :class:`OptionsError` with :func:`budget_problem`'s
+    message."""
+    problem = budget_problem(value, name)
+    if problem is None and isinstance(value, int):
+        return value
+    raise OptionsError(problem)
+
 
 EVIDENCE_THRESHOLD_BYTES = 32 * 1024
 """Tool results larger than this (UTF-8 bytes of text) go to an evidence artifact."""
@@ -222,7 +274,7 @@ class EngineOptions:
     """``palette``: the fold bar's colours (the engine stores it; only the UI reads it)."""
 
     def __post_init__(self) -> None:
-        _integer("providerInputBudget", self.budget, 1)
+        check_budget(self.budget)
         if not isinstance(self.thresholds, Thresholds):
             raise OptionsError(f"thresholds must be Thresholds, got {self.thresholds!r}")
         # A str is iterable too; without this check "bash" would blacklist b, a, s and h.
@@ -310,6 +362,7 @@ class EngineOptions:
             changes["notice_lead_share"] = mapping["noticeLeadShare"]
         if "palette" in mapping:
             changes["palette"] = PaletteOption.from_settings(mapping["palette"])
+            _check_distinct(changes["palette"])
         # replace() reruns __post_init__, so rules that tie options together (the notice
         # inside the band) are checked against the merged result, not the mapping alone.
         return dataclasses.replace(base or cls(), **changes)

@@ -67,11 +67,23 @@ class CommitPreview:
     cause: str
     """The cause it was previewed for."""
     target: int | None
-    """Token target the commit would aim at (``None``: every eligible mark lands)."""
+    """The committer's own stopping point, on the engine's uncalibrated tiktoken scale
+    (``None``: every eligible mark lands). Not a figure for people: it is
+    :attr:`aim_tokens` moved onto that scale, net of what the provider counts and the engine
+    never sees (the host's system prompt and tools), and may be far below it."""
+    aim_tokens: int | None
+    """Occupancy the commit aims for (``minTarget`` × budget), on the same scale as the
+    trigger, the bar and ``/fold-status``'s ``commit aims for (minTarget)``; ``None`` for a
+    ``/fold`` commit, which lands every eligible mark whatever the occupancy."""
     tokens_before: int
-    """Projected tokens now (the engine's estimate)."""
+    """Projected tokens now, the engine's uncalibrated estimate (what the committer counts)."""
     tokens_after: int
-    """Projected tokens after the commit."""
+    """Projected tokens after the commit, the same uncalibrated estimate."""
+    expected_before: int
+    """Occupancy expected for the next request now: ``/fold-status``'s ``expected next
+    request`` (the provider's last count moved by the calibrated estimate; an estimate)."""
+    expected_after: int
+    """Occupancy expected for the next request after the commit, on the same scale."""
     landing: tuple[LandingMark, ...]
     """Marks that would land, stalest first."""
     waiting: tuple[LandingMark, ...]
@@ -105,8 +117,9 @@ class CommitPreview:
 
     @property
     def freed_tokens(self) -> int:
-        """Tokens the commit would take out of the window."""
-        return self.tokens_before - self.tokens_after
+        """Tokens the commit would take out of the window, on the occupancy scale (the same
+        tokens the bar and ``/fold-status`` count)."""
+        return self.expected_before - self.expected_after
 
     @property
     def refused(self) -> bool:
@@ -174,8 +187,11 @@ def build_preview(
     return CommitPreview(
         cause=outcome.cause,
         target=outcome.target,
+        aim_tokens=None if outcome.target is None else engine.options.min_tokens,
         tokens_before=outcome.tokens_before,
         tokens_after=outcome.tokens_after,
+        expected_before=engine.meter.expected(outcome.tokens_before),
+        expected_after=engine.meter.expected(outcome.tokens_after),
         landing=tuple(_landing(engine, outcome.applied_marks, before)),
         waiting=tuple(_landing(engine, waiting, before)),
         held=tuple(_landing(engine, outcome.held_marks, before)),
@@ -223,11 +239,15 @@ def nothing_staged_reason(engine: Engine, outcome: CommitOutcome) -> str:
 def stopped_preview(engine: Engine, cause: str, reason: str) -> CommitPreview:
     """The preview when no commit may run at all (folding stopped)."""
     tokens = engine.projection.tokens
+    expected = engine.meter.expected(tokens)
     return CommitPreview(
         cause=cause,
         target=None,
+        aim_tokens=None,
         tokens_before=tokens,
         tokens_after=tokens,
+        expected_before=expected,
+        expected_after=expected,
         landing=(),
         waiting=(),
         held=(),

@@ -74,11 +74,13 @@ class Occupancy:
     tokens: int
     """Occupancy expected for the next request: the basis of the commit trigger."""
     reading: Reading
-    """Whether :attr:`shown_tokens` is measured, stale after a commit, estimated or missing."""
+    """Whether :attr:`shown_tokens` is measured, estimated after a commit, estimated for want
+    of any count, or missing."""
     shown_tokens: int | None
-    """The figure a person is shown: the provider's count plus an estimate of what was
-    appended since; after a commit the old figure (flagged stale); ``None`` before any
-    measurement when the host measures."""
+    """The figure a person is shown, equal to :attr:`tokens` whenever there is one: the
+    provider's count plus an estimate of what was appended since, or after a commit the
+    engine's estimate of the rewritten window; ``None`` before any measurement when the host
+    measures."""
     estimated_tokens: int
     """The engine's own tiktoken estimate of the projection, uncalibrated."""
     calibration: float

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from pifold_core.composition import Category, Composition, FoldCounts, Reading
-from pifold_core.folds import Forest
+from pifold_core.folds import Fold, Forest
 from pifold_core.marks import Mark
 from pifold_core.options import EngineOptions
 from pifold_core.projection import Projection
@@ -39,12 +39,9 @@ def compose(
             merged.append((start, end))
     starts = [start for start, _ in merged]
     masses = dict.fromkeys(Category, 0)
-    visible: dict[str, str] = {}
     for item in projection.items:
         if item.fold is not None:
-            kind = forest.folds[item.fold].kind
-            masses[_KIND_CATEGORY[kind]] += item.tokens
-            visible[item.fold] = kind
+            masses[_KIND_CATEGORY[forest.folds[item.fold].kind]] += item.tokens
             continue
         if item.start in pinned:
             masses[Category.PINNED] += item.tokens
@@ -52,7 +49,7 @@ def compose(
         position = bisect.bisect_right(starts, item.start) - 1
         marked = position >= 0 and item.start < merged[position][1]
         masses[Category.MARKED if marked else Category.RAW] += item.tokens
-    kinds = list(visible.values())
+    kinds = list(shown_fold_kinds(projection, forest).values())
     counts = FoldCounts(
         consolidated=kinds.count("consolidated"),
         span=kinds.count("span"),
@@ -69,4 +66,25 @@ def compose(
         counts=counts,
         reading=reading,
         folding_stopped=folding_stopped,
+    )
+
+
+def shown_fold_kinds(projection: Projection, forest: Forest) -> dict[str, str]:
+    """The folds the window shows as placeholders (collapsed, not inside a collapsed
+    ancestor), handle to kind: the one count the bar's ``N Folds``, ``/fold-status``'s
+    visible folds and a commit's notice all use."""
+    return {item.fold: forest.folds[item.fold].kind for item in projection.items if item.fold}
+
+
+def consolidated_at_once(built: Sequence[Fold]) -> int:
+    """Of the folds one commit ``built``, how many a consolidated fold it also built took in:
+    built, but never shown on their own (what a commit's notice says beside ``N Folds``)."""
+    parents = [fold for fold in built if fold.kind == "consolidated"]
+    return sum(
+        1
+        for fold in built
+        if any(
+            parent is not fold and parent.start <= fold.start and fold.end <= parent.end
+            for parent in parents
+        )
     )

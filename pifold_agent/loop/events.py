@@ -142,9 +142,15 @@ class CommitDone:
     """The commit's number in the session."""
     cause: str
     tokens_before: int
+    """The window before, the engine's own estimate."""
     tokens_after: int
+    """The window after, the engine's own estimate."""
     folds: int
-    """Folds the commit built."""
+    """Folds the commit built (some of them may sit inside another it built)."""
+    consolidated: int = 0
+    """Of those, the ones a consolidated fold built by the same commit took in."""
+    shown: int = 0
+    """Folds the window shows after the commit: the fold bar's ``N Folds``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -188,7 +188,13 @@ class EngineWindow:
 def commit_event(commit: CommitOutcome) -> CommitDone:
     """The event for one engine commit."""
     return CommitDone(
-        commit.number, commit.cause, commit.tokens_before, commit.tokens_after, len(commit.built)
+        commit.number,
+        commit.cause,
+        commit.tokens_before,
+        commit.tokens_after,
+        len(commit.built),
+        commit.consolidated_at_once,
+        commit.folds_shown,
     )
 
 

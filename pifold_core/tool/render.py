@@ -113,8 +113,8 @@ def _occupancy_line(status: EngineStatus) -> str:
         )
     readings = {
         Reading.MEASURED: "measured by the provider, plus an estimate of what followed",
-        Reading.STALE_AFTER_COMMIT: "the reading before the last commit, stale until the "
-        f"provider measures again (expected now: {occupancy.tokens:,})",
+        Reading.ESTIMATED_AFTER_COMMIT: "engine estimate after the last commit, until the "
+        "provider measures the rewritten window",
         Reading.ESTIMATED: "engine estimate, no provider count",
     }
     line = (

@@ -231,6 +231,10 @@ class PifoldApp(App[int]):
             self.say(hint, timeout=12)
         for notice in launch.session.notices:  # said once, as the session is shown
             self.say(notice, severity="warning", timeout=12)
+        if launch.session.settings_refused is not None:
+            from pifold_core.refused_settings import refused_notice
+
+            self.say(refused_notice(launch.session.settings_refused), "warning", timeout=20)
         self.sessions_shown += 1
         self.loaded.set()
 

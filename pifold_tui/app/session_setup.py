@@ -28,7 +28,8 @@ from pifold_agent.run_command import (
 from pifold_agent.run_setup import open_run
 from pifold_agent.sessions import SessionFile
 from pifold_core.engine import Engine
-from pifold_core.settings import SettingsFile
+from pifold_core.refused_settings import load_or_defaults
+from pifold_core.settings import SettingsError, SettingsFile
 from pifold_tui.app.footer import Prices
 
 if TYPE_CHECKING:
@@ -82,6 +83,9 @@ class AppSession:
     bill: DemoBill | None = None
     """The demo's simulated bill and native compaction's beside it; ``None`` elsewhere (a
     live session's cost is what its provider reports)."""
+    settings_refused: SettingsError | None = None
+    """Why the settings file was refused when the session opened: it runs with the
+    defaults, and the app says so (``/fold-settings`` can replace the file)."""
 
     @property
     def model(self) -> str:
@@ -108,8 +112,16 @@ def open_live(options: HeadlessOptions, approver: Approver | None) -> AppSession
             another process is writing, or state that cannot be opened; one line says which.
     """
     provider, descriptor = provider_and_model(options)
+    # A refused file must not stop the app: /fold-settings, where it is repaired, is inside.
+    refused = load_or_defaults(SettingsFile())[1]
     # The app folds (its bar, its fold screens); /compact is its way to native compaction.
-    opened = open_run(replace(options, no_fold=False), provider, descriptor, approver)
+    opened = open_run(
+        replace(options, no_fold=False),
+        provider,
+        descriptor,
+        approver,
+        settings_file=refused is None,
+    )
     try:
         prices = prices_of(load_models().get(provider.model))
     except ModelsFileError:  # refused after the provider read it (changed since): no prices
@@ -125,6 +137,7 @@ def open_live(options: HeadlessOptions, approver: Approver | None) -> AppSession
         options=options,
         session_file=opened.session,
         notices=list(opened.notices),
+        settings_refused=refused,
     )
 
 

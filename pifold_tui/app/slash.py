@@ -9,7 +9,7 @@ figures, and the commands that change the session wait for the run to end.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -17,6 +17,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from pifold_tui.app.commands import Command, CommandError, CommandRegistry
 
 if TYPE_CHECKING:
+    from pifold_agent.providers.models import ModelDescriptor
     from pifold_tui.app.app import PifoldApp
     from pifold_tui.app.session_setup import AppSession
     from pifold_tui.screens.editor import FoldEditorScreen
@@ -171,6 +172,39 @@ async def compact(app: PifoldApp, arguments: str) -> None:
     app.say("Compacted: the history is summarised (Pi's compaction entry); folding is off now.")
 
 
+def model_lines(
+    descriptors: Sequence[ModelDescriptor], current: str, budget: int | None
+) -> list[str]:
+    """``/model``'s page: each model's window and serving budget, each named for what it is,
+    then the session's own serving budget, the one the bar and ``/fold-status`` count
+    against (issue 19: the page said ``local 128,000 tokens`` beside a 100,000 budget)."""
+    lines = [f"  {'model':<22} {'window':>9} {'serving budget':>15}  $ per million in / out"]
+    for descriptor in descriptors:
+        lines.append(
+            f"{'→' if descriptor.id == current else ' '} {descriptor.id:<22} "
+            f"{descriptor.context_window:>9,} {descriptor.serving_budget:>15,}  "
+            f"${descriptor.input_per_million:g} / ${descriptor.output_per_million:g}"
+        )
+    session = (
+        [
+            f"This session's serving budget: {budget:,} tokens (providerInputBudget). The bar",
+            "and /fold-status count against it; /fold-settings changes it.",
+        ]
+        if budget is not None
+        else ["This session no longer folds (/compact): its model's serving budget applies."]
+    )
+    return [
+        *lines,
+        "",
+        "window: the tokens the model accepts, prompt and answer together; serving budget:",
+        "the window less the answer's reserve, where a new session on that model starts.",
+        "",
+        *session,
+        "",
+        "/model NAME switches from the next request.",
+    ]
+
+
 def model(app: PifoldApp, arguments: str) -> None:
     session = _live(app, "/model")
     if session is None:
@@ -180,14 +214,9 @@ def model(app: PifoldApp, arguments: str) -> None:
     if not arguments:
         from pifold_tui.app.info_screens import InfoScreen
 
-        lines = [
-            f"{'→' if descriptor.id == session.model else ' '} {descriptor.id:<22} "
-            f"{descriptor.context_window:>9,} tokens · ${descriptor.input_per_million:g} in "
-            f"/ ${descriptor.output_per_million:g} out per million"
-            for descriptor in models_for(session.provider)
-        ]
-        lines.append("")
-        lines.append("/model NAME switches from the next request.")
+        engine = session.engine
+        budget = None if engine is None else engine.options.budget
+        lines = model_lines(models_for(session.provider), session.model, budget)
         app.push_screen(InfoScreen(f"/model · {session.provider.name}", lines))
         return
     from pifold_agent.run_command import CommandError as RunCommandError

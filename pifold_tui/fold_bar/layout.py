@@ -52,7 +52,7 @@ class BarState(StrEnum):
 
     MEASURED = "measured"
     ESTIMATED = "estimated"
-    STALE_AFTER_COMMIT = "stale_after_commit"
+    ESTIMATED_AFTER_COMMIT = "estimated_after_commit"
     NOT_MEASURED = "not_measured"
     FOLDING_STOPPED = "folding_stopped"
     UNAVAILABLE = "unavailable"
@@ -127,8 +127,8 @@ def state_of(composition: Composition | None) -> BarState:
         return BarState.FOLDING_STOPPED
     if composition.fill_share is None or composition.reading is Reading.NOT_MEASURED:
         return BarState.NOT_MEASURED
-    if composition.reading is Reading.STALE_AFTER_COMMIT:
-        return BarState.STALE_AFTER_COMMIT
+    if composition.reading is Reading.ESTIMATED_AFTER_COMMIT:
+        return BarState.ESTIMATED_AFTER_COMMIT
     if composition.reading is Reading.ESTIMATED:
         return BarState.ESTIMATED
     return BarState.MEASURED

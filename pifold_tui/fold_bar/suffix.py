@@ -14,7 +14,7 @@ shortened one step at a time, in this order, until they fit:
    its part of the bar), then to the total (``7 Folds``), then go (the bar shows them);
 3. a blocked commit drops its percentage (``commit blocked: 75k budget works``; the bar's
    mark shows where it fires);
-4. the reading's note shortens (``34% stale``, ``~34%``, ``not measured``,
+4. the reading's note shortens (``~34% after commit``, ``~34%``, ``not measured``,
    ``unavailable``);
 5. a blocked commit drops the budget that works (``commit blocked``);
 6. the trigger goes (and the reading's note is written out again if it then fits);
@@ -42,10 +42,12 @@ UNAVAILABLE_TEXT = "composition unavailable"
 UNAVAILABLE_SHORT = "unavailable"
 NOT_MEASURED_TEXT = "not measured yet"
 NOT_MEASURED_SHORT = "not measured"
-STALE_NOTE = " before commit"
-"""Appended to a reading taken before the last commit rewrote the window."""
-STALE_SHORT = " stale"
-"""The same note where the width is short."""
+AFTER_COMMIT_NOTE = " estimated after commit"
+"""After the ``~`` figure while the provider has not counted the window a commit rewrote:
+the figure is the engine's estimate of the window now (the one the trigger compares), never
+the count taken before the commit, which no longer describes the window."""
+AFTER_COMMIT_SHORT = " after commit"
+"""The same note where the width is short (the ``~`` still says it is an estimate)."""
 ESTIMATE_PREFIX = "~"
 ESTIMATE_NOTE = " estimated"
 """Around a reading that is the engine's own estimate rather than the provider's count
@@ -77,9 +79,9 @@ class ReadingForm(IntEnum):
     """How the occupancy figure is written, longest first."""
 
     FULL = 0
-    """``34% before commit``, ``~34% estimated``, ``not measured yet``."""
+    """``~34% estimated after commit``, ``~34% estimated``, ``not measured yet``."""
     SHORT = 1
-    """``34% stale``, ``~34%``, ``not measured``, ``unavailable``."""
+    """``~34% after commit``, ``~34%``, ``not measured``, ``unavailable``."""
 
 
 class TriggerForm(IntEnum):
@@ -153,8 +155,9 @@ def _reading_parts(
     if state is BarState.NOT_MEASURED or composition.fill_tokens is None:
         return [SuffixPart(NOT_MEASURED_SHORT if short else NOT_MEASURED_TEXT, Role.MUTED)]
     percent = format_percent(composition.fill_tokens, composition.budget)
-    if state is BarState.STALE_AFTER_COMMIT:
-        return [SuffixPart(percent), SuffixPart(STALE_SHORT if short else STALE_NOTE, Role.MUTED)]
+    if state is BarState.ESTIMATED_AFTER_COMMIT:
+        note = AFTER_COMMIT_SHORT if short else AFTER_COMMIT_NOTE
+        return [SuffixPart(ESTIMATE_PREFIX + percent), SuffixPart(note, Role.MUTED)]
     if state is BarState.ESTIMATED:
         if short:
             return [SuffixPart(ESTIMATE_PREFIX + percent)]

@@ -140,7 +140,7 @@ def test_a_budget_under_one_token_exits_2(tmp_path: Path, command: str) -> None:
     )
     result = RUNNER.invoke(app, arguments)
     assert result.exit_code == 2
-    assert "--budget must be at least 1,000 tokens" in result.output
+    assert "--budget must be from 1,000 to 10,000,000 tokens, got 0" in result.output
 
 
 @pytest.mark.parametrize("flag", ["-h", "--help"])

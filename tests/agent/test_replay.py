@@ -74,7 +74,7 @@ def test_recorded_usage_drives_occupancy(tmp_path: Path) -> None:
     # Before the first commit the expected occupancy is the provider's count, which
     # includes the host's system prompt: above the engine's own estimate.
     assert report.window.peak > report.window.peak_estimated * 0.9
-    assert measurement.reading == "stale_after_commit"
+    assert measurement.reading == "estimated_after_commit"
 
 
 def test_traces_without_usage_read_as_estimated(tmp_path: Path) -> None:

@@ -120,7 +120,7 @@ def test_refusals_name_what_is_wrong(tmp_path: Path) -> None:
     code, _, err = run(options(tmp_path, prompt="x", script=path, resume="feedface"))
     assert code == 2 and "feedface" in err
     code, _, err = run(options(tmp_path, prompt="x", script=path, budget=0))
-    assert code == 2 and "--budget must be at least 1,000 tokens" in err
+    assert code == 2 and "--budget must be from 1,000 to 10,000,000 tokens, got 0" in err
     code, _, err = run(options(tmp_path, prompt="x", script=tmp_path / "missing.jsonl"))
     assert code == 2 and "missing.jsonl" in err
     code, _, err = run(options(tmp_path, prompt="  "))

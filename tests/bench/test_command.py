@@ -156,7 +156,7 @@ def test_tables_headlines_and_chart_are_printed(tmp_path: Path) -> None:
     ("arguments", "message"),
     [
         (["--arms", "fold,magic"], "unknown arm(s) magic"),
-        (["--budget", "0"], "--budget must be at least 1,000 tokens"),
+        (["--budget", "0"], "--budget must be from 1,000 to 10,000,000 tokens, got 0"),
         (["--price-model", "gpt-99"], "not in the price file"),
         (["--plant", "-1"], "--plant must be 0 or more"),
     ],

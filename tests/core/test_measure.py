@@ -61,9 +61,10 @@ def test_a_measurement_is_bound_to_its_request_and_moved_by_the_estimate() -> No
     assert meter.estimate_for(3_400) == 1_400
     assert meter.reading(0) is Reading.MEASURED
     assert meter.shown(1_400, 0) == 3_400
-    # A rewrite after the request makes the reading stale: the old figure is shown, flagged.
-    assert meter.reading(1) is Reading.STALE_AFTER_COMMIT
-    assert meter.shown(600, 1) == 3_000
+    # After a rewrite no count describes the window: the estimate of it is shown, flagged,
+    # never the count taken before the commit (issue 19).
+    assert meter.reading(1) is Reading.ESTIMATED_AFTER_COMMIT
+    assert meter.shown(600, 1) == 2_600 == meter.expected(600)
     with pytest.raises(KeyError):
         meter.measure(2, 100)  # never sent
 
@@ -177,7 +178,7 @@ def test_occupancy_before_and_after_the_first_measurement(tmp_path: Path) -> Non
     assert_reopens_identically(engine)
 
 
-def test_a_commit_makes_the_reading_stale_until_a_new_report(tmp_path: Path) -> None:
+def test_after_a_commit_the_reading_is_the_estimate_until_a_new_report(tmp_path: Path) -> None:
     engine, _ = pending_engine(tmp_path)
     request = engine.prepare_request()
     measured = request.tokens + 2_500
@@ -185,13 +186,14 @@ def test_a_commit_makes_the_reading_stale_until_a_new_report(tmp_path: Path) -> 
     commit = engine.commit_now()
     assert commit.tokens_after < commit.tokens_before
     composition = engine.composition()
-    assert composition.reading is Reading.STALE_AFTER_COMMIT
-    assert composition.fill_tokens == measured  # the old figure, flagged
-    # The trigger still uses the best expectation: the count moved by what the commit freed.
+    assert composition.reading is Reading.ESTIMATED_AFTER_COMMIT
+    # The bar shows what the trigger compares: the count moved by what the commit freed.
     assert engine.expected_tokens() == measured - (commit.tokens_before - commit.tokens_after)
+    assert composition.fill_tokens == engine.expected_tokens()
+    assert engine.status().occupancy.shown_tokens == engine.expected_tokens()
     assert_reopens_identically(engine)
     after = engine.prepare_request()
-    assert engine.composition().reading is Reading.STALE_AFTER_COMMIT  # sent, not reported
+    assert engine.composition().reading is Reading.ESTIMATED_AFTER_COMMIT  # sent, not reported
     engine.report_usage(after.record.number, _usage(after.tokens + 2_500))
     assert engine.composition().reading is Reading.MEASURED
     assert engine.composition().fill_tokens == after.tokens + 2_500

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from palettes.sampling import MAP_NAMES
 from pifold_core.canonical import canonical_bytes
 from pifold_core.options import (
+    MAX_BUDGET,
+    MIN_BUDGET,
     OPTION_NAMES,
     PALETTE_MAPS,
     EngineOptions,
@@ -42,11 +44,16 @@ REFUSALS: list[tuple[dict[str, Any], tuple[str, ...]]] = [
     (_with_band(consolidateAfter=True), ("thresholds.consolidateAfter", "integer")),
     (_with_band(minFoldChars=0), ("thresholds.minFoldChars", "at least 1")),
     (_with_band(minFoldChars=8000.5), ("thresholds.minFoldChars", "integer")),
-    ({"providerInputBudget": 0}, ("providerInputBudget", "at least 1")),
-    ({"providerInputBudget": -5}, ("providerInputBudget", "at least 1")),
-    ({"providerInputBudget": 1e5}, ("providerInputBudget", "integer")),
-    ({"providerInputBudget": True}, ("providerInputBudget", "integer")),
-    ({"providerInputBudget": "100000"}, ("providerInputBudget", "integer")),
+    ({"providerInputBudget": 0}, ("providerInputBudget", "from 1,000 to 10,000,000 tokens")),
+    ({"providerInputBudget": -5}, ("providerInputBudget", "from 1,000 to 10,000,000 tokens")),
+    ({"providerInputBudget": 999}, ("providerInputBudget", "from 1,000 to 10,000,000 tokens")),
+    (
+        {"providerInputBudget": 10_000_001},
+        ("providerInputBudget", "from 1,000 to 10,000,000 tokens, got 10,000,001"),
+    ),
+    ({"providerInputBudget": 1e5}, ("providerInputBudget", "whole number")),
+    ({"providerInputBudget": True}, ("providerInputBudget", "whole number")),
+    ({"providerInputBudget": "100000"}, ("providerInputBudget", "whole number")),
     ({"blacklistAutoFoldTools": "bash"}, ("blacklistAutoFoldTools", "list")),
     ({"blacklistAutoFoldTools": ["bash", ""]}, ("blacklistAutoFoldTools", "non-empty")),
     ({"blacklistAutoFoldTools": ["bash", 3]}, ("blacklistAutoFoldTools", "non-empty")),
@@ -106,14 +113,15 @@ def test_the_edges_of_each_range_are_accepted_unchanged() -> None:
                 "consolidateAfter": 2,
                 "minFoldChars": 1,
             },
-            "providerInputBudget": 1,
+            "providerInputBudget": 1_000,
             "toolFoldThreshold": 0,
             "noticeLeadShare": 0.5,
             "palette": {"map": "cividis", "start": 1, "end": 0},
         }
     )
     assert options.thresholds == Thresholds(0.99, 0.01, 2, 1)
-    assert options.budget == 1
+    assert options.budget == 1_000
+    assert EngineOptions.from_settings({"providerInputBudget": 10_000_000}).budget == 10_000_000
     assert options.tool_fold_threshold == 0.0
     assert options.notice_lead_share == 0.5
     # A backwards slice is a choice, not an error, and is not swapped.
@@ -236,7 +244,7 @@ def settings_mappings(draw: st.DrawFn) -> dict[str, Any]:
             "consolidateAfter": draw(st.integers(2, 10_000)),
             "minFoldChars": draw(st.integers(1, 10**7)),
         },
-        "providerInputBudget": draw(st.integers(1, 10**8)),
+        "providerInputBudget": draw(st.integers(MIN_BUDGET, MAX_BUDGET)),
         "blacklistAutoFoldTools": draw(st.lists(st.text(min_size=1, max_size=12), max_size=4)),
         "toolFoldThreshold": draw(st.floats(0.0, 1.0, exclude_max=True)),
         "preCommitNotice": draw(st.booleans()),
@@ -257,7 +265,9 @@ def test_any_accepted_mapping_round_trips(mapping: dict[str, Any]) -> None:
         options = EngineOptions.from_settings(mapping)
     except OptionsError as error:
         # Only the cross-field rules may refuse a drawn mapping, and they must say so.
-        assert "notice inside the band" in str(error) or "start != end" in str(error)
+        assert any(
+            rule in str(error) for rule in ("notice inside the band", "start != end", "too narrow")
+        )
         return
     settings = options.to_settings()
     # Through JSON, as a settings file would carry it.

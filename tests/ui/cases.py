@@ -86,8 +86,8 @@ SHAPE_CASES: dict[str, Composition] = {
 
 STATE_CASES: dict[str, Composition | None] = {
     "not_measured": composition(None, reading=Reading.NOT_MEASURED),
-    "stale_after_commit": composition(
-        68_000, SIX_MASSES, EXAMPLE_COUNTS, reading=Reading.STALE_AFTER_COMMIT
+    "estimated_after_commit": composition(
+        68_000, SIX_MASSES, EXAMPLE_COUNTS, reading=Reading.ESTIMATED_AFTER_COMMIT
     ),
     "estimated": composition(68_000, SIX_MASSES, EXAMPLE_COUNTS, reading=Reading.ESTIMATED),
     "folding_stopped": composition(68_000, SIX_MASSES, EXAMPLE_COUNTS, folding_stopped=True),

@@ -43,7 +43,7 @@ CASES: dict[str, Composition | None] = {
     "fill_2": FILL_CASES["fill_2"],
     "fill_100": FILL_CASES["fill_100"],
     "blocked": BLOCKED,
-    "stale": STATE_CASES["stale_after_commit"],
+    "stale": STATE_CASES["estimated_after_commit"],
     "estimated": STATE_CASES["estimated"],
     "not_measured": STATE_CASES["not_measured"],
     "unavailable": STATE_CASES["unavailable"],
@@ -85,9 +85,9 @@ EXPECTED: dict[str, dict[int, str]] = {
         60: "84%",
     },
     "stale": {
-        120: "34% before commit · commit at 80% · 7 Folds (2C 3S 2T 4M 1P)",
-        80: "34% before commit · commit at 80%",
-        60: "34% before commit",
+        120: "~34% estimated after commit · commit at 80% · 7 Folds (2C 3S 2T 4M 1P)",
+        80: "~34% after commit · commit at 80%",
+        60: "~34% after commit",
     },
     "estimated": {
         120: "~34% estimated · commit at 80% · 7 Folds (2C 3S 2T 4M 1P)",

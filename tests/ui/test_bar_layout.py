@@ -64,7 +64,7 @@ EXPECTED: dict[str, str] = {
     # Two half-cells for six categories: raw and tool (the largest) take them, in bar order.
     "very_low": "TR ..*22 ┊.. ..*7 ┊.. ..*8",
     "not_measured": EMPTY_WITH_MARKS,
-    "stale_after_commit": FILL_34,
+    "estimated_after_commit": FILL_34,
     "estimated": FILL_34,
     "folding_stopped": "_*12 F O L D I N G _ S T O P P E D _*13",
     "unavailable": EMPTY_WITH_MARKS,
@@ -107,7 +107,7 @@ def test_fill_steps_and_allocation(name: str, steps: int, allocation: dict[objec
     [
         ("fill_34", BarState.MEASURED),
         ("not_measured", BarState.NOT_MEASURED),
-        ("stale_after_commit", BarState.STALE_AFTER_COMMIT),
+        ("estimated_after_commit", BarState.ESTIMATED_AFTER_COMMIT),
         ("estimated", BarState.ESTIMATED),
         ("folding_stopped", BarState.FOLDING_STOPPED),
         ("unavailable", BarState.UNAVAILABLE),

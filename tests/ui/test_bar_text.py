@@ -26,8 +26,8 @@ EXAMPLE_FOLDS = "7 Folds (2 Cons., 3 Span, 2 Tool, 4 Mark, 1 Pin)"
         (SHAPE_CASES["tiny_category"], "70% · commit at 80% · 5 Folds (5 Span, 1 Pin)"),
         (STATE_CASES["not_measured"], "not measured yet · commit at 80% · 0 Folds"),
         (
-            STATE_CASES["stale_after_commit"],
-            f"34% before commit · commit at 80% · {EXAMPLE_FOLDS}",
+            STATE_CASES["estimated_after_commit"],
+            f"~34% estimated after commit · commit at 80% · {EXAMPLE_FOLDS}",
         ),
         (STATE_CASES["estimated"], f"~34% estimated · commit at 80% · {EXAMPLE_FOLDS}"),
         (STATE_CASES["folding_stopped"], f"34% · commit at 80% · {EXAMPLE_FOLDS}"),

@@ -117,11 +117,17 @@ def fold_row_text(row: FoldRow) -> str:
 
 
 def commit_notice(event: CommitDone) -> str:
-    """A commit in one line: its number, the window before and after, the folds it built."""
-    unit = "fold" if event.folds == 1 else "folds"
+    """A commit in one line: its number, the window before and after (the engine's
+    estimate, so ``~``), then ``N Folds`` as the bar counts them after it (folds shown) and,
+    apart, what it built: one word, one figure (issue 19: a notice said ``5 folds`` where
+    the bar counted 3)."""
+    unit = "Fold" if event.shown == 1 else "Folds"
+    built = f"{event.folds} built"
+    if event.consolidated:
+        built += f", {event.consolidated} consolidated at once"
     return (
-        f"commit {event.number}: {event.tokens_before:,} → {event.tokens_after:,} tokens, "
-        f"{event.folds} {unit}"
+        f"commit {event.number}: ~{event.tokens_before:,} → ~{event.tokens_after:,} tokens · "
+        f"{event.shown} {unit} ({built})"
     )
 
 

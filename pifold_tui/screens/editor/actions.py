@@ -201,10 +201,13 @@ def plan_expand(engine: Engine, row: MapRow) -> ActionPlan:
     first = position
     freed = 0
     if not preview.refused and preview.landing:
-        freed = preview.freed_tokens
+        # The uncached sum below is on the engine's estimate scale, as ``grows`` is; the
+        # line shows the freed tokens on the bar's scale, as /fold does.
+        freed = preview.tokens_before - preview.tokens_after
         first = min(position, preview.first_changed or position)
         lines.append(
-            f"{len(preview.landing)} pending marks land in the same rewrite: {freed:,} tokens freed"
+            f"{len(preview.landing)} pending marks land in the same rewrite: "
+            f"~{preview.freed_tokens:,} tokens freed"
         )
     after_first = sum(item.tokens for item in projection.items[first:])
     lines.append(f"uncached tokens the rewrite costs: ~{max(0, after_first + grows - freed):,}")
@@ -254,8 +257,9 @@ def plan_commit(engine: Engine) -> ActionPlan:
     lines = [
         f"lands {len(preview.landing)} marks and makes {len(preview.folds)} folds"
         + (f", refolds {len(preview.refolded)}" if preview.refolded else ""),
-        f"tokens {preview.tokens_before:,} → {preview.tokens_after:,} "
-        f"({preview.freed_tokens:,} freed)",
+        # The occupancy scale of the bar and /fold-status, so the three figures agree.
+        f"expected next request ~{preview.expected_before:,} → ~{preview.expected_after:,} "
+        f"(~{preview.freed_tokens:,} freed)",
     ]
     if preview.first_changed is not None:
         lines.append(

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -38,23 +39,16 @@ from pifold_tui.screens.editor.actions import (
 from pifold_tui.screens.editor.dialogs import BriefEditor, ConfirmAction
 from pifold_tui.screens.editor.rows import MapRow
 from pifold_tui.screens.editor.source_pane import SourcePane
-from pifold_tui.screens.editor.window_map import (
-    IDENTIFIER_WIDTH,
-    KIND_WIDTH,
-    STATE_WIDTH,
-    TOKENS_WIDTH,
-    WindowMap,
-)
+from pifold_tui.screens.editor.window_map import WindowMap
 from pifold_tui.screens.status.frame import BarFooter
 
 SOURCE_DELAY = 0.12
 """Seconds the cursor rests before the pane peeks: holding a key down never waits on a
 large fold's verification."""
 
-HEADER = (
-    f"  {'id':<{IDENTIFIER_WIDTH}}{'kind':<{KIND_WIDTH}}{'tokens':>{TOKENS_WIDTH}}  "
-    f"{'state':<{STATE_WIDTH}} text"
-)
+NARROW_BELOW = 140
+"""Narrower than this the map takes two thirds of the width (three fifths above): its id,
+tokens and state need 57 cells before the kind and the text get any."""
 
 
 class FoldEditorScreen(Screen[None]):
@@ -84,7 +78,11 @@ class FoldEditorScreen(Screen[None]):
     FoldEditorScreen #editor-body { height: 1fr; }
     FoldEditorScreen #editor-left { width: 3fr; }
     FoldEditorScreen #editor-filter { height: 3; }
-    FoldEditorScreen #editor-header { color: $text-muted; text-style: bold; }
+    FoldEditorScreen.-narrow #editor-left { width: 2fr; }
+    FoldEditorScreen.-narrow SourcePane { width: 1fr; }
+    FoldEditorScreen #editor-header {
+        color: $text-muted; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis;
+    }
     FoldEditorScreen #editor-message { height: auto; padding: 0 1; }
     FoldEditorScreen #editor-message.-refused { color: $error; text-style: bold; }
     FoldEditorScreen #editor-message.-done { color: $success; }
@@ -105,7 +103,7 @@ class FoldEditorScreen(Screen[None]):
         with Horizontal(id="editor-body"):
             with Vertical(id="editor-left"):
                 yield Input(placeholder="/ filter by text (briefs and sources)", id="editor-filter")
-                yield Static(HEADER, id="editor-header")
+                yield Static("", id="editor-header")
                 yield WindowMap(self.engine, id="window-map")
             yield SourcePane(self.engine, id="source-pane")
         yield Static("", id="editor-message")
@@ -118,6 +116,13 @@ class FoldEditorScreen(Screen[None]):
     @property
     def source_pane(self) -> SourcePane:
         return self.query_one(SourcePane)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW_BELOW, "-narrow")
+
+    def on_window_map_columns_changed(self, event: WindowMap.ColumnsChanged) -> None:
+        """The header is made from the map's own columns, so it sits over them."""
+        self.query_one("#editor-header", Static).update(event.columns.header())
 
     def on_mount(self) -> None:
         self.window_map.reload()

@@ -19,6 +19,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from pifold_core.engine import Engine
+from pifold_tui.screens.editor.columns import (
+    IDENTIFIER_WIDTH,
+    TOKENS_WIDTH,
+    MapColumns,
+    columns_for,
+)
 from pifold_tui.screens.editor.rows import (
     MapRow,
     MarkIndex,
@@ -27,11 +33,6 @@ from pifold_tui.screens.editor.rows import (
     describe_row,
     filter_rows,
 )
-
-IDENTIFIER_WIDTH = 18
-KIND_WIDTH = 20
-TOKENS_WIDTH = 9
-STATE_WIDTH = 26
 
 
 def format_tokens(view: RowView) -> str:
@@ -84,6 +85,14 @@ class WindowMap(ScrollView, can_focus=True):
     WindowMap > .window-map--muted { color: $text-muted; }
     """
 
+    class ColumnsChanged(Message):
+        """The map's width changed, and with it how its columns share it."""
+
+        def __init__(self, columns: MapColumns) -> None:
+            super().__init__()
+            self.columns = columns
+            """The columns now."""
+
     class Highlighted(Message):
         """The cursor moved to another row (or the rows changed under it)."""
 
@@ -103,6 +112,14 @@ class WindowMap(ScrollView, can_focus=True):
         self.cursor = 0
         self.marks = MarkIndex(())
         self._views: dict[MapRow, RowView] = {}
+
+    @property
+    def columns(self) -> MapColumns:
+        """How the map's width is shared between its columns now."""
+        return columns_for(self.size.width)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.ColumnsChanged(self.columns))
 
     # -- rows -----------------------------------------------------------------------------
 
@@ -260,11 +277,24 @@ class WindowMap(ScrollView, can_focus=True):
         if view.openable:
             marker = "▾ " if view.opened else "▸ "
         state = view.state if view.mark is None else f"{view.state} {view.mark}"
-        return [
+        columns = self.columns
+        segments = [
             Segment("  " * row.depth + marker, style),
             Segment(f"{view.identifier:<{IDENTIFIER_WIDTH}.{IDENTIFIER_WIDTH}}", style),
-            Segment(f"{view.kind:<{KIND_WIDTH}.{KIND_WIDTH}}", style),
-            Segment(f"{format_tokens(view):>{TOKENS_WIDTH}}  ", style),
-            Segment(f"{state:<{STATE_WIDTH}.{STATE_WIDTH}} ", state_style),
-            Segment(view.text.replace("\t", " "), style),
         ]
+        if columns.kind:
+            segments.append(Segment(f"{_fitted(view.kind, columns.kind):<{columns.kind}}", style))
+        segments += [
+            Segment(f"{format_tokens(view):>{TOKENS_WIDTH}}  ", style),
+            Segment(f"{_fitted(state, columns.state):<{columns.state}} ", state_style),
+        ]
+        if columns.text:
+            segments.append(Segment(view.text.replace("\t", " "), style))
+        return segments
+
+
+def _fitted(text: str, width: int) -> str:
+    """``text`` in ``width`` cells, its end replaced by ``…`` when it is longer."""
+    if len(text) <= width:
+        return text
+    return text[: max(0, width - 1)] + "…" if width else ""

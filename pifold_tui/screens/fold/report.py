@@ -16,7 +16,16 @@ from rich.text import Text
 
 from pifold_core.commit import CommitOutcome
 from pifold_core.preview import CommitPreview, LandingMark, first_difference
-from pifold_tui.screens.status.figures import ReportStyles, figure_table, heading, share, tokens
+from pifold_tui.screens.status.figures import (
+    AIM_LABEL,
+    EXPECTED_LABEL,
+    ReportStyles,
+    aim_words,
+    figure_table,
+    heading,
+    share,
+    tokens,
+)
 
 CONFIRM_HINT = "Enter or y commits · Escape cancels"
 """The line under a preview that can be committed."""
@@ -49,7 +58,7 @@ def preview_report(preview: FoldPreview, styles: ReportStyles) -> RenderableType
     parts: list[RenderableType] = [
         Text("/fold lands every pending mark now, in one rewrite.", style=styles.heading),
         Text(),
-        _figures(command, preview.budget, preview.messages, styles),
+        _figures(preview, styles),
         Text(),
         _marks(preview, styles),
     ]
@@ -62,19 +71,33 @@ def preview_report(preview: FoldPreview, styles: ReportStyles) -> RenderableType
     return Group(*parts)
 
 
-def _figures(
-    preview: CommitPreview, budget: int, messages: int, styles: ReportStyles
-) -> RenderableType:
+def _figures(both: FoldPreview, styles: ReportStyles) -> RenderableType:
+    """Occupancy before and after, on the scale of the trigger and ``/fold-status`` (the
+    same labels name the same figures there), then what the rewrite costs the cache."""
+    preview, budget, messages = both.command, both.budget, both.messages
     table = figure_table()
     table.add_row(
-        "window now", tokens(preview.tokens_before, True), share(preview.tokens_before, budget)
+        EXPECTED_LABEL,
+        tokens(preview.expected_before, True),
+        share(preview.expected_before, budget),
+        Text("the window now, as the commit trigger compares it", style=styles.muted),
     )
     table.add_row(
-        "after the commit", tokens(preview.tokens_after, True), share(preview.tokens_after, budget)
+        "after the commit",
+        tokens(preview.expected_after, True),
+        share(preview.expected_after, budget),
     )
     table.add_row(
         "tokens freed", tokens(preview.freed_tokens, True), share(preview.freed_tokens, budget)
     )
+    aim = both.band.aim_tokens
+    if aim is not None:
+        table.add_row(
+            AIM_LABEL,
+            tokens(aim),
+            share(aim, budget),
+            Text("where the band's own commit would stop; /fold lands every mark", styles.muted),
+        )
     first = preview.first_changed
     table.add_row(
         "first changed message",
@@ -123,12 +146,12 @@ def _marks(preview: FoldPreview, styles: ReportStyles) -> RenderableType:
     band_ids = {mark.id for mark in band.landing}
     stop_drawn = False
     for number, mark in enumerate(command.landing, start=1):
-        if not stop_drawn and band.target is not None and mark.id not in band_ids:
+        if not stop_drawn and band.aim_tokens is not None and mark.id not in band_ids:
             stop_drawn = True
             table.add_row(
                 "",
                 Text(
-                    f"── the band stops here: its own commit aims for {band.target:,} tokens "
+                    f"── the band stops here: its own commit {aim_words(band.aim_tokens)} "
                     "and leaves the marks below pending ──",
                     style=styles.muted,
                 ),
@@ -137,12 +160,12 @@ def _marks(preview: FoldPreview, styles: ReportStyles) -> RenderableType:
     parts: list[RenderableType] = [table]
     if not command.landing:
         parts.append(Text("No mark lands; the commit carries only what rides along.", styles.muted))
-    elif not stop_drawn and band.target is not None:
+    elif not stop_drawn and band.aim_tokens is not None:
         extra = len(band.folds) - len(command.folds)
         more = f", and cut {extra} more span{'s' if extra != 1 else ''}" if extra > 0 else ""
         parts.append(
             Text(
-                f"The band's own commit (aiming for {band.target:,} tokens) would land all of "
+                f"The band's own commit {aim_words(band.aim_tokens)} and would land all of "
                 f"these too{more}.",
                 style=styles.muted,
             )
@@ -203,21 +226,22 @@ class Landed:
     """Tokens from the first changed message to the end, after it."""
     budget: int
     """The serving budget, for shares."""
+    expected_before: int
+    """Occupancy expected for the next request before it (the trigger's scale)."""
+    expected_after: int
+    """Occupancy expected for the next request after it, on the same scale."""
 
 
 def landed_report(landed: Landed, styles: ReportStyles) -> RenderableType:
     """What the commit did, from its own outcome."""
     outcome = landed.outcome
     budget = landed.budget
-    freed = outcome.tokens_before - outcome.tokens_after
+    before, after = landed.expected_before, landed.expected_after
+    freed = before - after
     first = first_difference(landed.before, landed.after)
     table = figure_table()
-    table.add_row(
-        "window before", tokens(outcome.tokens_before, True), share(outcome.tokens_before, budget)
-    )
-    table.add_row(
-        "window after", tokens(outcome.tokens_after, True), share(outcome.tokens_after, budget)
-    )
+    table.add_row("window before", tokens(before, True), share(before, budget))
+    table.add_row("window after", tokens(after, True), share(after, budget))
     table.add_row("tokens freed", tokens(freed, True), share(freed, budget))
     table.add_row("first changed message", "–" if first is None else f"{first:,}")
     table.add_row(

@@ -143,6 +143,7 @@ class FoldScreen(Screen[CommitOutcome | None]):
             self.say(f"Refused: {reason or 'there is nothing to commit'}.")
             return
         before = tuple(self.engine.projection.digests())
+        expected_before = self.engine.expected_tokens()
         try:
             outcome = self.engine.commit_now()
         except (EngineError, OSError) as error:
@@ -157,6 +158,8 @@ class FoldScreen(Screen[CommitOutcome | None]):
             after=after,
             uncached_tokens=0 if first is None else sum(item.tokens for item in items[first:]),
             budget=self.engine.options.budget,
+            expected_before=expected_before,
+            expected_after=self.engine.expected_tokens(),
         )
         self.step = "landed"
         self.refresh_bindings()

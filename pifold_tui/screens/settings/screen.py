@@ -7,6 +7,10 @@ each palette step. Save writes the file atomically through :class:`SettingsFile`
 running engine takes the options at once; Escape leaves without saving. A file on disk that
 cannot be read or is refused is shown with its reason and is only replaced by a second,
 deliberate Save.
+
+The preview bar follows the form as typed (its band, budget and palette), while the session's
+own bar at the foot keeps the saved settings until Save; the preview's label says which of
+the two it differs from, so the two bars never seem to disagree without a reason.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from textual.widgets import Button, Input, Label, Static, Switch
 
 from palettes import MAP_NAMES, PaletteSetting, PaletteSettingError
 from pifold_core.engine import Engine
+from pifold_core.refused_settings import REFUSED_SUFFIX, keep_aside
 from pifold_core.settings import SettingsError, SettingsFile
 from pifold_tui.fold_bar import FoldBar
 from pifold_tui.screens.settings.form import (
@@ -35,6 +40,15 @@ from pifold_tui.screens.settings.form import (
 )
 from pifold_tui.screens.settings.slider import MapChooser, PositionSlider
 from pifold_tui.screens.status.frame import BarFooter
+
+PREVIEW_SAVED = "preview: the bar with these settings, as saved"
+"""The preview's label while the form holds what the session runs with."""
+
+PREVIEW_UNSAVED = (
+    "preview: the bar with this form (not saved: the session's bar below keeps the saved "
+    "settings until ctrl+s)"
+)
+"""The preview's label once the form differs from what the session runs with."""
 
 
 def _input_id(key: str) -> str:
@@ -122,7 +136,7 @@ class FoldSettingsScreen(Screen[None]):
             with Horizontal(classes="palette-row", id="row-palette-end"):
                 yield Label("palette.end")
                 yield PositionSlider(palette.end, id="palette-end")
-            yield Label("preview of the bar with this palette", id="preview-label")
+            yield Label(PREVIEW_SAVED, id="preview-label")
             yield FoldBar(
                 self.engine.composition(),
                 palette_setting=palette_setting(self.start),
@@ -137,7 +151,10 @@ class FoldSettingsScreen(Screen[None]):
     def _file_line(self) -> Text:
         path = self.settings.path
         if self.disk_error is not None:
-            return Text(f"settings file REFUSED, kept as it is: {self.disk_error.reason} ({path})")
+            return Text(
+                f"settings file REFUSED, kept as it is: {self.disk_error.reason} ({path}); this "
+                "form starts from the defaults, and Save replaces the file"
+            )
         if self.settings.found:
             return Text(f"settings file: {path}")
         return Text(f"settings file: {path} (not there yet: defaults; Save creates it)")
@@ -145,6 +162,9 @@ class FoldSettingsScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#settings-file", Static).set_class(self.disk_error is not None, "-refused")
         self.revalidate()
+        # The first field takes the keys at once: a form that opens with nothing focused
+        # makes the first keystroke a Tab (issue 19).
+        self.query_one(f"#{_input_id(FIELDS[0].key)}").focus()
 
     # -- reading the form ------------------------------------------------------------------
 
@@ -186,12 +206,26 @@ class FoldSettingsScreen(Screen[None]):
         self._repaint_preview()
 
     def _repaint_preview(self) -> None:
+        """The preview takes the form's band and budget (when every rule holds) and its
+        palette; its label says whether that is what the session runs with."""
+        preview = self.query_one("#preview-bar", FoldBar)
+        options = self.verdict.options
+        composition = self.engine.composition()
+        if options is not None:
+            preview.composition = dataclasses.replace(
+                composition,
+                budget=options.budget,
+                max_target=options.thresholds.max_target,
+                min_target=options.thresholds.min_target,
+            )
+        saved = options is not None and options == self.engine.options
+        self.query_one("#preview-label", Label).update(PREVIEW_SAVED if saved else PREVIEW_UNSAVED)
         map_name, start, end = self._palette()
         try:
             setting = PaletteSetting(map_name, start, end)
         except PaletteSettingError:
             return  # start == end: the verdict already says so; the preview keeps its last
-        self.query_one("#preview-bar", FoldBar).palette_setting = setting
+        preview.palette_setting = setting
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.outcome = ""
@@ -229,11 +263,20 @@ class FoldSettingsScreen(Screen[None]):
         if self.disk_error is not None and not self.replace_confirmed:
             self.replace_confirmed = True
             self._say(
-                f"the file on disk is refused ({self.disk_error.reason}); "
-                "Save again to replace it with this form",
+                f"the file on disk is refused ({self.disk_error.reason}); Save again to "
+                f"replace it with this form (the refused one is kept as "
+                f"{self.settings.path.name}{REFUSED_SUFFIX}<time>)",
                 False,
             )
             return
+        kept = ""
+        if self.disk_error is not None and self.settings.path.is_file():
+            try:
+                kept_as = keep_aside(self.settings.path)
+            except OSError as error:
+                self._say(f"refused, not saved: cannot keep the refused file aside: {error}", False)
+                return
+            kept = f"; the refused file is kept as {kept_as.name}"
         written = options
         # A host whose file base carries another budget than the session (inspecting a
         # replay, say) would otherwise have the palette's Save change the session's budget.
@@ -251,7 +294,8 @@ class FoldSettingsScreen(Screen[None]):
         file_line.update(self._file_line())
         file_line.set_class(False, "-refused")
         self.query_one(BarFooter).show()
-        self._say(f"saved to {self.settings.path} and applied to the running session", True)
+        self._repaint_preview()
+        self._say(f"saved to {self.settings.path} and applied to the running session{kept}", True)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "save":

@@ -74,10 +74,24 @@ def timestamp(milliseconds: int | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
+EXPECTED_LABEL = "expected next request"
+"""The occupancy the commit trigger compares, as both fold screens name it."""
+
+AIM_LABEL = "commit aims for (minTarget)"
+"""``minTarget`` × budget, as both fold screens name it: one figure, one name."""
+
+
+def aim_words(aim_tokens: int) -> str:
+    """The band's aim in a sentence: ``aims for 4,800 tokens (minTarget)``, the figure and
+    the name ``/fold-status`` gives it."""
+    return f"aims for {aim_tokens:,} tokens (minTarget)"
+
+
 READING_WORDS: dict[Reading, str] = {
     Reading.MEASURED: "measured by the provider (plus ~ what was appended since)",
     Reading.NOT_MEASURED: "not measured yet",
-    Reading.STALE_AFTER_COMMIT: "stale: counted before the last commit rewrote the window",
+    Reading.ESTIMATED_AFTER_COMMIT: "estimated after commit: the provider has not counted the "
+    "rewritten window yet",
     Reading.ESTIMATED: "estimated: no provider count in this session",
 }
 """How each reading state is named on the status screen."""
@@ -118,10 +132,13 @@ def heading(title: str, styles: ReportStyles) -> Text:
 
 
 __all__ = [
+    "AIM_LABEL",
     "ESTIMATE",
+    "EXPECTED_LABEL",
     "READING_WORDS",
     "ReportStyles",
     "add_figure_row",
+    "aim_words",
     "byte_size",
     "figure_table",
     "heading",

@@ -6,10 +6,12 @@ docked to the bottom (tui-aesthetics §1.4, layout B); the footer inside it is u
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 from palettes import PaletteSetting
 from pifold_core.engine import Engine
@@ -19,6 +21,54 @@ from pifold_tui.screens.status.figures import ReportStyles
 COMPACT_FOOTER_BELOW = 100
 """Narrower than this, the key footer drops its padding so every screen's keys fit 80
 columns (``q Quit`` was cut by the palette key there)."""
+
+
+WAY_OUT = ("escape", "q")
+"""Keys a narrow footer keeps before any other: how to leave the screen or the app."""
+
+
+class FittedFooter(Footer):
+    """Textual's key footer, showing only the keys that fit whole.
+
+    Textual's own footer lays every key in a row and cuts the row at the edge, inside a word
+    when it falls there (issue 19: the editor read ``r Re-cu`` at 80 columns). This one
+    shows keys in their order while they fit beside the command palette's key and leaves
+    out the rest whole; a key left out still works, and the command palette lists every
+    key."""
+
+    async def recompose(self) -> None:
+        # Fitted before the next frame is drawn, so no frame ever shows a key cut.
+        await super().recompose()
+        self.fit_keys()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit_keys()
+
+    def fit_keys(self) -> None:
+        """Show the keys that fit whole and hide the others: the way out (Escape, ``q``)
+        first, then the rest in their order."""
+        keys = list(self.query_children(FooterKey))
+        docked = [key for key in keys if key.has_class("-command-palette")]
+        room = self.size.width - sum(_width(key) for key in docked)
+        shown = set()
+        ranked = sorted(
+            (key for key in keys if key not in docked), key=lambda key: key.key not in WAY_OUT
+        )
+        for key in ranked:
+            width = _width(key)
+            if width > room:
+                break  # the rest stay hidden, so no later key jumps a gap
+            room -= width
+            shown.add(key)
+        for key in keys:
+            key.display = key in docked or key in shown
+
+
+def _width(key: FooterKey) -> int:
+    """Cells a key takes in the footer's row: its text, padding, border and margins (known
+    from its styles once mounted, before any layout)."""
+    margin = key.styles.margin
+    return cell_len(key.render().plain) + key.styles.gutter.width + margin.left + margin.right
 
 
 def palette_of(engine: Engine) -> PaletteSetting:
@@ -47,7 +97,7 @@ class BarFooter(Vertical):
 
     def compose(self) -> ComposeResult:
         yield FoldBar(self.engine.composition(), palette_setting=palette_of(self.engine))
-        yield Footer()
+        yield FittedFooter()
 
     def on_resize(self, event: events.Resize) -> None:
         self.query_one(Footer).compact = event.size.width < COMPACT_FOOTER_BELOW

@@ -19,6 +19,8 @@ from pifold_core.engine import Engine
 from pifold_core.preview import CommitPreview
 from pifold_core.status import EngineStatus
 from pifold_tui.screens.status.figures import (
+    AIM_LABEL,
+    EXPECTED_LABEL,
     READING_WORDS,
     ReportStyles,
     byte_size,
@@ -114,7 +116,7 @@ def _window_rows(table: FigureRows, figures: StatusFigures, styles: ReportStyles
         )
     expected = occupancy.tokens
     table.add(
-        "expected next request",
+        EXPECTED_LABEL,
         tokens(expected, True),
         share(expected, budget),
         "what the commit trigger compares",
@@ -137,7 +139,7 @@ def _window_rows(table: FigureRows, figures: StatusFigures, styles: ReportStyles
     spread = status.max_tokens - status.min_tokens
     tax = status.min_tokens / spread if spread > 0 else 0.0
     table.add(
-        "commit aims for (minTarget)",
+        AIM_LABEL,
         tokens(status.min_tokens),
         share(status.min_tokens, budget),
         f"rewrite tax of the band {tax:.2f}",
@@ -194,7 +196,7 @@ def _freed(preview: CommitPreview) -> str:
         return preview.refusal or ""
     first = preview.first_changed
     return (
-        f"~{preview.tokens_before:,} → ~{preview.tokens_after:,}; rewrites from message "
+        f"~{preview.expected_before:,} → ~{preview.expected_after:,}; rewrites from message "
         f"{first}, ~{preview.uncached_tokens:,} tokens uncached"
     )
 

@@ -101,11 +101,10 @@ def test_status_readings_and_trouble() -> None:
     assert "window: not measured yet; engine estimate 5,000 of 100,000 tokens (5%)" in text
     assert "marks: none pending" in text and "pinned entries: 0 (none)" in text
     assert "staged" not in text and "clipped" not in text and text.endswith("commits: 0")
-    stale = render_status(
-        _status(occupancy=Occupancy(21_000, Reading.STALE_AFTER_COMMIT, 79_000, 20_000, 1.0))
+    after_commit = render_status(
+        _status(occupancy=Occupancy(21_000, Reading.ESTIMATED_AFTER_COMMIT, 21_000, 20_000, 1.0))
     )
-    assert "79,000 of 100,000 tokens (79%), the reading before the last commit" in stale
-    assert "expected now: 21,000" in stale
+    assert "21,000 of 100,000 tokens (21%), engine estimate after the last commit" in after_commit
     troubled = render_status(
         _status(
             occupancy=Occupancy(85_000, Reading.ESTIMATED, 85_000, 85_000, 1.0),

@@ -76,10 +76,13 @@ def test_a_fold_row_says_kind_handle_size_and_brief() -> None:
 
 
 def test_the_commit_notice() -> None:
-    event = CommitDone(3, "threshold", 81_204, 19_880, 12)
-    assert commit_notice(event) == "commit 3: 81,204 → 19,880 tokens, 12 folds"
-    assert commit_notice(CommitDone(1, "command", 900, 400, 1)) == (
-        "commit 1: 900 → 400 tokens, 1 fold"
+    # The bar's word and figure first, what the commit built apart (issue 19).
+    event = CommitDone(3, "threshold", 81_204, 19_880, 12, consolidated=10, shown=3)
+    assert commit_notice(event) == (
+        "commit 3: ~81,204 → ~19,880 tokens · 3 Folds (12 built, 10 consolidated at once)"
+    )
+    assert commit_notice(CommitDone(1, "command", 900, 400, 1, shown=1)) == (
+        "commit 1: ~900 → ~400 tokens · 1 Fold (1 built)"
     )
 
 

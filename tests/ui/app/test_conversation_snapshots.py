@@ -84,7 +84,7 @@ async def test_fold_row_and_commit_notice(
     harness = ConversationHarness(session.recorder, folds, theme=THEMES[theme])
     async with harness.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await harness.conversation.show_event(CommitDone(1, "threshold", 81_204, 19_880, 12))
+        await harness.conversation.show_event(CommitDone(1, "threshold", 81_204, 19_880, 12, 10, 3))
         await pilot.pause()
         assert not any(
             isinstance(call, ToolCallView) and not call.collapsed

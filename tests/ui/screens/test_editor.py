@@ -420,7 +420,10 @@ async def test_commit_now_with_its_preview_then_nothing_left(replayed_engine: En
         before = editor(pilot).query_one(BarFooter).bar.composition
         await pilot.press("c")
         dialog = await confirm(pilot, moves_bytes=True)
-        assert f"({preview.freed_tokens:,} freed)" in "\n".join(dialog.plan.lines)
+        assert (
+            f"~{preview.expected_before:,} → ~{preview.expected_after:,} "
+            f"(~{preview.freed_tokens:,} freed)" in "\n".join(dialog.plan.lines)
+        )
         assert f"uncached tokens the rewrite costs: {preview.uncached_tokens:,}" in "\n".join(
             dialog.plan.lines
         )

@@ -33,3 +33,18 @@ class TestFoldEditorScreen:
             await pilot.press("c")
             await pilot.pause(SOURCE_WAIT)
             assert app.export_screenshot(title="fold-editor") == svg_snapshot
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+@pytest.mark.parametrize("columns", [80, 120])
+async def test_map_at_common_widths(
+    columns: int, theme: str, replayed_engine: Engine, svg_snapshot: SnapshotAssertion
+) -> None:
+    """At 80 and 120 columns the map keeps its id, tokens and state columns under a header
+    that never wraps, and the key footer shows only whole keys (issue 19)."""
+    app = ScreenHost(FoldEditorScreen(replayed_engine), THEMES[theme])
+    async with app.run_test(size=(columns, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("end")
+        await pilot.pause(SOURCE_WAIT)
+        assert app.export_screenshot(title="fold-editor") == svg_snapshot

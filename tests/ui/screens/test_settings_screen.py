@@ -114,16 +114,21 @@ async def test_palette_steps_repaint_the_preview_then_save_applies_live(
         assert preview.palette_setting.map_name == "viridis"
         form(pilot).query_one("#palette-end", PositionSlider).focus()
         await pilot.press("home")
-        # start 0.06 and end 0: a reversed slice, which is allowed.
+        # start 0.06 and end 0: previewed, but too narrow to tell the categories apart.
         assert preview.palette_setting == PaletteSetting("viridis", 0.06, 0.0)
+        assert "palette viridis 0.06 → 0 is too narrow" in verdict_text(pilot)
+        form(pilot).query_one("#palette-start", PositionSlider).focus()
+        await pilot.press("end")
+        # start 1 and end 0: a reversed slice, which is allowed.
+        assert preview.palette_setting == PaletteSetting("viridis", 1.0, 0.0)
         session_bar = form(pilot).query_one(BarFooter).bar
         assert session_bar.palette_setting == PaletteSetting()  # unchanged until saved
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert verdict_text(pilot).startswith("saved to ")
-        assert session_bar.palette_setting == PaletteSetting("viridis", 0.06, 0.0)
+        assert session_bar.palette_setting == PaletteSetting("viridis", 1.0, 0.0)
     saved = json.loads(settings.path.read_text())
-    assert saved["palette"] == {"map": "viridis", "start": 0.06, "end": 0.0}
+    assert saved["palette"] == {"map": "viridis", "start": 1.0, "end": 0.0}
     assert "providerInputBudget" not in saved  # the base's budget is not pinned in the file
     assert engine.options.palette.map_name == "viridis" and engine.options.palette.end == 0.0
     assert heard and heard[-1] == engine.options
@@ -195,7 +200,12 @@ async def test_a_refused_file_on_disk_is_shown_and_only_replaced_on_a_second_sav
         assert settings.path.read_bytes() == content
         await pilot.press("ctrl+s")
         assert verdict_text(pilot).startswith("saved to ")
+        assert "the refused file is kept as settings.json.refused-" in verdict_text(pilot)
     assert json.loads(settings.path.read_text())["thresholds"]["maxTarget"] == 0.8
+    # What the user wrote is not lost: the refused file is kept beside the new one.
+    kept = [path for path in settings.path.parent.iterdir() if path != settings.path]
+    assert [path.name.startswith("settings.json.refused-") for path in kept] == [True]
+    assert kept[0].read_bytes() == content
 
 
 async def test_an_unreadable_file_is_shown_with_its_reason(
@@ -267,3 +277,33 @@ async def test_save_keeps_the_session_budget_when_the_file_does_not_set_one(
     assert engine.options.palette.map_name == "cividis"
     assert engine.options.budget == 70_000
     assert json.loads(settings.path.read_text())["providerInputBudget"] == 70_000
+
+
+async def test_it_opens_on_the_first_field_and_the_preview_follows_the_form(
+    replayed_engine: Engine, tmp_path: Path
+) -> None:
+    """The form has the keys at once; the preview takes the band as typed while the
+    session's bar keeps the saved one until Save, and the preview's label says which."""
+    engine = replayed_engine
+    entries = len(engine.transcript)
+    settings = settings_file(tmp_path)
+    async with ScreenHost(FoldSettingsScreen(engine, settings)).run_test(size=SCREEN_SIZE) as pilot:
+        await pilot.pause()
+        first = form(pilot).query_one("#field-thresholds-maxTarget", Input)
+        assert pilot.app.focused is first
+        label = form(pilot).query_one("#preview-label")
+        assert str(label.render()).startswith("preview: the bar with these settings, as saved")
+        await type_into(pilot, "thresholds.maxTarget", "0.7")
+        await pilot.pause()
+        preview = form(pilot).query_one("#preview-bar", FoldBar).composition
+        session = form(pilot).query_one(BarFooter).query_one(FoldBar).composition
+        assert preview is not None and session is not None
+        assert preview.max_target == 0.7 and session.max_target == 0.8
+        assert "not saved: the session's bar below keeps the saved settings" in str(label.render())
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        session = form(pilot).query_one(BarFooter).query_one(FoldBar).composition
+        assert session is not None and session.max_target == 0.7
+        assert engine.options.thresholds.max_target == 0.7
+        assert str(label.render()).startswith("preview: the bar with these settings, as saved")
+    assert_host_clean(engine, entries)

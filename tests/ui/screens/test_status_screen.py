@@ -42,7 +42,7 @@ async def test_status_is_the_home_and_shows_every_figure(replayed_engine: Engine
         assert f"{status.max_tokens:,}" in text and "80.0%" in text
         assert f"{status.min_tokens:,}" in text and "20.0%" in text
         # The reading's state is named, and the estimate is marked.
-        assert "stale: counted before the last commit" in text
+        assert "estimated after commit: the provider has not counted" in text
         assert f"~{status.occupancy.estimated_tokens:,}" in text
         # The bar's six categories, folds by kind, depth, marks, pins, storage, audit.
         for label in CATEGORY_LABELS.values():
