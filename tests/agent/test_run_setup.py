@@ -169,7 +169,10 @@ def test_a_refused_run_logs_nothing_not_even_its_budget(tmp_path: Path) -> None:
 
 def test_a_budget_below_the_floor_is_refused_before_anything_opens(tmp_path: Path) -> None:
     outcome = headless(options_in(tmp_path, script=answer_script(tmp_path), budget=999))
-    assert refusal_problems(outcome, 2, "--budget must be at least 1,000 tokens") == []
+    assert (
+        refusal_problems(outcome, 2, "--budget must be from 1,000 to 10,000,000 tokens, got 999")
+        == []
+    )
     assert not (tmp_path / "sessions").exists()
 
 

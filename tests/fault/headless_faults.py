@@ -183,7 +183,10 @@ def bad_budget(case: Case) -> None:
     if case.rng.random() < 0.5:
         budget = case.rng.choice([0, -1, -case.rng.randrange(1, 10**9), case.rng.randrange(999)])
         outcome = case.run(budget=budget)
-        case.check("refuses it", refusal_problems(outcome, 2, "--budget must be at least"))
+        case.check(
+            "refuses it",
+            refusal_problems(outcome, 2, "--budget must be from 1,000 to 10,000,000 tokens"),
+        )
     else:
         outcome = case.run(budget=case.rng.randrange(1_000, 2_500), stdin=b"word " * 400)
         if outcome.code == 0:  # the budget is the session's now, as --budget sets it

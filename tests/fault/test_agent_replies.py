@@ -212,6 +212,7 @@ async def play_episode(
                 tally.fail(where, f"the JSON event stream cannot carry {problem}")
             unwritable.clear()
         engine.close()
+        session.close()  # the run ends: its writer's lock goes, as at a process's exit
         await continue_session(session, provider, name, server, cwd, f"{label} --continue", tally)
     finally:
         engine.close()
