@@ -8,10 +8,12 @@ timing is asserted: :data:`WAIT_SECONDS` only bounds a hung run.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -51,6 +53,10 @@ class Terminal:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
         base = dict(os.environ if environment is None else environment)
         base.update({"TERM": "xterm-256color", "COLORTERM": "truecolor"})
+        # Textual takes COLUMNS and LINES over the terminal's own size, and a test runner's
+        # worker may have them set: the app must see the pty's 120 x 40.
+        base.pop("COLUMNS", None)
+        base.pop("LINES", None)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "pifold_agent.cli", *arguments],
             stdin=slave,
@@ -71,7 +77,9 @@ class Terminal:
         needle = text.encode()
         while needle not in self.seen:
             remaining = deadline - time.monotonic()
-            assert remaining > 0, f"never showed {text!r}; last output: {self.seen[-2000:]!r}"
+            if remaining <= 0:
+                self.kill()
+                raise AssertionError(f"never showed {text!r}; last output: {self.seen[-2000:]!r}")
             ready, _, _ = select.select([self.master], [], [], min(remaining, 1.0))
             if ready:
                 try:
@@ -91,6 +99,14 @@ class Terminal:
                     self.seen += os.read(self.master, 65536)
                 except OSError:
                     return
+
+    def kill(self) -> None:
+        """End the process and its session for good (a failed test leaves nothing running:
+        an app whose terminal is gone may never notice it)."""
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
 
     def press(self, keys: str) -> None:
         os.write(self.master, keys.encode())

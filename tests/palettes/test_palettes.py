@@ -61,24 +61,29 @@ def _hue_difference(first: str, second: str) -> float:
     return 2 * math.sqrt(first_chroma * second_chroma) * abs(math.sin(angle / 2))
 
 
-def _palettes() -> list[Palette]:
-    return [
-        palette_for(PaletteSetting(map_name, start, end), background)
-        for map_name in MAP_NAMES
-        for start, end in SLICES
-        for background in BACKGROUNDS
-    ]
+CASES = [
+    (map_name, start, end, background)
+    for map_name in MAP_NAMES
+    for start, end in SLICES
+    for background in BACKGROUNDS
+]
+"""Every map, slice and background. The palettes are made by the tests that use them
+(``palette_for`` caches each), not at import: making all of them takes seconds, which
+collection would pay in every test process."""
 
 
-ALL_PALETTES = _palettes()
+@pytest.fixture
+def palette(request: pytest.FixtureRequest) -> Palette:
+    map_name, start, end, background = request.param
+    return palette_for(PaletteSetting(map_name, start, end), background)
 
 
-def _id(palette: Palette) -> str:
-    setting = palette.setting
-    return f"{setting.map_name}-{setting.start:g}-{setting.end:g}-{palette.background}"
+def _id(case: tuple[str, float, float, str]) -> str:
+    map_name, start, end, background = case
+    return f"{map_name}-{start:g}-{end:g}-{background}"
 
 
-all_palettes = pytest.mark.parametrize("palette", ALL_PALETTES, ids=_id)
+all_palettes = pytest.mark.parametrize("palette", CASES, ids=_id, indirect=True)
 
 
 @all_palettes
