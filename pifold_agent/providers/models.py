@@ -1,7 +1,7 @@
 """Model descriptors: context window, output reservation, prices and cache lifetime.
 
 The built-in table covers the common current models. Prices are those of the project's dated
-price file (``pifold_bench/data/prices-2026-11-30.json``, from the provider pages as stored
+price file (``pifold_agent/pricing/data/prices-2026-11-30.json``, from the provider pages as stored
 in 2026); windows and output limits are the providers' stated figures. The output reservation
 is what a request asks for at most (Pi caps it at 32,000), so the serving budget, the tokens a
 request may carry, is the window minus that reservation (DESIGN §6).
