@@ -8,9 +8,11 @@ with a base URL and no named variable a missing key is not an error.
 
 from __future__ import annotations
 
+import importlib
 import os
+from collections.abc import Callable
+from typing import cast
 
-from pifold_agent.providers.anthropic_messages import AnthropicMessages
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.models import (
     DEFAULT_MODELS,
@@ -19,14 +21,24 @@ from pifold_agent.providers.models import (
     ProviderName,
     load_models,
 )
-from pifold_agent.providers.openai_chat import OpenAIChat
-from pifold_agent.providers.openai_responses import OpenAIResponses
 
 KEY_VARIABLES: dict[ProviderName, str] = {
     "anthropic": "ANTHROPIC_API_KEY",
     "openai": "OPENAI_API_KEY",
     "openai-chat": "OPENAI_API_KEY",
 }
+
+ADAPTERS: dict[ProviderName, tuple[str, str]] = {
+    "anthropic": ("pifold_agent.providers.anthropic_messages", "AnthropicMessages"),
+    "openai": ("pifold_agent.providers.openai_responses", "OpenAIResponses"),
+    "openai-chat": ("pifold_agent.providers.openai_chat", "OpenAIChat"),
+}
+"""Each adapter's module and class. They are imported only when chosen: the SDKs take
+seconds to import, which a refusal (no key, a bad option) or another command never needs,
+and they come with the ``agent`` extra, which a host embedding the bar does not install."""
+
+SDK_PACKAGES = frozenset({"anthropic", "openai", "httpx", "httpx2"})
+"""The packages of the ``agent`` extra."""
 
 LOCAL_SERVER_KEY = "not-needed"
 """Sent to a compatible server that takes no key (the SDK insists on one)."""
@@ -96,20 +108,40 @@ def resolve_provider(
             key = LOCAL_SERVER_KEY
         else:
             raise MissingApiKey(name, variable)
-    if name == "anthropic":
-        reservation = descriptor.output_reservation if descriptor else None
-        if reservation:
-            return AnthropicMessages(chosen, key, base_url, max_output_tokens=reservation)
-        return AnthropicMessages(chosen, key, base_url)
-    if name == "openai":
-        return OpenAIResponses(chosen, key, base_url)
-    return OpenAIChat(chosen, key, base_url)
+    adapter = adapter_class(name)
+    reservation = descriptor.output_reservation if descriptor else None
+    if name == "anthropic" and reservation:
+        return adapter(chosen, key, base_url, max_output_tokens=reservation)
+    return adapter(chosen, key, base_url)
+
+
+def adapter_class(name: ProviderName) -> Callable[..., Provider]:
+    """The adapter class of ``name``, imported now.
+
+    Raises:
+        ProviderChoiceError: its SDK is not installed (pifold without its ``agent`` extra);
+            the message says how to install it.
+    """
+    module_name, class_name = ADAPTERS[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if (error.name or "").split(".")[0] not in SDK_PACKAGES:
+            raise
+        raise ProviderChoiceError(
+            f"the {name} provider talks through the {error.name} SDK, which is not installed: "
+            "install pifold with its agent extra (pip install 'pifold[agent]', or "
+            "pipx install 'pifold[agent]')"
+        ) from None
+    return cast(Callable[..., Provider], getattr(module, class_name))
 
 
 __all__ = [
+    "ADAPTERS",
     "KEY_VARIABLES",
     "MissingApiKey",
     "ProviderChoiceError",
+    "adapter_class",
     "choose_provider",
     "resolve_provider",
 ]

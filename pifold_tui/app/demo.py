@@ -43,7 +43,8 @@ from pifold_agent.providers.scripted import ScriptedProvider, script_from_entrie
 from pifold_agent.run_command import HeadlessOptions
 from pifold_core.engine import Engine
 from pifold_core.options import EngineOptions
-from pifold_core.settings import SettingsFile
+from pifold_core.refused_settings import load_or_defaults
+from pifold_core.settings import SettingsError, SettingsFile
 from pifold_core.tokens import TiktokenCounter
 from pifold_tui.app.demo_bill import DemoBill, footer_prices
 from pifold_tui.app.session_setup import AppSession
@@ -134,9 +135,12 @@ class PausableProvider:
                 await self.sleep(self.call_delay_s)
 
 
-def demo_options(budget: int = DEMO_BUDGET) -> EngineOptions:
-    """The user's settings at the demo's budget (the budget is the demo's own)."""
-    return replace(SettingsFile(base=EngineOptions(budget=budget)).load(), budget=budget)
+def demo_options(budget: int = DEMO_BUDGET) -> tuple[EngineOptions, SettingsError | None]:
+    """The user's settings at the demo's budget (the budget is the demo's own), or the
+    defaults and why the settings file was refused: the demo opens either way, and
+    ``/fold-settings`` inside it can replace a refused file."""
+    options, refused = load_or_defaults(SettingsFile(base=EngineOptions(budget=budget)))
+    return replace(options, budget=budget), refused
 
 
 def open_demo(
@@ -146,11 +150,7 @@ def open_demo(
     call_delay_s: float = DEMO_CALL_DELAY_S,
     trace: Path | None = None,
 ) -> tuple[AppSession, PauseGate, str | None]:
-    """The demo session, its pause gate and the opening prompt to run.
-
-    Raises:
-        pifold_core.settings.SettingsError: the user's settings file is invalid.
-    """
+    """The demo session, its pause gate and the opening prompt to run."""
     entries = load_trace(trace if trace is not None else demo_trace()).entries
     script = replace(script_from_entries(entries), chunk_chars=DEMO_CHUNK_CHARS, chunk_delay_s=0)
     counter = TiktokenCounter()
@@ -162,7 +162,7 @@ def open_demo(
     bill = SessionBill(prices, counter, budget, recorder.recorded)
     paced = PausableProvider(scripted, gate, text_delay_s, call_delay_s)
     provider = BilledProvider(paced, bill)
-    options = demo_options(budget)  # a refused settings file leaves no folder behind
+    options, refused = demo_options(budget)
     folder = Path(tempfile.mkdtemp(prefix="pifold-demo-"))
     engine = Engine.open(folder / "state", options)
     tools = scripted.recorded_tools()
@@ -182,6 +182,7 @@ def open_demo(
         options=HeadlessOptions(prompt=None, cwd=cwd),
         demo=True,
         cleanup=lambda: shutil.rmtree(folder, ignore_errors=True),
+        settings_refused=refused,
         bill=DemoBill(bill, book.as_of, own_prices),
         played_through=lambda: scripted.exhausted,
     )

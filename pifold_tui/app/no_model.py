@@ -28,6 +28,7 @@ from pifold_agent.providers.base import (
 from pifold_agent.run_command import CommandError, HeadlessOptions, agent_tools, open_engine
 from pifold_agent.run_setup import setup_failure
 from pifold_agent.sessions import SessionError, SessionFile, find, latest_for
+from pifold_core.refused_settings import load_or_defaults
 from pifold_core.settings import SettingsFile
 from pifold_tui.app.session_setup import AppSession
 
@@ -139,9 +140,11 @@ def open_without_model(options: HeadlessOptions) -> AppSession:
     session = wanted_session(options)
     provider = NoModelProvider()
     engine = None
+    # A refused settings file must not keep the session closed: /fold-settings repairs it.
+    refused = load_or_defaults(SettingsFile())[1]
     try:
         session.claim()  # resuming may answer orphaned calls: one writer, as in a run
-        engine = open_engine(session.state_directory, options, None)
+        engine = open_engine(session.state_directory, options, None, refused is None)
         config = AgentConfig(cwd, session_id=session.id)
         agent = Agent(engine, provider, agent_tools(provider, options.api_key_env), session, config)
         agent.resume()
@@ -162,6 +165,7 @@ def open_without_model(options: HeadlessOptions) -> AppSession:
         settings=SettingsFile(),
         options=options,
         session_file=session,
+        settings_refused=refused,
     )
 
 

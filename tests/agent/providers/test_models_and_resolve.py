@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +20,12 @@ from pifold_agent.providers.models import (
 )
 from pifold_agent.providers.openai_chat import OpenAIChat
 from pifold_agent.providers.openai_responses import OpenAIResponses
-from pifold_agent.providers.resolve import MissingApiKey, ProviderChoiceError, resolve_provider
+from pifold_agent.providers.resolve import (
+    ADAPTERS,
+    MissingApiKey,
+    ProviderChoiceError,
+    resolve_provider,
+)
 
 PRICES = (
     Path(__file__).parents[3] / "pifold_agent" / "pricing" / "data" / f"prices-{TABLE_DATE}.json"
@@ -161,3 +169,51 @@ def test_bad_choices_are_named() -> None:
         resolve_provider("gemini", None, None, None)
     with pytest.raises(ProviderChoiceError, match="'mystery-model' is not in the model table"):
         resolve_provider(None, "mystery-model", None, None)
+
+
+@pytest.mark.parametrize(
+    ("provider", "sdk"),
+    [("anthropic", "anthropic"), ("openai", "openai"), ("openai-chat", "openai")],
+)
+def test_without_the_agent_extra_the_provider_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, provider: str, sdk: str
+) -> None:
+    # As if pifold were installed without [agent]: the SDK cannot be imported, and neither
+    # can the adapter built on it.
+    monkeypatch.setitem(sys.modules, sdk, None)
+    module_name = ADAPTERS[provider][0]  # type: ignore[index]
+    monkeypatch.delitem(sys.modules, module_name, raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with pytest.raises(ProviderChoiceError, match=r"pip install 'pifold\[agent\]'") as refused:
+        resolve_provider(provider, None, None, None)
+    assert f"the {sdk} SDK, which is not installed" in str(refused.value)
+
+
+def test_a_refusal_imports_no_sdk(tmp_path: Path) -> None:
+    # `pifold -p` without a key answered after importing both SDKs (4 s here, 0.6 for
+    # --version): the adapters are imported only once one is chosen.
+    program = (
+        "import io, sys\n"
+        "from pathlib import Path\n"
+        "from pifold_agent.run_command import HeadlessOptions, run_headless\n"
+        "options, error = HeadlessOptions(prompt='hi', cwd=Path(sys.argv[1])), io.StringIO()\n"
+        "code = run_headless(options, None, io.StringIO(), error)\n"
+        "assert code == 2 and 'ANTHROPIC_API_KEY' in error.getvalue(), error.getvalue()\n"
+        "print(sorted(name for name in ('anthropic', 'openai') if name in sys.modules))\n"
+    )
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"ANTHROPIC_API_KEY", "OPENAI_API_KEY"}
+    }
+    environment["PIFOLD_HOME"] = str(tmp_path / "home")
+    result = subprocess.run(
+        [sys.executable, "-c", program, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

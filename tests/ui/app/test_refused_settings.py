@@ -43,3 +43,22 @@ async def test_the_app_opens_with_the_defaults_and_names_the_refused_file(
         assert "REFUSED" in str(app.screen.query_one("#settings-file").render())
         assert_session_consistent(session.engine)
     assert path.read_text(encoding="utf-8") == '{"thresholds": {"maxTarget": 2}}'
+
+
+async def test_the_demo_opens_over_a_refused_settings_file(tmp_path: Path) -> None:
+    # The demo is the first thing a newcomer opens; a broken settings file left it closed.
+    from tests.ui.app.test_shell_demo import demo_app
+
+    path = settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{not json", encoding="utf-8")
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE):
+        await app.loaded.wait()
+        assert app.failure is None
+        session = app.session
+        assert session is not None and session.demo and session.settings_refused is not None
+        assert any(f"settings file {path} refused" in note for note in app.notes)
+        assert session.engine is not None
+        await app.leave().wait()
+    assert path.read_text(encoding="utf-8") == "{not json"
