@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import tempfile
 from dataclasses import replace
@@ -190,10 +191,28 @@ def replay(
     if inspect_after and as_json:
         Console(stderr=True).print("[red]error:[/] --inspect opens the screens; not with --json")
         raise typer.Exit(2)
+    scratch: Path | None = None
     if inspect_after and state is None:
-        # The screens need the state after the replay: keep it, and say where.
-        state = Path(tempfile.mkdtemp(prefix="pifold-inspect-")) / "state"
-        Console(stderr=True).print(f"state kept in {state} (--state chooses the folder)")
+        # The screens need the state after the replay; without --state it lives in a
+        # temporary folder removed once the screens close.
+        scratch = Path(tempfile.mkdtemp(prefix="pifold-inspect-"))
+        state = scratch / "state"
+    try:
+        _replay_command(trace, budget, as_json, state, window_out, lifetime, inspect_after)
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _replay_command(
+    trace: Path,
+    budget: int,
+    as_json: bool,
+    state: Path | None,
+    window_out: Path | None,
+    lifetime: CacheLifetime,
+    inspect_after: bool,
+) -> None:
     console = Console(stderr=as_json)
     try:
         report = _run_replay(console, trace, budget, state, window_out, not as_json, lifetime)

@@ -7,6 +7,7 @@ the state folder. No timing is asserted: the waits only bound a hung run.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pifold_core.engine import LOG_NAME
@@ -36,3 +37,17 @@ def test_replay_then_inspect_hands_the_state_to_the_screens(tmp_path: Path) -> N
     terminal.press("q")
     assert terminal.finish() == 0
     assert (state / LOG_NAME).is_file()
+
+
+def test_replay_then_inspect_without_a_state_folder_leaves_nothing_behind(tmp_path: Path) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    terminal = Terminal(
+        ["replay", str(SMALL_TRACE), "--budget", "6000", "--inspect"],
+        environment={**os.environ, "TMPDIR": str(scratch)},
+    )
+    terminal.wait_for("/fold-status")
+    assert [path.name for path in scratch.iterdir() if path.name.startswith("pifold-inspect-")]
+    terminal.press("q")
+    assert terminal.finish() == 0
+    assert [path for path in scratch.iterdir() if path.name.startswith("pifold-")] == []
