@@ -272,7 +272,13 @@ class Agent:
             calls = entry.tool_calls
             if calls:
                 await run_batch(
-                    calls, self._by_name, self.config.cwd, self.emit, self._finalise, self.approval
+                    calls,
+                    self._by_name,
+                    self.config.cwd,
+                    self.emit,
+                    self._finalise,
+                    self.approval,
+                    self.window.result_limit_bytes(),
                 )
             self.recorder.sync()
             self.emit(TurnEnd(turn, len(calls)))

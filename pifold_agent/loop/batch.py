@@ -58,18 +58,20 @@ async def run_batch(
     emit: Callable[[AgentEvent], None],
     finalise: Callable[[ToolCallBlock, ToolOutcome], None],
     gate: ApprovalGate | None = None,
+    result_limit_bytes: int | None = None,
 ) -> None:
     """Run ``calls`` concurrently (in order where they share files); ``finalise`` each
     result in the assistant's order.
 
     With a ``gate``, a guarded call (write, edit, bash) waits for the user's permission
     before it starts, and a denied call is answered with the declined result.
+    ``result_limit_bytes`` is the context's limit on a whole result, passed to each tool.
     """
     order = CallOrder([footprint_of(tools.get(call.name), call.arguments, cwd) for call in calls])
     pending: list[asyncio.Task[ToolOutcome] | ToolOutcome] = []
     for index, call in enumerate(calls):
         emit(ToolExecutionStart(call.id, call.name, call.arguments))
-        work = _start(call, tools, cwd, emit, gate, order, index)
+        work = _start(call, tools, cwd, emit, gate, order, index, result_limit_bytes)
         if isinstance(work, ToolOutcome):
             order.finished(index)
         pending.append(work)
@@ -130,6 +132,7 @@ def _start(
     gate: ApprovalGate | None,
     order: CallOrder,
     index: int,
+    result_limit_bytes: int | None,
 ) -> asyncio.Task[ToolOutcome] | ToolOutcome:
     tool = tools.get(call.name)
     if tool is None:
@@ -145,7 +148,7 @@ def _start(
     def update(text: str) -> None:
         emit(ToolExecutionUpdate(call.id, text))
 
-    context = ToolContext(call.id, cwd, update)
+    context = ToolContext(call.id, cwd, update, result_limit_bytes)
     request = ApprovalRequest(call.id, tool.name, arguments)
     asks = gate if gate is not None and gate.needs_question(tool.name) else None
     return asyncio.create_task(

@@ -72,6 +72,9 @@ class NativeWindow:
         """Nothing can be missing: there is no second store to fall behind."""
         return []
 
+    def result_limit_bytes(self) -> int | None:
+        return None  # Pi's compaction cuts no single result
+
     def request_budget(self) -> int:
         """The window less Pi's reserve: past it, every request would compact first."""
         return self.settings.threshold(self.context_window)

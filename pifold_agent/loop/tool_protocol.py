@@ -57,6 +57,11 @@ class ToolContext:
     """The agent's working directory; relative paths resolve against it."""
     update: Callable[[str], None]
     """Report partial output (shown to the user, never sent to the model)."""
+    result_limit_bytes: int | None = None
+    """The most bytes of text a result can have and reach the model whole (past it the
+    folding engine keeps the result as evidence and shows a head and a tail); ``None``: no
+    limit beyond the tools' own. A tool that cuts its output cuts it under this, so that its
+    notice (``Use offset=N to continue``) describes what the model really saw."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,6 +76,11 @@ class ContextWindow(Protocol):
         """Append the in-context entries of the session it lacks; returns them."""
         ...
 
+    def result_limit_bytes(self) -> int | None:
+        """The most bytes of text a tool result can have and still reach the model whole;
+        ``None`` when this context never cuts a result (the tools' own limit holds)."""
+        ...
+
     def request_budget(self) -> int:
         """Tokens one request may carry, the system prompt and tools included."""
         ...
@@ -128,6 +133,11 @@ class EngineWindow:
 
     def used_ids(self) -> Container[str]:
         return self.engine.transcript.index_of
+
+    def result_limit_bytes(self) -> int | None:
+        # Past this the engine keeps the result as evidence and shows a head and a tail: a
+        # tool that stays under it tells the model exactly what it saw (offset=N is true).
+        return self.engine.options.evidence_threshold_bytes
 
     def used_call_ids(self) -> Container[str]:
         return self.engine.transcript.call_site

@@ -30,7 +30,7 @@ from pifold_agent.tools.arguments import (
 from pifold_agent.tools.blocking import in_thread
 from pifold_agent.tools.gitignore import glob_to_regex, walk
 from pifold_agent.tools.ls import listed_folder
-from pifold_agent.tools.truncation import MAX_BYTES, format_size, truncate_head
+from pifold_agent.tools.truncation import MAX_BYTES, format_size, output_limit, truncate_head
 from pifold_core.canonical import JsonValue
 
 DEFAULT_LIMIT = 1_000
@@ -91,20 +91,20 @@ async def fd_find(executable: str, root: Path, pattern: str, limit: int) -> list
     return found[: limit + 1]
 
 
-def render(found: list[str], limit: int) -> ToolOutcome:
+def render(found: list[str], limit: int, max_bytes: int = MAX_BYTES) -> ToolOutcome:
     """The result text with its notices."""
     if not found:
         return ToolOutcome("No files found matching pattern", details={"results": 0})
     more = len(found) > limit
     shown = found[:limit]
-    truncation = truncate_head("\n".join(shown), max_lines=len(shown) + 1)
+    truncation = truncate_head("\n".join(shown), max_lines=len(shown) + 1, max_bytes=max_bytes)
     notices: list[str] = []
     if more:
         notices.append(
             f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern"
         )
     if truncation.truncated:
-        notices.append(f"{format_size(MAX_BYTES)} limit reached")
+        notices.append(f"{format_size(max_bytes)} limit reached")
     output = truncation.content
     if notices:
         output += "\n\n[" + ". ".join(notices) + "]"
@@ -170,7 +170,7 @@ class FindTool:
                 return failure(f"find: {found}")
         else:
             found = await in_thread(python_find, root, pattern, limit)
-        return render(found, limit)
+        return render(found, limit, output_limit(context.result_limit_bytes))
 
 
 __all__ = ["DEFAULT_LIMIT", "FindTool", "fd_find", "python_find", "render"]

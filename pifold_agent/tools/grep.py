@@ -42,6 +42,7 @@ from pifold_agent.tools.truncation import (
     GREP_MAX_LINE_CHARACTERS,
     MAX_BYTES,
     format_size,
+    output_limit,
     truncate_head,
     truncate_line,
 )
@@ -131,7 +132,7 @@ def _without_context_past_the_limit(hits: list[Hit], context: int) -> list[Hit]:
     return hits[:end]
 
 
-def render(hits: list[Hit], matches: int, limit: int) -> ToolOutcome:
+def render(hits: list[Hit], matches: int, limit: int, max_bytes: int = MAX_BYTES) -> ToolOutcome:
     """The result text with its notices."""
     if not hits:
         return ToolOutcome("No matches found", details={"matches": 0})
@@ -142,14 +143,14 @@ def render(hits: list[Hit], matches: int, limit: int) -> ToolOutcome:
         lines_cut = lines_cut or cut
         separator = ":" if hit.is_match else "-"
         printed.append(f"{hit.path}{separator}{hit.line}{separator} {text}")
-    truncation = truncate_head("\n".join(printed), max_lines=len(printed) + 1)
+    truncation = truncate_head("\n".join(printed), max_lines=len(printed) + 1, max_bytes=max_bytes)
     notices: list[str] = []
     if matches >= limit:
         notices.append(
             f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern"
         )
     if truncation.truncated:
-        notices.append(f"{format_size(MAX_BYTES)} limit reached")
+        notices.append(f"{format_size(max_bytes)} limit reached")
     if lines_cut:
         notices.append(
             f"Some lines truncated to {GREP_MAX_LINE_CHARACTERS} chars. "
@@ -234,12 +235,12 @@ class GrepTool:
             found = await ripgrep_search(self.ripgrep, search)
             if isinstance(found, str):
                 return failure(f"grep: {found}")
-            return render(*found, search.limit)
+            return render(*found, search.limit, output_limit(context.result_limit_bytes))
         try:
             hits, matches = await in_thread(python_search, search)
         except re.error as error:
             return failure(f"grep: invalid pattern {pattern!r}: {error}")
-        return render(hits, matches, search.limit)
+        return render(hits, matches, search.limit, output_limit(context.result_limit_bytes))
 
 
 __all__ = ["DEFAULT_LIMIT", "GrepTool", "Hit", "Search", "glob_matches", "python_search", "render"]

@@ -23,14 +23,14 @@ from pifold_agent.tools.arguments import (
     resolve_path,
 )
 from pifold_agent.tools.blocking import in_thread
-from pifold_agent.tools.truncation import MAX_BYTES, format_size, truncate_head
+from pifold_agent.tools.truncation import MAX_BYTES, format_size, output_limit, truncate_head
 from pifold_core.canonical import JsonValue
 
 DEFAULT_LIMIT = 500
 """Entries listed unless the call asks for another limit."""
 
 
-def listing(folder: Path, limit: int) -> ToolOutcome:
+def listing(folder: Path, limit: int, max_bytes: int = MAX_BYTES) -> ToolOutcome:
     """The ls result for an existing folder."""
     try:
         children = list(os.scandir(folder))
@@ -43,12 +43,12 @@ def listing(folder: Path, limit: int) -> ToolOutcome:
     if not names:
         return ToolOutcome("(empty directory)", details={"entries": 0})
     shown = names[:limit]
-    truncation = truncate_head("\n".join(shown), max_lines=len(shown) + 1)
+    truncation = truncate_head("\n".join(shown), max_lines=len(shown) + 1, max_bytes=max_bytes)
     notices: list[str] = []
     if len(names) > limit:
         notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")
     if truncation.truncated:
-        notices.append(f"{format_size(MAX_BYTES)} limit reached")
+        notices.append(f"{format_size(max_bytes)} limit reached")
     output = truncation.content
     if notices:
         output += "\n\n[" + ". ".join(notices) + "]"
@@ -114,7 +114,7 @@ class LsTool:
             return failure(f"Path not found: {shown}")
         if not folder.is_dir():
             return failure(f"Not a directory: {shown}")
-        return await in_thread(listing, folder, limit)
+        return await in_thread(listing, folder, limit, output_limit(context.result_limit_bytes))
 
 
 __all__ = ["DEFAULT_LIMIT", "LsTool", "listed_folder", "listing"]

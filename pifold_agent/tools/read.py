@@ -44,6 +44,7 @@ from pifold_agent.tools.truncation import (
     MAX_LINES,
     byte_length,
     format_size,
+    output_limit,
     truncate_head,
 )
 from pifold_core.canonical import JsonValue
@@ -74,9 +75,15 @@ def image_type(data: bytes) -> str | None:
 
 
 def read_text(
-    handle: BinaryIO, size: int, shown: str, offset: int | None, limit: int | None
+    handle: BinaryIO,
+    size: int,
+    shown: str,
+    offset: int | None,
+    limit: int | None,
+    max_bytes: int = MAX_BYTES,
 ) -> ToolOutcome:
-    """The read tool's result for a text file, reading only what it shows."""
+    """The read tool's result for a text file, reading only what it shows: at most
+    ``max_bytes`` of lines (see :func:`~pifold_agent.tools.truncation.output_limit`)."""
     stream = LineStream(handle)
     start = offset - 1 if offset is not None else 0
     for _ in range(start):
@@ -87,17 +94,17 @@ def read_text(
     texts: list[str] = []
     used = -1
     while len(texts) < wanted:
-        line = stream.line(MAX_BYTES + 1, SCAN_BEYOND_BYTES)
+        line = stream.line(max_bytes + 1, SCAN_BEYOND_BYTES)
         if line is None:
             break
         lines.append(line)
         texts.append(line.kept.decode("utf-8", "replace"))
         used += byte_length(texts[-1]) + 1
-        if used > MAX_BYTES or not line.complete:
+        if used > max_bytes or not line.complete:
             break  # this line does not fit: the truncation below says so
     if not texts:
         return failure(f"Offset {offset} is beyond end of file ({stream.delivered} lines total)")
-    truncation = truncate_head("\n".join(texts))
+    truncation = truncate_head("\n".join(texts), max_bytes=max_bytes)
     details: dict[str, JsonValue] = {"truncation": truncation.to_details(), "fileBytes": size}
     first = start + 1
 
@@ -114,13 +121,13 @@ def read_text(
             else f"over {format_size(SCAN_BEYOND_BYTES)}"
         )
         output = (
-            f"[Line {first} is {line_size}, exceeds {format_size(MAX_BYTES)} limit. "
-            f"Use bash: sed -n '{first}p' {shown} | head -c {MAX_BYTES}]"
+            f"[Line {first} is {line_size}, exceeds {format_size(max_bytes)} limit. "
+            f"Use bash: sed -n '{first}p' {shown} | head -c {max_bytes}]"
         )
     elif truncation.truncated:
         last = first + truncation.output_lines - 1
         limit_note = (
-            "" if truncation.truncated_by == "lines" else f" ({format_size(MAX_BYTES)} limit)"
+            "" if truncation.truncated_by == "lines" else f" ({format_size(max_bytes)} limit)"
         )
         counted = total()
         of = str(counted) if counted is not None else f"a {format_size(size)} file"
@@ -207,9 +214,12 @@ class ReadTool:
             limit = optional_integer(arguments, "limit", 1)
         except ToolInputError as error:
             return failure(f"read: {error}")
-        return await in_thread(self._read, path, shown, offset, limit)
+        cut = output_limit(context.result_limit_bytes)
+        return await in_thread(self._read, path, shown, offset, limit, cut)
 
-    def _read(self, path: Path, shown: str, offset: int | None, limit: int | None) -> ToolOutcome:
+    def _read(
+        self, path: Path, shown: str, offset: int | None, limit: int | None, max_bytes: int
+    ) -> ToolOutcome:
         try:
             mode = existing_kind(path)
             if mode is None:
@@ -223,7 +233,7 @@ class ReadTool:
                 if media_type is not None:
                     return read_image(handle, head, size, shown, media_type)
                 handle.seek(0)
-                return read_text(handle, size, shown, offset, limit)
+                return read_text(handle, size, shown, offset, limit, max_bytes)
         except NotRegularFile as error:
             return failure(str(error))
         except OSError as error:

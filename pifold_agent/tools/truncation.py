@@ -21,6 +21,12 @@ MAX_LINES = 2_000
 MAX_BYTES = 50 * 1024
 """The byte limit (51,200 bytes of UTF-8)."""
 
+NOTICE_ROOM_BYTES = 512
+"""Bytes kept free under a context's result limit for the notice a tool appends."""
+
+SMALLEST_OUTPUT_BYTES = 256
+"""The output limit never goes below this, however small the context's result limit."""
+
 GREP_MAX_LINE_CHARACTERS = 500
 """A single grep line is cut to this many characters."""
 
@@ -62,6 +68,15 @@ class Truncation:
             "firstLineExceedsLimit": self.first_line_exceeds_limit,
             "lastLinePartial": self.last_line_partial,
         }
+
+
+def output_limit(result_limit_bytes: int | None) -> int:
+    """The byte limit a tool cuts its output to: :data:`MAX_BYTES`, or less when the context
+    would cut a larger result itself (``ToolContext.result_limit_bytes``), leaving room for
+    the tool's notice so that the whole result, notice included, reaches the model."""
+    if result_limit_bytes is None:
+        return MAX_BYTES
+    return max(SMALLEST_OUTPUT_BYTES, min(MAX_BYTES, result_limit_bytes - NOTICE_ROOM_BYTES))
 
 
 def byte_length(text: str) -> int:
@@ -161,9 +176,12 @@ __all__ = [
     "GREP_MAX_LINE_CHARACTERS",
     "MAX_BYTES",
     "MAX_LINES",
+    "NOTICE_ROOM_BYTES",
+    "SMALLEST_OUTPUT_BYTES",
     "Truncation",
     "byte_length",
     "format_size",
+    "output_limit",
     "truncate_head",
     "truncate_line",
     "truncate_tail",

@@ -53,6 +53,9 @@ BACKGROUND_LOG_MAX_BYTES = 16 * 1024 * 1024
 class OutputCollector:
     """The newest output in memory, all of it in a log file once it passes the limit."""
 
+    limit_bytes: int = MAX_BYTES
+    """The most of the output the result shows (its tail); past it the whole output goes to
+    a log file. :func:`~pifold_agent.tools.truncation.output_limit` of the call's context."""
     kept: bytearray = field(default_factory=bytearray)
     """The newest :data:`KEPT_BYTES` (or more) of output."""
     total_bytes: int = 0
@@ -74,7 +77,7 @@ class OutputCollector:
         self.total_bytes += len(chunk)
         self.newlines += chunk.count(b"\n")
         self.ends_with_newline = chunk.endswith(b"\n")
-        if self._log is None and self.total_bytes > MAX_BYTES:
+        if self._log is None and self.total_bytes > self.limit_bytes:
             self.open_log()
         if self._log is not None:
             self._log.write(chunk)
@@ -132,7 +135,7 @@ def render_output(collector: OutputCollector) -> tuple[str, dict[str, JsonValue]
     full = collector.text()
     # A final newline ends the last line; it does not start an empty one.
     full = full.removesuffix("\n")
-    truncation = truncate_tail(full)
+    truncation = truncate_tail(full, max_bytes=collector.limit_bytes)
     text = truncation.content or "(no output)"
     details: dict[str, JsonValue] = {"truncation": truncation.to_details()}
     if collector.log_path is not None:
@@ -153,7 +156,7 @@ def render_output(collector: OutputCollector) -> tuple[str, dict[str, JsonValue]
         else:
             text += (
                 f"\n\n[Showing lines {start}-{total} of {total} "
-                f"({format_size(MAX_BYTES)} limit). {where}]"
+                f"({format_size(collector.limit_bytes)} limit). {where}]"
             )
     return text, details
 

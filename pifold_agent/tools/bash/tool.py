@@ -44,7 +44,7 @@ from pifold_agent.tools.arguments import ToolInputError, failure, optional_numbe
 from pifold_agent.tools.bash.environment import Redactor, command_environment
 from pifold_agent.tools.bash.groups import LEFT_RUNNING, Member, group_members, kill_group
 from pifold_agent.tools.bash.output import OutputCollector, OutputPipe, render_output
-from pifold_agent.tools.truncation import truncate_tail
+from pifold_agent.tools.truncation import output_limit, truncate_tail
 from pifold_core.canonical import JsonValue
 
 DEFAULT_TIMEOUT_SECONDS = 120.0
@@ -158,12 +158,12 @@ class BashTool:
         finally:
             os.close(writing)
         shell_started = start_time_of(process.pid)
-        collector = OutputCollector()
+        collector = OutputCollector(limit_bytes=output_limit(context.result_limit_bytes))
         redactor = Redactor(environment.dropped)
 
         def take(chunk: bytes) -> None:
             collector.add(redactor.feed(chunk))
-            context.update(truncate_tail(collector.text()).content)
+            context.update(truncate_tail(collector.text(), max_bytes=collector.limit_bytes).content)
 
         pipe = OutputPipe(reading, take)
         try:
