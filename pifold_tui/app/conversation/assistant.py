@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rich.markdown import Markdown as RichMarkdown
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
@@ -20,6 +19,7 @@ from textual.widgets.markdown import MarkdownStream
 
 from pifold_core.blocks import TextBlock, ThinkingBlock, ToolCallBlock
 from pifold_core.entries import Entry
+from pifold_tui.app.conversation.markdown_text import TextMarkdown, streaming_parser
 from pifold_tui.app.conversation.tool_call import ToolCallView
 
 THINKING_TITLE = "thinking"
@@ -60,7 +60,7 @@ class SettledText(Static):
     """
 
     def __init__(self, markdown: str) -> None:
-        super().__init__(RichMarkdown(markdown), classes="settled-text")
+        super().__init__(TextMarkdown(markdown), classes="settled-text")
         self.markdown = markdown
         """The block's Markdown source."""
 
@@ -116,7 +116,7 @@ class AssistantMessage(Vertical):
             return ThinkingView()
         if kind == "tool_call":
             return ToolCallView()
-        return Markdown()
+        return Markdown(parser_factory=streaming_parser)
 
     async def finish(
         self, entry: Entry, stop_reason: str | None, results: Mapping[str, Entry] | None = None
