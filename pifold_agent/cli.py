@@ -89,6 +89,13 @@ def main_callback(
     budget: Annotated[
         int | None, typer.Option(help="With -p: the serving budget in tokens.")
     ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            help="Seconds a request may wait for the server's next byte (default 600; "
+            "1800 with --base-url; or PIFOLD_REQUEST_TIMEOUT)."
+        ),
+    ] = None,
     continue_session: Annotated[
         bool, typer.Option("--continue", "-c", help="Continue this directory's newest session.")
     ] = False,
@@ -121,6 +128,7 @@ def main_callback(
             script=script,
             no_fold=no_fold,
             budget=budget,
+            timeout_s=timeout,
             continue_session=continue_session,
             resume=resume,
             yes=yes,

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -114,6 +115,7 @@ def provider_and_model(options: HeadlessOptions) -> tuple[Provider, ModelDescrip
     if options.provider == "scripted" or options.script is not None:
         return _scripted(options), None
     from pifold_agent.providers.models import ModelsFileError
+    from pifold_agent.providers.request_timeout import RequestTimeoutError, request_timeout_s
     from pifold_agent.providers.resolve import (
         MissingApiKey,
         ProviderChoiceError,
@@ -123,14 +125,15 @@ def provider_and_model(options: HeadlessOptions) -> tuple[Provider, ModelDescrip
 
     try:
         _, _, descriptor = choose_provider(options.provider, options.model, options.base_url)
+        timeout = request_timeout_s(options.timeout_s, os.environ, options.base_url)
         provider = resolve_provider(
-            options.provider, options.model, options.base_url, options.api_key_env
+            options.provider, options.model, options.base_url, options.api_key_env, timeout
         )
     except MissingApiKey as error:
         if options.base_url is None and options.api_key_env is None:
             raise CommandError(NO_KEY_HELP) from None
         raise CommandError(str(error)) from None
-    except (ProviderChoiceError, ModelsFileError) as error:
+    except (ProviderChoiceError, ModelsFileError, RequestTimeoutError) as error:
         raise CommandError(str(error)) from None
     return provider, descriptor
 

@@ -23,6 +23,7 @@ import httpx2
 import openai
 
 from pifold_agent.providers.base import ErrorClass, ProviderError
+from pifold_agent.providers.connection import connection_failure
 
 OVERFLOW_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
     re.compile(pattern, re.IGNORECASE)
@@ -127,12 +128,12 @@ def classify_exception(error: BaseException) -> ProviderError:
     """Classify whatever an SDK call or its stream raised (never a cancellation)."""
     if isinstance(error, anthropic.APIStatusError | openai.APIStatusError):
         headers = dict(error.response.headers.items())
-        return classify_status(
-            error.response.status_code, _message_of(error), headers, _error_type(error.body)
-        )
+        status = error.response.status_code
+        message = _message_of(error).strip() or _wordless_status(status, str(error.request.url))
+        return classify_status(status, message, headers, _error_type(error.body))
     if isinstance(error, anthropic.APIConnectionError | openai.APIConnectionError):
-        # Timeouts are connection errors in both SDKs.
-        return ProviderError(ErrorClass.TRANSIENT, _message_of(error))
+        # Timeouts are connection errors in both SDKs; the cause is a few links down.
+        return connection_failure(error, _message_of(error))
     if isinstance(error, anthropic.APIError | openai.APIError):
         # An error event inside a stream: no status of its own, only a body.
         return classify_status(None, _message_of(error), None, _error_type(error.body))
@@ -140,6 +141,17 @@ def classify_exception(error: BaseException) -> ProviderError:
         # The Anthropic SDK lets a connection dropped mid-stream through unwrapped.
         return ProviderError(ErrorClass.TRANSIENT, f"connection failed: {error}")
     return ProviderError(ErrorClass.FATAL, f"{type(error).__name__}: {error}")
+
+
+def _wordless_status(status: int, url: str) -> str:
+    """What to say for an error status whose body has no words (a proxy's or a wrong
+    path's bare 404)."""
+    hint = (
+        " (is --base-url right? OpenAI-compatible servers usually serve under /v1)"
+        if status == 404
+        else ""
+    )
+    return f"HTTP {status} from {url} with no message{hint}"
 
 
 def stream_cut() -> ProviderError:

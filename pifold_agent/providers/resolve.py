@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import cast
 
 from pifold_agent.providers.base import Provider
+from pifold_agent.providers.base_url import BaseUrlError, checked_base_url
 from pifold_agent.providers.models import (
     DEFAULT_MODELS,
     PROVIDERS,
@@ -64,6 +65,11 @@ def choose_provider(
     provider: str | None, model: str | None, base_url: str | None
 ) -> tuple[ProviderName, str, ModelDescriptor | None]:
     """The adapter name, the model id and its descriptor (``None`` when unknown)."""
+    if base_url is not None:
+        try:
+            checked_base_url(base_url)
+        except BaseUrlError as error:
+            raise ProviderChoiceError(str(error)) from None
     table = load_models()
     if provider is not None and provider not in PROVIDERS:
         raise ProviderChoiceError(f"unknown provider {provider!r}; choose one of {list(PROVIDERS)}")
@@ -92,8 +98,10 @@ def resolve_provider(
     model: str | None,
     base_url: str | None,
     api_key_env: str | None,
+    timeout_s: float | None = None,
 ) -> Provider:
-    """The adapter to send requests with, its key read from the environment.
+    """The adapter to send requests with, its key read from the environment; ``timeout_s``
+    (``None``: the SDK's default) is how long a request may wait for its next byte.
 
     Raises:
         MissingApiKey: the key's variable is unset or empty (naming the variable).
@@ -110,9 +118,10 @@ def resolve_provider(
             raise MissingApiKey(name, variable)
     adapter = adapter_class(name)
     reservation = descriptor.output_reservation if descriptor else None
+    extra: dict[str, float | int] = {} if timeout_s is None else {"timeout_s": timeout_s}
     if name == "anthropic" and reservation:
-        return adapter(chosen, key, base_url, max_output_tokens=reservation)
-    return adapter(chosen, key, base_url)
+        extra["max_output_tokens"] = reservation
+    return adapter(chosen, key, base_url, **extra)
 
 
 def adapter_class(name: ProviderName) -> Callable[..., Provider]:

@@ -213,7 +213,9 @@ async def test_a_refused_connection_has_no_usage() -> None:
         base_url = server.base_url
     # The server is gone: nothing listens on that port any more.
     done = done_of(await collect(provider(base_url), ProviderRequest("s", [], ())))
-    assert done.error is not None and done.error.kind is ErrorClass.TRANSIENT
+    assert (
+        done.error is not None and done.error.kind is ErrorClass.FATAL
+    )  # a stopped local server is not retried
     assert done.usage is None and done.content == ()
 
 
