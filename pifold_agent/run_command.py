@@ -93,6 +93,8 @@ def _run(options: HeadlessOptions, stdin: TextIO | None, out: TextIO, err: TextI
     try:
         for notice in opened.notices:
             err.write(f"warning: {notice}\n")
+        if options.as_json and opened.budget_origin is not None:
+            out.write(json.dumps({"type": "budget", "origin": opened.budget_origin}) + "\n")
         agent = opened.agent
         agent.subscribe(_printer(options, out, err))
         for text in messages.texts[1:]:
@@ -114,6 +116,11 @@ def provider_and_model(options: HeadlessOptions) -> tuple[Provider, ModelDescrip
     provider, which has no prompt cache and no window of its own)."""
     if options.provider == "scripted" or options.script is not None:
         return _scripted(options), None
+    from pifold_agent.providers.local_window import (
+        PLACEHOLDER_ID,
+        needs_server_window,
+        server_descriptor,
+    )
     from pifold_agent.providers.models import ModelsFileError
     from pifold_agent.providers.request_timeout import RequestTimeoutError, request_timeout_s
     from pifold_agent.providers.resolve import (
@@ -135,6 +142,9 @@ def provider_and_model(options: HeadlessOptions) -> tuple[Provider, ModelDescrip
         raise CommandError(str(error)) from None
     except (ProviderChoiceError, ModelsFileError, RequestTimeoutError) as error:
         raise CommandError(str(error)) from None
+    if options.base_url is not None and needs_server_window(descriptor):
+        chosen = options.model or PLACEHOLDER_ID
+        descriptor = server_descriptor(options.base_url, chosen)
     return provider, descriptor
 
 

@@ -27,6 +27,7 @@ from pifold_agent.loop.approval import Approver
 from pifold_agent.loop.message_size import MessageTooLarge, check_message_size, head_tokens
 from pifold_agent.loop.native_window import NativeWindow
 from pifold_agent.providers.base import Provider
+from pifold_agent.providers.local_window import budget_origin
 from pifold_agent.providers.models import ModelDescriptor, cache_lifetime, models_file
 from pifold_agent.providers.scripted import ScriptedProvider
 from pifold_agent.run_input import CommandError, HeadlessOptions
@@ -51,6 +52,8 @@ class OpenRun:
     agent: Agent
     notices: list[str] = field(default_factory=list)
     """Warnings for the host to show, one line each."""
+    budget_origin: str | None = None
+    """Where a ``--base-url`` run's budget came from (also one of :attr:`notices`)."""
 
     def close(self) -> None:
         """Close the engine and the session file; their locks go with them."""
@@ -99,6 +102,11 @@ def open_run(
         config = agent_config(cwd, session.id, descriptor, approver)
         agent = Agent(window, provider, agent_tools(provider, options.api_key_env), session, config)
         check_sizes(agent, messages, wanted.budget if wanted is not None else None)
+        origin = None
+        if options.base_url is not None:
+            budget = wanted.budget if wanted is not None else agent.window.request_budget()
+            origin = budget_origin(options.base_url, descriptor, budget, options.budget is not None)
+            notices.append(origin)
         if engine is not None and wanted is not None:
             engine.apply_options(wanted)
             notices += configuration_notices() + state_notices(engine)
@@ -113,7 +121,7 @@ def open_run(
         raise
     if isinstance(provider, ScriptedProvider):
         provider.attach(agent.queues)  # the script's own user messages
-    return OpenRun(session, engine, agent, notices)
+    return OpenRun(session, engine, agent, notices, origin)
 
 
 def check_sizes(agent: Agent, messages: Sequence[str], budget: int | None) -> None:

@@ -61,6 +61,9 @@ class ModelDescriptor:
     """$ per million tokens written to the prompt cache."""
     cache_lifetime_s: int = 0
     """How long an idle cache entry lives; 0 when the model has no prompt cache."""
+    window_source: str = "the model table"
+    """Where :attr:`context_window` came from, for the user: the table, the models file, or
+    what a ``--base-url`` server stated (``llama.cpp /props n_ctx``). Not a file field."""
 
     @property
     def serving_budget(self) -> int:
@@ -171,7 +174,9 @@ def cache_lifetime(descriptor: ModelDescriptor | None) -> int | None:
     return descriptor.cache_lifetime_s
 
 
-_FIELDS = {item.name: item for item in fields(ModelDescriptor) if item.name != "id"}
+_FIELDS = {
+    item.name: item for item in fields(ModelDescriptor) if item.name not in ("id", "window_source")
+}
 _INTEGERS = {"context_window", "output_reservation", "cache_lifetime_s"}
 
 
@@ -205,6 +210,8 @@ def _descriptor(path: Path, model: str, body: Any, base: ModelDescriptor | None)
         name: float(value) if name.endswith("_per_million") else value
         for name, value in body.items()
     }
+    if "context_window" in values:
+        values["window_source"] = f"the models file ({path})"
     descriptor = (
         replace(base, **values) if base is not None else ModelDescriptor(id=model, **values)
     )

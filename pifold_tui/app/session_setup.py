@@ -83,6 +83,9 @@ class AppSession:
     bill: DemoBill | None = None
     """The demo's simulated bill and native compaction's beside it; ``None`` elsewhere (a
     live session's cost is what its provider reports)."""
+    budget_origin: str | None = None
+    """Where a ``--base-url`` session's budget came from (the server's window, the settings
+    file, ``--budget`` or the default), for ``/model``."""
     settings_refused: SettingsError | None = None
     """Why the settings file was refused when the session opened: it runs with the
     defaults, and the app says so (``/fold-settings`` can replace the file)."""
@@ -137,6 +140,7 @@ def open_live(options: HeadlessOptions, approver: Approver | None) -> AppSession
         options=options,
         session_file=opened.session,
         notices=list(opened.notices),
+        budget_origin=opened.budget_origin,
         settings_refused=refused,
     )
 

@@ -9,6 +9,7 @@ figures, and the commands that change the session wait for the run to end.
 from __future__ import annotations
 
 import asyncio
+import textwrap
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
@@ -173,7 +174,10 @@ async def compact(app: PifoldApp, arguments: str) -> None:
 
 
 def model_lines(
-    descriptors: Sequence[ModelDescriptor], current: str, budget: int | None
+    descriptors: Sequence[ModelDescriptor],
+    current: str,
+    budget: int | None,
+    budget_origin: str | None = None,
 ) -> list[str]:
     """``/model``'s page: each model's window and serving budget, each named for what it is,
     then the session's own serving budget, the one the bar and ``/fold-status`` count
@@ -193,6 +197,8 @@ def model_lines(
         if budget is not None
         else ["This session no longer folds (/compact): its model's serving budget applies."]
     )
+    if budget_origin is not None:
+        session += textwrap.wrap(f"Where it came from: {budget_origin}.", 86)
     return [
         *lines,
         "",
@@ -216,7 +222,9 @@ def model(app: PifoldApp, arguments: str) -> None:
 
         engine = session.engine
         budget = None if engine is None else engine.options.budget
-        lines = model_lines(models_for(session.provider), session.model, budget)
+        lines = model_lines(
+            models_for(session.provider), session.model, budget, session.budget_origin
+        )
         app.push_screen(InfoScreen(f"/model · {session.provider.name}", lines))
         return
     from pifold_agent.run_command import CommandError as RunCommandError

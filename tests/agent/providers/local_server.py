@@ -85,6 +85,11 @@ class LocalServer:
     def __init__(self, replies: Sequence[Script]) -> None:
         self.replies = list(replies)
         self.requests: list[RecordedRequest] = []
+        self.pages: dict[str, Any] = {}
+        """What a ``GET`` of each path answers (JSON); any other path is a 404. A server's
+        own description of itself (llama.cpp's ``/props``, a model listing)."""
+        self.gets: list[str] = []
+        """The paths asked with ``GET``, in order."""
         self.lock = threading.Lock()
         self.http = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self.http.daemon_threads = True
@@ -178,6 +183,19 @@ def _handler_for(server: LocalServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.flush()
             except OSError:
                 return
+            self.close_connection = True
+
+        def do_GET(self) -> None:
+            with server.lock:
+                server.gets.append(self.path)
+                page = server.pages.get(self.path)
+            body = b"" if page is None else json.dumps(page).encode()
+            self.send_response(404 if page is None else 200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.send_header("connection", "close")
+            self.end_headers()
+            self.wfile.write(body)
             self.close_connection = True
 
         def log_message(self, format: str, *args: Any) -> None:

@@ -27,8 +27,9 @@ def chatter(tmp_path: Path, replies: int = 2, output_lines: int = 0) -> Path:
     lines: list[dict[str, JsonValue]] = []
     for index in range(replies):
         if output_lines:
-            # Lines of 40 characters: each result is cut at the bash tool's 50 KB, about
-            # 12,500 tokens by Pi's estimate, so three pass the 20,000 kept verbatim.
+            # Lines of 40 characters: under folding each result is cut at 31.5 KB (the
+            # evidence threshold less the notice's room), about 8,000 tokens by Pi's
+            # estimate, so four put /compact's cut inside the turn, past its start.
             command = f"yes {index:039d} | head -n {output_lines}"
             lines.append(
                 {
@@ -107,7 +108,7 @@ async def test_new_then_resume_reopens_the_same_bar_and_transcript(tmp_path: Pat
 
 
 async def test_compact_summarises_and_switches_to_native_compaction(tmp_path: Path) -> None:
-    app = shell_app(live_options(tmp_path, chatter(tmp_path, replies=3, output_lines=2_000)))
+    app = shell_app(live_options(tmp_path, chatter(tmp_path, replies=4, output_lines=2_000)))
     async with app.run_test(size=SIZE) as pilot:
         await app.loaded.wait()
         await run_prompt(app, pilot, "count for me")
@@ -151,7 +152,7 @@ async def test_model_lists_the_table_and_refuses_an_unknown_model(tmp_path: Path
 
 
 async def test_a_failed_compaction_changes_nothing(tmp_path: Path) -> None:
-    script = chatter(tmp_path, replies=3, output_lines=2_000)
+    script = chatter(tmp_path, replies=4, output_lines=2_000)
     lines = script.read_text().splitlines()
     script.write_text("\n".join(line for line in lines if '"summary"' not in line) + "\n")
     app = shell_app(live_options(tmp_path, script))

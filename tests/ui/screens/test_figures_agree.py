@@ -142,3 +142,15 @@ def test_model_names_the_window_and_the_budgets_as_the_status_screen_does(
     assert f"This session's serving budget: {budget:,} tokens (providerInputBudget)" in page
     status = plain(status_report(StatusFigures.read(read_only_engine), ReportStyles()))
     assert figure(status, "serving budget") == f"{budget:,}"
+
+
+def test_model_says_where_a_local_servers_budget_came_from() -> None:
+    origin = (
+        "budget 24,576 tokens: 32,768 from the server (llama.cpp /props n_ctx), less 8,192 "
+        "for the answer"
+    )
+    lines = model_lines([BUILT_IN["local"]], "qwen", 24_576, origin)
+    assert lines[-4:-2] == [
+        "Where it came from: budget 24,576 tokens: 32,768 from the server (llama.cpp /props",
+        "n_ctx), less 8,192 for the answer.",
+    ]
