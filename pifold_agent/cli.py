@@ -89,6 +89,13 @@ def main_callback(
     budget: Annotated[
         int | None, typer.Option(help="With -p: the serving budget in tokens.")
     ] = None,
+    no_text_calls: Annotated[
+        bool,
+        typer.Option(
+            "--no-text-calls",
+            help="With --base-url: a tool call the model writes as text stays text.",
+        ),
+    ] = False,
     timeout: Annotated[
         float | None,
         typer.Option(
@@ -129,6 +136,7 @@ def main_callback(
             no_fold=no_fold,
             budget=budget,
             timeout_s=timeout,
+            text_calls=not no_text_calls,
             continue_session=continue_session,
             resume=resume,
             yes=yes,

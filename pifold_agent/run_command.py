@@ -134,7 +134,12 @@ def provider_and_model(options: HeadlessOptions) -> tuple[Provider, ModelDescrip
         _, _, descriptor = choose_provider(options.provider, options.model, options.base_url)
         timeout = request_timeout_s(options.timeout_s, os.environ, options.base_url)
         provider = resolve_provider(
-            options.provider, options.model, options.base_url, options.api_key_env, timeout
+            options.provider,
+            options.model,
+            options.base_url,
+            options.api_key_env,
+            timeout,
+            options.text_calls,
         )
     except MissingApiKey as error:
         if options.base_url is None and options.api_key_env is None:

@@ -59,6 +59,9 @@ class HeadlessOptions:
     """``--no-fold``: Pi's native compaction (summaries in the session file) instead of
     folding; no engine state is kept."""
     budget: int | None = None
+    text_calls: bool = True
+    """``--no-text-calls`` clears it: a call a local model writes as text stays text
+    (:mod:`pifold_agent.providers.text_calls`)."""
     timeout_s: float | None = None
     """``--timeout``: seconds a request may wait for the server's next byte (see
     :mod:`pifold_agent.providers.request_timeout`)."""

@@ -24,10 +24,11 @@ from typing import Any
 import openai
 
 from pifold_agent.providers.assembly import arguments_text
-from pifold_agent.providers.base import ProviderRequest, StreamEvent
+from pifold_agent.providers.base import ProviderRequest, StreamDone, StreamEvent
 from pifold_agent.providers.chat_stream import FINISH_REASONS, REASONING_FIELDS, ChatReader
 from pifold_agent.providers.openai_responses import is_reasoning_model, split_call_id
 from pifold_agent.providers.reply_door import plain
+from pifold_agent.providers.text_calls import run_written_call
 from pifold_core.canonical import JsonValue
 
 
@@ -101,11 +102,20 @@ class OpenAIChat:
     """The Chat Completions adapter (OpenAI or any compatible server)."""
 
     def __init__(
-        self, model: str, api_key: str, base_url: str | None = None, timeout_s: float = 600.0
+        self,
+        model: str,
+        api_key: str,
+        base_url: str | None = None,
+        timeout_s: float = 600.0,
+        text_calls: bool = True,
     ) -> None:
         self._model = model
         self.openai_proper = base_url is None or "api.openai.com" in base_url
         """Whether the server is OpenAI's own (its parameter names and roles)."""
+        self.text_calls = text_calls and not self.openai_proper
+        """Whether a call the model wrote as text runs as that call
+        (:mod:`~pifold_agent.providers.text_calls`): a compatible server's, unless switched
+        off; never OpenAI's own, whose calls are always structured."""
         # The loop owns retry with backoff; the SDK must not retry behind its back.
         self.client = openai.AsyncOpenAI(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s
@@ -139,7 +149,12 @@ class OpenAIChat:
             for item in reader.failed(error):
                 yield item
             return
+        offered = {spec.name for spec in request.tools}
         for item in reader.end():
+            if isinstance(item, StreamDone) and self.text_calls:
+                item, warning = run_written_call(item, offered)
+                if warning is not None:
+                    yield warning
             yield item
 
 

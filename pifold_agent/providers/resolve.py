@@ -99,6 +99,7 @@ def resolve_provider(
     base_url: str | None,
     api_key_env: str | None,
     timeout_s: float | None = None,
+    text_calls: bool = True,
 ) -> Provider:
     """The adapter to send requests with, its key read from the environment; ``timeout_s``
     (``None``: the SDK's default) is how long a request may wait for its next byte.
@@ -118,7 +119,9 @@ def resolve_provider(
             raise MissingApiKey(name, variable)
     adapter = adapter_class(name)
     reservation = descriptor.output_reservation if descriptor else None
-    extra: dict[str, float | int] = {} if timeout_s is None else {"timeout_s": timeout_s}
+    extra: dict[str, float | int | bool] = {} if timeout_s is None else {"timeout_s": timeout_s}
+    if name == "openai-chat":
+        extra["text_calls"] = text_calls
     if name == "anthropic" and reservation:
         extra["max_output_tokens"] = reservation
     return adapter(chosen, key, base_url, **extra)
