@@ -1,0 +1,83 @@
+"""The agent against a real model: a local OpenAI-compatible server named by
+``PIFOLD_LIVE_BASE_URL`` (for example llama.cpp serving Qwen2.5-Coder-1.5B-Instruct at
+``http://127.0.0.1:8089/v1``). Skipped when it is unset, so a clone's test command and CI
+never need a model; ``PIFOLD_LIVE_MODEL`` names the model (default ``qwen2.5-coder``).
+
+Slow by nature (a first request of ~2,800 prompt tokens takes minutes on two CPU cores):
+run alone, ``PIFOLD_LIVE_BASE_URL=http://127.0.0.1:8089/v1 .venv/bin/python -m pytest -m
+live tests/live``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.agent.headless_cases import assert_session_consistent, headless, newest, options_in
+
+BASE_URL = os.environ.get("PIFOLD_LIVE_BASE_URL", "")
+MODEL = os.environ.get("PIFOLD_LIVE_MODEL", "qwen2.5-coder")
+
+pytestmark = [
+    pytest.mark.live,
+    pytest.mark.skipif(not BASE_URL, reason="PIFOLD_LIVE_BASE_URL names no model server"),
+]
+
+MAIN = '''"""Inventory of a small shop."""
+
+
+def restock_threshold(item: str) -> int:
+    """How few of ``item`` may be left before it is ordered again."""
+    return {"apples": 12, "pears": 7}.get(item, 5)
+'''
+
+HELPER = "\n".join(
+    f"def helper_{n}(value: int) -> int:\n    return value + {n}\n" for n in range(60)
+)
+
+
+def events_of(out: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def test_a_real_model_reads_the_file_and_answers_from_it_and_a_commit_lands(
+    tmp_path: Path,
+) -> None:
+    work = options_in(tmp_path).cwd
+    (work / "main.py").write_text(MAIN)
+    (work / "helpers.py").write_text(HELPER)
+    first = headless(
+        options_in(
+            tmp_path,
+            prompt="What does main.py define? Read it first.",
+            base_url=BASE_URL,
+            model=MODEL,
+            as_json=True,
+            timeout_s=1_800.0,
+            budget=2_000,
+        )
+    )
+    assert first.code == 0, first.err
+    events = events_of(first.out)
+    calls = [event for event in events if event["type"] == "tool_execution_start"]
+    assert any(call.get("name") == "read" for call in calls), "the model never called read"
+    assert "restock_threshold" in first.out
+    second = headless(
+        options_in(
+            tmp_path,
+            prompt="Now read helpers.py and tell me how many functions it defines.",
+            base_url=BASE_URL,
+            model=MODEL,
+            as_json=True,
+            timeout_s=1_800.0,
+            budget=2_000,
+            continue_session=True,
+        )
+    )
+    assert second.code == 0, second.err
+    commits = [event for event in events_of(second.out) if event["type"] == "commit"]
+    assert commits, "no commit landed at a 2,000-token budget"
+    assert_session_consistent(newest(tmp_path).path)
