@@ -33,7 +33,7 @@ from typing import TextIO
 
 from pifold_agent.loop import AgentEvent, RunResult, ToolCrash, event_json
 from pifold_agent.loop.agent import Agent
-from pifold_agent.loop.events import CommitDone, CompactionDone, RetryWait
+from pifold_agent.loop.events import CommitDone, CompactionDone, RetryWait, ServerWaiting
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.models import ModelDescriptor
 from pifold_agent.providers.scripted import ScriptedProvider
@@ -173,6 +173,8 @@ def _printer(options: HeadlessOptions, out: TextIO, err: TextIO) -> Callable[[Ag
     """Every event as JSON on stdout with ``--json``; otherwise stdout keeps only the final
     answer and stderr says why the run is waiting (a retry) or what the context did."""
 
+    said_at = [0]  # the wait last reported on stderr, in seconds
+
     def show(event: AgentEvent) -> None:
         if options.as_json:
             line = json.dumps(event_json(event), ensure_ascii=False)
@@ -181,6 +183,16 @@ def _printer(options: HeadlessOptions, out: TextIO, err: TextIO) -> Callable[[Ag
                 line = json.dumps(event_json(event))
             out.write(line + "\n")
             out.flush()
+        elif isinstance(event, ServerWaiting):
+            # 10 s, 30 s, then each minute: a long prefill is visible without filling the log.
+            said = said_at[0]
+            due = next((mark for mark in (10, 30, 60) if said < mark), said + 60)
+            if event.seconds >= due:
+                said_at[0] = event.seconds
+                err.write(
+                    f"waiting for the server: {event.seconds} s without a first token (a "
+                    "local server reads the whole prompt first; --timeout bounds the wait)\n"
+                )
         elif isinstance(event, RetryWait):
             err.write(
                 f"retrying in {event.delay_s:.1f} s (attempt {event.attempt}): {event.error}\n"

@@ -79,6 +79,8 @@ class AgentConfig:
     """The first backoff wait; each next one doubles."""
     retry_max_delay_s: float = 60.0
     """No wait is longer, whatever the provider asks."""
+    waiting_notice_s: float = 5.0
+    """How often a request with nothing back yet says it is waiting (``server_waiting``)."""
     overflow_recoveries: int = 2
     """How many overflow recoveries one request may take before the run ends."""
     approver: Approver | None = None
@@ -311,7 +313,9 @@ class Agent:
             )
             collector = StreamCollector()
             try:
-                done = await consume(self.provider, wire, collector, self.emit)
+                done = await consume(
+                    self.provider, wire, collector, self.emit, self.config.waiting_notice_s
+                )
             except asyncio.CancelledError:
                 self._record_aborted(collector)
                 raise

@@ -134,6 +134,17 @@ class RetryWait:
 
 
 @dataclass(frozen=True, slots=True)
+class ServerWaiting:
+    """A request has had nothing back yet: the server is still reading the prompt (a local
+    server on a CPU reads thousands of tokens before its first one; 459 s was measured for
+    9,000 on two cores). Repeated while the wait lasts."""
+
+    type: ClassVar[str] = "server_waiting"
+    seconds: int
+    """Whole seconds since the request was sent."""
+
+
+@dataclass(frozen=True, slots=True)
 class CommitDone:
     """The engine committed before a request (its threshold, or overflow recovery)."""
 
@@ -211,6 +222,7 @@ AgentEvent: TypeAlias = (
     | ToolExecutionUpdate
     | ToolExecutionEnd
     | RetryWait
+    | ServerWaiting
     | CommitDone
     | CompactionDone
     | OverflowRecovered
@@ -242,6 +254,7 @@ __all__ = [
     "RunEnd",
     "RunOutcome",
     "RunStart",
+    "ServerWaiting",
     "ToolExecutionEnd",
     "ToolExecutionStart",
     "ToolExecutionUpdate",

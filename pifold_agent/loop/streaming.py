@@ -8,13 +8,16 @@ far stays readable on the collector, which is how an aborted message is kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
 
 from pifold_agent.loop.events import (
     AgentEvent,
     MessageStart,
     MessageUpdate,
     ReplyWarningEvent,
+    ServerWaiting,
 )
 from pifold_agent.loop.messages import streamed_blocks
 from pifold_agent.providers.base import (
@@ -24,6 +27,7 @@ from pifold_agent.providers.base import (
     ProviderRequest,
     ReplyWarning,
     StreamDone,
+    StreamEvent,
     TextDelta,
     ThinkingDelta,
     ToolCallDelta,
@@ -53,12 +57,14 @@ async def consume(
     request: ProviderRequest,
     collector: StreamCollector,
     emit: Callable[[AgentEvent], None],
+    waiting_notice_s: float = 5.0,
 ) -> StreamDone:
-    """Stream ``request``, emitting every delta; returns the final event."""
+    """Stream ``request``, emitting every delta; returns the final event. Until the first
+    event arrives, a :class:`ServerWaiting` every ``waiting_notice_s`` says how long."""
     emit(MessageStart("assistant"))
     done: StreamDone | None = None
     try:
-        async for event in provider.stream(request):
+        async for event in _announcing_the_wait(provider.stream(request), emit, waiting_notice_s):
             if isinstance(event, TextDelta):
                 collector.texts.setdefault(event.index, []).append(event.text)
                 emit(MessageUpdate("text", event.index, event.text))
@@ -82,6 +88,30 @@ async def consume(
             done.content, done.stop_reason, collector.usage, done.model, done.error, done.extra
         )
     return done
+
+
+async def _announcing_the_wait(
+    events: AsyncIterator[StreamEvent], emit: Callable[[AgentEvent], None], every_s: float
+) -> AsyncIterator[StreamEvent]:
+    """``events``, with a :class:`ServerWaiting` every ``every_s`` until the first one.
+
+    The announcements come from a task of their own, so the stream itself is read in the
+    caller's task from start to end (the SDKs' HTTP clients tie their cancel scopes to it).
+    """
+    started = time.monotonic()
+
+    async def announce() -> None:
+        while True:
+            await asyncio.sleep(every_s)
+            emit(ServerWaiting(round(time.monotonic() - started)))
+
+    announcer = asyncio.ensure_future(announce())
+    try:
+        async for event in events:
+            announcer.cancel()
+            yield event
+    finally:
+        announcer.cancel()
 
 
 def _failure(message: str) -> StreamDone:

@@ -39,6 +39,7 @@ from pifold_agent.loop.events import (
     ReplyWarningEvent,
     RetryWait,
     RunEnd,
+    ServerWaiting,
     ToolExecutionStart,
     ToolExecutionUpdate,
 )
@@ -49,6 +50,7 @@ from pifold_tui.app.conversation.render import (
     compaction_notice,
     overflow_notice,
     retry_notice,
+    waiting_notice,
 )
 from pifold_tui.app.conversation.rows import (
     EarlierHint,
@@ -126,6 +128,8 @@ class Conversation(VerticalScroll):
         """Set while the conversation scrolls itself to keep the user's place."""
         self.streaming: AssistantMessage | None = None
         """The assistant message streaming now."""
+        self.waiting: Notice | None = None
+        """The line saying a request has had nothing back yet, while it lasts."""
         self.calls: dict[str, ToolCallView] = {}
         """Mounted tool calls by call id."""
         self.shown: dict[str, Widget] = {}
@@ -327,6 +331,10 @@ class Conversation(VerticalScroll):
 
     async def show_event(self, event: AgentEvent) -> None:
         """Show one event of the loop."""
+        if not isinstance(event, ServerWaiting) and self.waiting is not None:
+            # Something came back: the wait is over, and its line goes.
+            waiting, self.waiting = self.waiting, None
+            await waiting.remove()
         if isinstance(event, MessageStart):
             if event.role == "assistant":
                 await self.start_assistant()
@@ -352,6 +360,8 @@ class Conversation(VerticalScroll):
             self.folds = None
             await self.append(Notice(compaction_notice(event), "commit"))
             await self.place_folds()
+        elif isinstance(event, ServerWaiting):
+            await self.show_wait(event)
         elif isinstance(event, RetryWait):
             await self.append(Notice(retry_notice(event), "retry"))
         elif isinstance(event, OverflowRecovered):
@@ -362,6 +372,15 @@ class Conversation(VerticalScroll):
             await self.append(Notice(f"error: {event.message}", "error"))
         elif isinstance(event, RunEnd) and event.outcome == "aborted":
             await self.append(Notice("aborted by the user", "retry"))
+
+    async def show_wait(self, event: ServerWaiting) -> None:
+        """One line, updated in place, while a request has nothing back yet."""
+        text = waiting_notice(event)
+        if self.waiting is None:
+            self.waiting = Notice(text, "retry")
+            await self.append(self.waiting)
+        else:
+            self.waiting.update(text)
 
     async def start_assistant(self) -> AssistantMessage:
         self.streaming = AssistantMessage()

@@ -10,7 +10,13 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from pifold_agent.loop.events import CommitDone, CompactionDone, OverflowRecovered, RetryWait
+from pifold_agent.loop.events import (
+    CommitDone,
+    CompactionDone,
+    OverflowRecovered,
+    RetryWait,
+    ServerWaiting,
+)
 from pifold_core.canonical import JsonValue
 from pifold_core.placeholders import KIND_NAMES
 from pifold_core.status import FoldRow
@@ -136,6 +142,14 @@ def compaction_notice(event: CompactionDone) -> str:
     return f"compacted ({event.reason}): {event.tokens_before:,} → {event.tokens_after:,} tokens"
 
 
+def waiting_notice(event: ServerWaiting) -> str:
+    """The line shown while a request has had nothing back (a local server's prefill)."""
+    return (
+        f"waiting for the server: {event.seconds} s without a first token (a local server "
+        "reads the whole prompt first)"
+    )
+
+
 def retry_notice(event: RetryWait) -> str:
     """A retry wait in one line: which retry, how long, and the provider's words."""
     return f"retry {event.attempt} in {event.delay_s:.1f} s: {one_line(event.error, 120)}"
@@ -163,4 +177,5 @@ __all__ = [
     "retry_notice",
     "tool_header",
     "truncated",
+    "waiting_notice",
 ]
