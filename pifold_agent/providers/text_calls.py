@@ -1,13 +1,15 @@
 """Tool calls a model wrote as text, run as the calls they are.
 
 A small local model served without its chat template's tool parser answers a tool request
-with text: a fenced JSON object (```` ```json {"name": "read", "arguments": {...}} ``` ````),
-or the ``<tool_call>…</tool_call>`` tags its template would have parsed. The agent then took
-that text for the final answer and ended the run. When a Chat Completions reply carries no
-structured call and its whole text is **one** such call to a tool the request offered, the
-reply becomes that call: the session records the call (its text kept beside it, under
-``provider_data.textWrittenCall``), and a warning says so. Text that reads like a call to a
-tool that was not offered stays text, with a warning that no tool ran.
+with text: a fenced JSON object (```` ```json {"name": "read", "arguments": {...}} ```
+````), the ``<tool_call>…</tool_call>`` tags its template would have parsed, or an XML-like
+``<tools><function name="read" arguments="{'path': 'main.py'}"/></tools>`` (what
+Qwen2.5-Coder-1.5B wrote, arguments as a Python literal, when llama.cpp served it). The
+agent then took that text for the final answer and ended the run. When a Chat Completions
+reply carries no structured call and its whole text is **one** such call to a tool the
+request offered, the reply becomes that call: the session records the call (its text kept
+beside it, under ``provider_data.textWrittenCall``), and a warning says so. Text that reads
+like a call to a tool that was not offered stays text, with a warning that no tool ran.
 
 Only what is unambiguous is taken: the whole text (thinking aside) must be the call, with a
 ``name`` string and an ``arguments`` (or ``parameters``) object, or a JSON string of one.
@@ -16,7 +18,9 @@ Anything around it, two calls, or a name with no ``arguments`` key stays text.
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import html
 import json
 import re
 from collections.abc import Collection
@@ -33,6 +37,14 @@ WRAPPERS: tuple[re.Pattern[str], ...] = (
     ),
 )
 """The wrappers a call written as text comes in; a bare JSON object is taken too."""
+
+FUNCTION_ELEMENT = re.compile(
+    r"""\A<function\s+name="(?P<name>[^"<>]+)"\s*"""
+    r"""(?:arguments="(?P<attribute>[^"]*)"\s*/>|>(?P<body>.*)</function>)\Z""",
+    re.DOTALL,
+)
+"""One ``<function name="read" arguments="{...}"/>`` element (or the arguments as its
+body): what Qwen2.5-Coder-1.5B wrote inside ``<tools>`` when its server left calls unparsed."""
 
 LONGEST_TEXT = 256 * 1024
 """A reply longer than this is not read as a call (no tool call is that long)."""
@@ -57,24 +69,45 @@ def written_call(text: str) -> WrittenCall | None:
         if match is not None:
             body = match.group("body").strip()
             break
-    if not body.startswith("{"):
-        return None
-    try:
-        value = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(value, dict):
-        return None
-    name = value.get("name")
-    arguments = value.get("arguments", value.get("parameters"))
-    if isinstance(arguments, str):
+    name: object
+    element = FUNCTION_ELEMENT.match(body)
+    if element is not None:
+        name = html.unescape(element.group("name"))
+        arguments: object = html.unescape(element.group("attribute") or element.group("body") or "")
+    elif body.startswith("{"):
         try:
-            arguments = json.loads(arguments)
+            value = json.loads(body)
         except (ValueError, RecursionError):
             return None
+        if not isinstance(value, dict):
+            return None
+        name = value.get("name")
+        arguments = value.get("arguments", value.get("parameters"))
+    else:
+        return None
+    if isinstance(arguments, str):
+        arguments = _object_text(arguments)
     if not isinstance(name, str) or not name or not isinstance(arguments, dict):
         return None
     return WrittenCall(name, arguments)
+
+
+def _object_text(text: str) -> dict[str, JsonValue] | None:
+    """The object ``text`` writes, as JSON or as a Python literal (``{'path': 'a.py'}``,
+    which small models write inside XML attributes); ``None`` for anything else."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        try:
+            value = ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+        try:
+            # Only what JSON can hold: a literal with a tuple, a set or bytes is not a call.
+            value = json.loads(json.dumps(value, allow_nan=False))
+        except (TypeError, ValueError):
+            return None
+    return value if isinstance(value, dict) else None
 
 
 def run_written_call(

@@ -57,7 +57,7 @@ def test_a_real_model_reads_the_file_and_answers_from_it_and_a_commit_lands(
             model=MODEL,
             as_json=True,
             timeout_s=1_800.0,
-            budget=2_000,
+            budget=4_000,
         )
     )
     assert first.code == 0, first.err
@@ -73,11 +73,11 @@ def test_a_real_model_reads_the_file_and_answers_from_it_and_a_commit_lands(
             model=MODEL,
             as_json=True,
             timeout_s=1_800.0,
-            budget=2_000,
+            budget=4_000,
             continue_session=True,
         )
     )
     assert second.code == 0, second.err
     commits = [event for event in events_of(second.out) if event["type"] == "commit"]
-    assert commits, "no commit landed at a 2,000-token budget"
+    assert commits, "no commit landed at a 4,000-token budget"
     assert_session_consistent(newest(tmp_path).path)

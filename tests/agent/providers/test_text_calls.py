@@ -38,6 +38,11 @@ CALL_JSON = '{"name": "read", "arguments": {"path": "main.py"}}'
         CALL_JSON,
         '{"name": "read", "arguments": "{\\"path\\": \\"main.py\\"}"}',
         '{"name": "read", "parameters": {"path": "main.py"}}',
+        # What Qwen2.5-Coder-1.5B wrote under llama.cpp: XML-like, a Python literal inside.
+        "<tools>\n    <function name=\"read\" arguments=\"{'path': 'main.py'}\"/>\n</tools>",
+        '<function name="read">{"path": "main.py"}</function>',
+        '<tool_call><function name="read" arguments="{&quot;path&quot;: &quot;main.py&quot;}"/>'
+        "</tool_call>",
     ],
 )
 def test_one_call_in_its_usual_wrappers_is_read(text: str) -> None:
@@ -58,6 +63,9 @@ def test_one_call_in_its_usual_wrappers_is_read(text: str) -> None:
         "[" + CALL_JSON + "]",
         "The answer is 42.",
         "",
+        '<function name="read" arguments="(1, 2)"/>',  # a literal that is no object
+        "<function name=\"read\" arguments=\"{'path': b'x'}\"/>",  # bytes are not JSON
+        '<function name="read" arguments="__import__(\'os\')"/>',  # never evaluated
     ],
 )
 def test_anything_else_is_not_a_call(text: str) -> None:
