@@ -6,14 +6,16 @@ with text: a fenced JSON object (```` ```json {"name": "read", "arguments": {...
 ``<tools><function name="read" arguments="{'path': 'main.py'}"/></tools>`` (what
 Qwen2.5-Coder-1.5B wrote, arguments as a Python literal, when llama.cpp served it). The
 agent then took that text for the final answer and ended the run. When a Chat Completions
-reply carries no structured call and its whole text is **one** such call to a tool the
+reply carries no structured call and its text holds **one** such call to a tool the
 request offered, the reply becomes that call: the session records the call (its text kept
 beside it, under ``provider_data.textWrittenCall``), and a warning says so. Text that reads
 like a call to a tool that was not offered stays text, with a warning that no tool ran.
 
-Only what is unambiguous is taken: the whole text (thinking aside) must be the call, with a
-``name`` string and an ``arguments`` (or ``parameters``) object, or a JSON string of one.
-Anything around it, two calls, or a name with no ``arguments`` key stays text.
+Only what is unambiguous is taken: the text must hold exactly one call (in a fence, in those
+tags, or as the whole reply), with a ``name`` string and an ``arguments`` (or
+``parameters``) object, or a JSON string of one. Words around it stay, as the reply's text
+before the call (the 1.5B model wrote "To read the file, you can use…" around its fence).
+Two calls, or a name with no ``arguments`` key, leave the reply as text.
 """
 
 from __future__ import annotations
@@ -30,17 +32,17 @@ from pifold_agent.providers.base import ReplyWarning, StreamDone
 from pifold_core.blocks import TextBlock, ThinkingBlock, ToolCallBlock
 from pifold_core.canonical import JsonValue
 
-WRAPPERS: tuple[re.Pattern[str], ...] = (
-    re.compile(r"\A```[A-Za-z_]*[ \t]*\n(?P<body>.*)\n[ \t]*```\Z", re.DOTALL),
-    re.compile(
-        r"\A<(?P<tag>tool_call|tools|function_call)>\s*(?P<body>.*?)\s*</(?P=tag)>\Z", re.DOTALL
-    ),
+FENCED = re.compile(r"```[A-Za-z_]*[ \t]*\n(?P<body>.*?)\n[ \t]*```", re.DOTALL)
+"""A fenced block anywhere in the text."""
+
+TAGGED = re.compile(
+    r"<(?P<tag>tool_call|tools|function_call)>\s*(?P<body>.*?)\s*</(?P=tag)>", re.DOTALL
 )
-"""The wrappers a call written as text comes in; a bare JSON object is taken too."""
+"""The tags a chat template's tool parser would have read, anywhere in the text."""
 
 FUNCTION_ELEMENT = re.compile(
-    r"""\A<function\s+name="(?P<name>[^"<>]+)"\s*"""
-    r"""(?:arguments="(?P<attribute>[^"]*)"\s*/>|>(?P<body>.*)</function>)\Z""",
+    r"""<function\s+name="(?P<name>[^"<>]+)"\s*"""
+    r"""(?:arguments="(?P<attribute>[^"]*)"\s*/>|>(?P<body>.*?)</function>)""",
     re.DOTALL,
 )
 """One ``<function name="read" arguments="{...}"/>`` element (or the arguments as its
@@ -56,21 +58,44 @@ class WrittenCall:
 
     name: str
     arguments: dict[str, JsonValue]
+    remainder: str = ""
+    """The reply's words around the call (``I will read it:``), kept as its text."""
 
 
 def written_call(text: str) -> WrittenCall | None:
-    """The one call ``text`` consists of, or ``None`` when it is anything else."""
-    stripped = text.strip()
-    if not stripped or len(stripped) > LONGEST_TEXT:
+    """The one call ``text`` holds, with the words around it; ``None`` when it holds none,
+    or more than one (which of them the model meant is not for the agent to guess)."""
+    if not text.strip() or len(text) > LONGEST_TEXT:
         return None
-    body = stripped
-    for wrapper in WRAPPERS:
-        match = wrapper.match(stripped)
-        if match is not None:
-            body = match.group("body").strip()
-            break
+    found: list[tuple[WrittenCall, int, int]] = []
+    taken: list[tuple[int, int]] = []
+    for pattern in (FENCED, TAGGED, FUNCTION_ELEMENT):
+        for match in pattern.finditer(text):
+            if any(start <= match.start() < end for start, end in taken):
+                continue  # inside a block already read (a tag inside a fence)
+            taken.append(match.span())
+            call = _call_in(match.group(0) if pattern is FUNCTION_ELEMENT else match.group("body"))
+            if call is not None:
+                found.append((call, *match.span()))
+    if not taken:
+        call = _call_in(text.strip())  # a bare object, the whole reply
+        found = [(call, 0, len(text))] if call is not None else []
+    if len(found) != 1:
+        return None
+    call, start, end = found[0]
+    remainder = (text[:start].rstrip() + "\n\n" + text[end:].lstrip()).strip()
+    return WrittenCall(call.name, call.arguments, remainder)
+
+
+def _call_in(body: str) -> WrittenCall | None:
+    """The call ``body`` is: a JSON object with ``name`` and ``arguments`` (or
+    ``parameters``), a ``<function>`` element, or either inside one more tag."""
+    body = body.strip()
+    tagged = TAGGED.fullmatch(body)
+    if tagged is not None:
+        body = tagged.group("body").strip()
     name: object
-    element = FUNCTION_ELEMENT.match(body)
+    element = FUNCTION_ELEMENT.fullmatch(body)
     if element is not None:
         name = html.unescape(element.group("name"))
         arguments: object = html.unescape(element.group("attribute") or element.group("body") or "")
@@ -135,12 +160,22 @@ def run_written_call(
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     block = ToolCallBlock(f"call_text_{digest}", call.name, call.arguments)
     thinking = tuple(block for block in done.content if isinstance(block, ThinkingBlock))
+    words = (TextBlock(call.remainder),) if call.remainder else ()
     extra: dict[str, JsonValue] = {**done.extra, "textWrittenCall": text}
     warning = ReplyWarning(
         f"the model wrote its {call.name} call as text; it runs as that call "
         "(--no-text-calls leaves such text as the answer)"
     )
-    return replace(done, content=(*thinking, block), stop_reason="tool_use", extra=extra), warning
+    content = (*thinking, *words, block)
+    return replace(done, content=content, stop_reason="tool_use", extra=extra), warning
 
 
-__all__ = ["LONGEST_TEXT", "WRAPPERS", "WrittenCall", "run_written_call", "written_call"]
+__all__ = [
+    "FENCED",
+    "FUNCTION_ELEMENT",
+    "LONGEST_TEXT",
+    "TAGGED",
+    "WrittenCall",
+    "run_written_call",
+    "written_call",
+]

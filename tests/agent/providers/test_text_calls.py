@@ -52,7 +52,6 @@ def test_one_call_in_its_usual_wrappers_is_read(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        f"I will read it:\n```json\n{CALL_JSON}\n```",  # words around the call
         f"```json\n{CALL_JSON}\n```\n```json\n{CALL_JSON}\n```",  # two calls
         f"{CALL_JSON}\n{CALL_JSON}",
         '{"name": "read"}',  # no arguments
@@ -70,6 +69,21 @@ def test_one_call_in_its_usual_wrappers_is_read(text: str) -> None:
 )
 def test_anything_else_is_not_a_call(text: str) -> None:
     assert written_call(text) is None
+
+
+def test_words_around_the_one_call_stay_as_its_text() -> None:
+    # What Qwen2.5-Coder-1.5B answered to "What does main.py define? Read it first."
+    text = (
+        "To read the `main.py` file, you can use the `read` function. Here's how:\n\n"
+        f"```json\n{CALL_JSON}\n```\n\nAfter running this command, the content is returned."
+    )
+    assert written_call(text) == WrittenCall(
+        "read",
+        {"path": "main.py"},
+        "To read the `main.py` file, you can use the `read` function. Here's how:\n\n"
+        "After running this command, the content is returned.",
+    )
+    assert written_call(f"```xml\n<tools>{CALL_JSON}</tools>\n```") == READ
 
 
 @given(st.text(max_size=200))
