@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pifold_agent.loop.system_prompt import BUILT_IN_ORDER, ordered_tools, system_prompt
+from pifold_agent.loop.system_prompt import ordered_tools, system_prompt
 from pifold_agent.tools import builtin_tools
+from pifold_agent.tools.registry import TOOL_ORDER as BUILT_IN_ORDER
 from tests.agent.loop.helpers import ProgrammedProvider, make_agent, open_engine, reply
 
 
