@@ -19,20 +19,18 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from pifold_agent.providers.registry import PROVIDER_OF, PROVIDER_TABLE, PROVIDERS, ProviderName
 from pifold_core.config_file import ConfigFileError, read_config_file
-
-ProviderName = Literal["anthropic", "openai", "openai-chat"]
-PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "openai", "openai-chat")
 
 TABLE_DATE = "2026-11-30"
 """The date of the price file the table's prices come from."""
 
-ANTHROPIC_CACHE_S = 300
-"""Anthropic's default cache entry lives five minutes, refreshed on every hit."""
-OPENAI_CACHE_S = 600
-"""OpenAI's in-memory cache entries live five to ten minutes idle (the upper end)."""
+ANTHROPIC_CACHE_S = PROVIDER_OF["anthropic"].cache_lifetime_s
+"""How long an idle entry of Anthropic's prompt cache lives (the provider table's)."""
+OPENAI_CACHE_S = PROVIDER_OF["openai"].cache_lifetime_s
+"""How long an idle entry of OpenAI's prompt cache lives (the provider table's)."""
 
 
 class ModelsFileError(ValueError):
@@ -105,11 +103,9 @@ BUILT_IN: dict[str, ModelDescriptor] = {
 """The built-in table, dated :data:`TABLE_DATE`."""
 
 DEFAULT_MODELS: dict[ProviderName, str] = {
-    "anthropic": "claude-sonnet-4-5",
-    "openai": "gpt-5.4",
-    "openai-chat": "local",
+    entry.name: entry.default_model for entry in PROVIDER_TABLE
 }
-"""The model each provider uses when none is named."""
+"""The model each provider uses when none is named (the provider table's)."""
 
 
 def models_file() -> Path:
