@@ -1,4 +1,4 @@
-"""Every provider, described once: its adapter, its key, its default model, its choices.
+"""Every provider, described once: its adapter, its key, its models, its choices.
 
 The model table (:mod:`~pifold_agent.providers.models`), the choice of adapter
 (:mod:`~pifold_agent.providers.resolve`), the app's check for a key before its first frame
@@ -17,6 +17,23 @@ from dataclasses import dataclass
 ProviderName = str
 """A provider's name: one of :data:`PROVIDERS`."""
 
+Prices = tuple[float, float, float, float]
+"""$ per million tokens: uncached input, output, cache read, cache write."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRow:
+    """One model a provider serves, as the built-in model table states it."""
+
+    id: str
+    """The model id requests are sent with."""
+    context_window: int
+    """Tokens the model accepts, prompt and output together."""
+    output_reservation: int
+    """Tokens kept for the answer: the most a request asks for."""
+    prices: Prices = (0.0, 0.0, 0.0, 0.0)
+    """What its tokens cost (none known: zero)."""
+
 
 @dataclass(frozen=True, slots=True)
 class ProviderEntry:
@@ -31,6 +48,8 @@ class ProviderEntry:
     another)."""
     default_model: str
     """The model it uses when none is named."""
+    models: tuple[ModelRow, ...] = ()
+    """The models it serves in the built-in table (prices from the dated price file)."""
     described: str = ""
     """What ``--provider``'s help adds after its name (``(a compatible server)``)."""
     cache_lifetime_s: int = 0
@@ -53,6 +72,13 @@ PROVIDER_TABLE: tuple[ProviderEntry, ...] = (
         ("pifold_agent.providers.anthropic_messages", "AnthropicMessages"),
         "ANTHROPIC_API_KEY",
         "claude-sonnet-4-5",
+        # 200,000-token windows; output limits of 32,000 to 64,000, reserved at Pi's 32,000.
+        models=(
+            ModelRow("claude-opus-4-5", 200_000, 32_000, (5.0, 25.0, 0.5, 6.25)),
+            ModelRow("claude-sonnet-4-5", 200_000, 32_000, (3.0, 15.0, 0.3, 3.75)),
+            ModelRow("claude-haiku-4-5", 200_000, 32_000, (1.0, 5.0, 0.1, 1.25)),
+            ModelRow("claude-opus-4-1", 200_000, 32_000, (15.0, 75.0, 1.5, 18.75)),
+        ),
         # Anthropic's default cache entry lives five minutes, refreshed on every hit.
         cache_lifetime_s=300,
         automatic=True,
@@ -64,6 +90,19 @@ PROVIDER_TABLE: tuple[ProviderEntry, ...] = (
         ("pifold_agent.providers.openai_responses", "OpenAIResponses"),
         "OPENAI_API_KEY",
         "gpt-5.4",
+        models=(
+            # GPT-5.4 and 5.5 are billed at a higher tier above 272,000 prompt tokens: the
+            # window is held at the standard tier, as pi-fold's default window of 272,000 is.
+            ModelRow("gpt-5.5", 272_000, 32_000, (5.0, 30.0, 0.5, 5.0)),
+            ModelRow("gpt-5.4", 272_000, 32_000, (2.5, 15.0, 0.25, 2.5)),
+            ModelRow("gpt-5.4-mini", 272_000, 32_000, (0.75, 4.5, 0.075, 0.75)),
+            ModelRow("gpt-5.1", 400_000, 32_000, (1.25, 10.0, 0.125, 1.25)),
+            ModelRow("gpt-5", 400_000, 32_000, (1.25, 10.0, 0.125, 1.25)),
+            ModelRow("gpt-4.1", 1_047_576, 32_768, (2.0, 8.0, 0.5, 2.0)),
+            # The o-series is not in the price file: OpenAI's list prices since mid-2025.
+            ModelRow("o3", 200_000, 32_000, (2.0, 8.0, 0.5, 2.0)),
+            ModelRow("o4-mini", 200_000, 32_000, (1.1, 4.4, 0.275, 1.1)),
+        ),
         # OpenAI's in-memory cache entries live five to ten minutes idle (the upper end).
         cache_lifetime_s=600,
         automatic=True,
@@ -74,6 +113,8 @@ PROVIDER_TABLE: tuple[ProviderEntry, ...] = (
         ("pifold_agent.providers.openai_chat", "OpenAIChat"),
         "OPENAI_API_KEY",
         "local",
+        # Any model behind --base-url that the table does not know: Pi's defaults.
+        models=(ModelRow("local", 128_000, 16_384),),
         described="(a compatible server)",
         serves_base_url=True,
     ),
@@ -148,6 +189,8 @@ __all__ = [
     "PROVIDERS",
     "PROVIDER_OF",
     "PROVIDER_TABLE",
+    "ModelRow",
+    "Prices",
     "ProviderEntry",
     "ProviderName",
     "automatic_provider",
