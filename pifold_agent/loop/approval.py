@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
 
-from pifold_agent.loop.tool_protocol import ToolOutcome
-from pifold_agent.tools.registry import GUARDED_TOOLS
+from pifold_agent.loop.tool_protocol import PLAIN_TRAITS, ToolOutcome, Touches
+from pifold_agent.tools.registry import GUARDED_TOOLS, TRAITS
 from pifold_core.canonical import JsonValue
 
 DECLINED_RESULT = "error: the user declined to run this call; nothing was done"
@@ -57,8 +57,10 @@ class ApprovalRequest:
     @property
     def summary(self) -> str:
         """One line saying what the call would do: the command, or the file it touches."""
-        if isinstance(self.arguments.get("command"), str):
-            return f"run: {self.arguments['command']}"
+        traits = TRAITS.get(self.tool, PLAIN_TRAITS)
+        headline = self.arguments.get(traits.headline[0]) if traits.headline else None
+        if traits.touches is Touches.RUNS_COMMANDS and isinstance(headline, str):
+            return f"run: {headline}"
         path = self.arguments.get("path")
         if isinstance(path, str):
             return f"{self.tool}: {path}"
