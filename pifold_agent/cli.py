@@ -22,6 +22,7 @@ from pifold_agent.doctor_command import doctor
 from pifold_agent.headless_demo import headless_demo
 from pifold_agent.importers import TraceFormatError
 from pifold_agent.inspect_command import inspect, run_inspection
+from pifold_agent.providers.registry import provider_help
 from pifold_agent.replay import (
     ReplayOutputError,
     ReplayReport,
@@ -71,7 +72,7 @@ def main_callback(
     ] = False,
     provider: Annotated[
         str | None,
-        typer.Option(help="anthropic, openai, openai-chat (a compatible server) or scripted."),
+        typer.Option(help=provider_help("scripted")),
     ] = None,
     model: Annotated[str | None, typer.Option(help="The model id.")] = None,
     base_url: Annotated[

@@ -36,6 +36,7 @@ from pifold_agent.loop.agent import Agent
 from pifold_agent.loop.events import CommitDone, CompactionDone, RetryWait, ServerWaiting
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.models import ModelDescriptor
+from pifold_agent.providers.registry import key_help_lines
 from pifold_agent.providers.scripted import ScriptedProvider
 from pifold_agent.run_input import CommandError, HeadlessOptions, clean_text, gather_messages
 from pifold_agent.run_setup import (
@@ -51,8 +52,7 @@ from pifold_agent.run_setup import (
 
 NO_KEY_HELP = (
     "pifold -p needs a model to talk to. Set an API key in the environment, for example\n"
-    "  export ANTHROPIC_API_KEY=...   (Anthropic, the default when it is set)\n"
-    "  export OPENAI_API_KEY=...      (with --provider openai)\n"
+    f"{key_help_lines()}"
     "or point --base-url at a compatible server (Ollama, vLLM, llama.cpp, LM Studio), e.g.\n"
     "  pifold -p 'hello' --base-url http://127.0.0.1:11434/v1 --model qwen2.5-coder\n"
     "Keys are read from the environment only and never written to any file."

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from palettes.sampling import MAP_NAMES
 from pifold_core.canonical import JsonValue
 
 
@@ -24,9 +25,9 @@ class OptionsError(ValueError):
     """An option is unknown or breaks a rule; the message names the option and the rule."""
 
 
-PALETTE_MAPS: tuple[str, ...] = ("batlow", "viridis", "plasma", "magma", "cividis")
-"""Colour maps the fold bar can use. Kept here rather than imported from ``palettes`` so the
-engine does not pull numpy in; ``palettes.sampling.MAP_NAMES`` must list the same names."""
+PALETTE_MAPS: tuple[str, ...] = MAP_NAMES
+"""Colour maps the fold bar can use: the palettes' own list (:mod:`palettes.sampling`, which
+imports neither numpy nor the colour libraries)."""
 
 OPTION_NAMES: tuple[str, ...] = (
     "thresholds",

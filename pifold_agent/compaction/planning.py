@@ -32,17 +32,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from pifold_agent.tools.registry import MODIFYING_TOOLS, READ_TOOLS
 from pifold_core.entries import Entry, EntryKind
 
 TURN_START_KINDS: tuple[EntryKind, ...] = ("user", "note")
 """Entries that begin a turn: a user message, or host text sent as one (Pi's bash
 executions, custom messages and branch summaries all reach the model as user messages)."""
-
-READ_TOOLS = frozenset({"read"})
-"""Tools whose ``path`` argument names a file that was read."""
-
-MODIFYING_TOOLS = frozenset({"write", "edit"})
-"""Tools whose ``path`` argument names a file that was changed."""
 
 
 class PlanningError(ValueError):
@@ -183,8 +178,6 @@ def plan_compaction(
 
 
 __all__ = [
-    "MODIFYING_TOOLS",
-    "READ_TOOLS",
     "TURN_START_KINDS",
     "CompactionPlan",
     "FileOperations",

@@ -53,6 +53,7 @@ from pifold_agent.loop.system_prompt import (
 from pifold_agent.loop.tool_protocol import Tool, ToolCrash, ToolOutcome
 from pifold_agent.loop.window import ContextWindow, EngineWindow
 from pifold_agent.providers.base import ErrorClass, Provider, ProviderRequest, StreamDone
+from pifold_agent.tools.registry import guarded_names
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry, ToolCallBlock
 
@@ -137,7 +138,11 @@ class Agent:
         self.factory = EntryFactory(_SessionIds(self.window, recorder), clock)
         self.running = False
         """Whether a run is in progress."""
-        self.approval = ApprovalGate(config.approver) if config.approver is not None else None
+        self.approval = (
+            ApprovalGate(config.approver, guarded=guarded_names(self.tools))
+            if config.approver is not None
+            else None
+        )
         """The permission asked before guarded tools run; it remembers "allow for this
         session" answers for the agent's life."""
         self._by_name = {tool.name: tool for tool in self.tools}

@@ -1,5 +1,9 @@
 """Asking the user before a tool changes anything: ``write``, ``edit`` and ``bash``.
 
+Which tools ask is each tool's own declaration (``asks_approval`` in its
+:class:`~pifold_agent.loop.tool_protocol.ToolTraits`): the agent gives the gate the names of
+its tools that declare it (:func:`~pifold_agent.tools.registry.guarded_names`).
+
 The loop consults an :class:`Approver` before it starts one of those calls. The approver is
 whatever the host provides (the terminal app's is a modal question carrying a future the UI
 resolves); the loop never imports a UI. A denial becomes the call's error result, telling the
@@ -20,11 +24,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
 
-from pifold_agent.loop.tool_protocol import ToolOutcome
+from pifold_agent.loop.tool_protocol import PLAIN_TRAITS, ToolOutcome, Touches
+from pifold_agent.tools.registry import GUARDED_TOOLS, TRAITS
 from pifold_core.canonical import JsonValue
-
-GUARDED_TOOLS: frozenset[str] = frozenset({"write", "edit", "bash"})
-"""The tools that ask before running: the ones that change files or run commands."""
 
 DECLINED_RESULT = "error: the user declined to run this call; nothing was done"
 """The result recorded for a call the user denied."""
@@ -55,12 +57,13 @@ class ApprovalRequest:
     @property
     def summary(self) -> str:
         """One line saying what the call would do: the command, or the file it touches."""
-        if self.tool == "bash" and isinstance(self.arguments.get("command"), str):
-            return f"run: {self.arguments['command']}"
+        traits = TRAITS.get(self.tool, PLAIN_TRAITS)
+        headline = self.arguments.get(traits.headline[0]) if traits.headline else None
+        if traits.touches is Touches.RUNS_COMMANDS and isinstance(headline, str):
+            return f"run: {headline}"
         path = self.arguments.get("path")
         if isinstance(path, str):
-            verb = "write" if self.tool == "write" else "edit"
-            return f"{verb}: {path}"
+            return f"{self.tool}: {path}"
         return f"{self.tool}: {json.dumps(self.arguments, ensure_ascii=False)[:200]}"
 
 
@@ -81,7 +84,7 @@ class ApprovalGate:
     allowed_tools: set[str] = field(default_factory=set)
     """Tools the user allowed for this session: asked no more."""
     guarded: frozenset[str] = GUARDED_TOOLS
-    """The tools that ask at all."""
+    """The tools that ask at all (the agent passes its own, by their traits)."""
     _turn: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
 
     def needs_question(self, tool: str) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from pifold_agent.loop.tool_protocol import ToolContext, ToolCrash, ToolOutcome
+from pifold_agent.loop.tool_protocol import ToolContext, ToolCrash, ToolOutcome, ToolTraits
 from pifold_core.canonical import JsonValue
 from pifold_core.engine import Engine
 from pifold_core.store import StoreError
@@ -19,6 +19,9 @@ from pifold_core.tool import TOOL_NAME, run_tool, tool_definition
 
 class FoldTool:
     """``pi_fold_context`` over one engine."""
+
+    traits = ToolTraits(headline=("action", "id"))
+    """It touches no file and asks nothing; a call's header shows its action and the id."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine

@@ -2,7 +2,9 @@
 
 The prompt carries the date and never a time (a clock in the prompt would break the
 provider's prefix cache on every request), and the tools are always offered in one fixed
-order: Pi's built-ins first in Pi's order, any other tool by name, the fold tool last.
+order: the tools that declare a position first in that order (Pi's built-ins, in Pi's order:
+:class:`~pifold_agent.loop.tool_protocol.ToolTraits`), any other tool by name, the fold tool
+last.
 """
 
 from __future__ import annotations
@@ -13,11 +15,9 @@ from pathlib import Path
 
 from pifold_agent.loop.tool_protocol import Tool
 from pifold_agent.providers.base import ToolSpec
+from pifold_agent.tools.registry import traits_of
 from pifold_core.canonical import JsonValue, canonical_bytes, sha256_hex
 from pifold_core.tool import TOOL_NAME
-
-BUILT_IN_ORDER: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
-"""Pi's built-in tools in the order Pi lists them."""
 
 
 def ordered_tools(tools: Sequence[Tool]) -> list[Tool]:
@@ -30,8 +30,9 @@ def ordered_tools(tools: Sequence[Tool]) -> list[Tool]:
     def key(tool: Tool) -> tuple[int, int, str]:
         if tool.name == TOOL_NAME:
             return (2, 0, tool.name)
-        if tool.name in BUILT_IN_ORDER:
-            return (0, BUILT_IN_ORDER.index(tool.name), tool.name)
+        position = traits_of(tool).position
+        if position is not None:
+            return (0, position, tool.name)
         return (1, 0, tool.name)
 
     return sorted(tools, key=key)
@@ -85,4 +86,4 @@ def system_prompt(tools: Sequence[Tool], cwd: Path, today: datetime.date) -> str
     return "\n".join(lines)
 
 
-__all__ = ["BUILT_IN_ORDER", "ordered_tools", "prompt_head_digest", "system_prompt", "tool_specs"]
+__all__ = ["ordered_tools", "prompt_head_digest", "system_prompt", "tool_specs"]

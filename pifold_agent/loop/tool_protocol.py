@@ -30,12 +30,20 @@ of :class:`Tool`; nothing has to inherit from anything. The loop guarantees:
   event). It is never sent to the model.
 * :class:`ToolCrash` is for damage the model cannot act on (a corrupt fold store): the loop
   lets it end the run loudly instead of disguising it as a result.
+
+**What a tool is, it says itself**, in an optional ``traits`` attribute (:class:`ToolTraits`):
+whether a call asks the user first, what it touches, its headline argument, where it stands
+in the tool list. A tool without them is taken for the built-in tool of its name (a stand-in,
+such as a recorded one) or else is plain: it asks nothing, touches nothing and is listed by
+name. :mod:`pifold_agent.tools.registry` reads them (``traits_of``) and derives every table
+about the built-in tools from them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Protocol
 
@@ -105,6 +113,50 @@ class Footprint:
         return self.everything or bool(self.reads or self.writes or self.trees)
 
 
+class Touches(Enum):
+    """What a tool's calls touch, as the compaction summary and the read-only set count it."""
+
+    NOTHING = "nothing"
+    """No file and no command (the fold tool)."""
+    READS_FILE = "reads_file"
+    """Its ``path`` argument names the one file it reads (``read``)."""
+    SEARCHES = "searches"
+    """It lists or searches under its ``path`` and changes nothing (``grep``, ``find``,
+    ``ls``)."""
+    MODIFIES_FILE = "modifies_file"
+    """Its ``path`` argument names the one file it creates or changes (``write``,
+    ``edit``)."""
+    RUNS_COMMANDS = "runs_commands"
+    """It runs commands, which may touch anything (``bash``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolTraits:
+    """What a tool declares about itself, beside its name, description and schema."""
+
+    touches: Touches = Touches.NOTHING
+    """What its calls touch."""
+    asks_approval: bool = False
+    """Whether a call waits for the user's permission (when the host has an approver)."""
+    headline: tuple[str, ...] = ()
+    """The arguments that say what a call does, shown in its header: the first, followed by
+    each later one that is a string too (the fold tool's ``action`` then its ``id``)."""
+    position: int | None = None
+    """Where it stands in the tool list the model is given (Pi's order for Pi's seven);
+    ``None`` lists it after the positioned tools, by name. The fold tool is always last."""
+    in_default_set: bool = False
+    """Whether it is in Pi's default active set."""
+
+    @property
+    def read_only(self) -> bool:
+        """Whether its calls only read (Pi's read-only set)."""
+        return self.touches in (Touches.READS_FILE, Touches.SEARCHES)
+
+
+PLAIN_TRAITS = ToolTraits()
+"""The traits of a tool that declares none."""
+
+
 class Tool(Protocol):
     """One tool the model can call."""
 
@@ -138,4 +190,14 @@ class TouchesFiles(Protocol):
         ...
 
 
-__all__ = ["Footprint", "Tool", "ToolContext", "ToolCrash", "ToolOutcome", "TouchesFiles"]
+__all__ = [
+    "PLAIN_TRAITS",
+    "Footprint",
+    "Tool",
+    "ToolContext",
+    "ToolCrash",
+    "ToolOutcome",
+    "ToolTraits",
+    "Touches",
+    "TouchesFiles",
+]

@@ -19,20 +19,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from pifold_agent.providers.registry import PROVIDER_TABLE, PROVIDERS, ProviderName
 from pifold_core.config_file import ConfigFileError, read_config_file
-
-ProviderName = Literal["anthropic", "openai", "openai-chat"]
-PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "openai", "openai-chat")
 
 TABLE_DATE = "2026-11-30"
 """The date of the price file the table's prices come from."""
-
-ANTHROPIC_CACHE_S = 300
-"""Anthropic's default cache entry lives five minutes, refreshed on every hit."""
-OPENAI_CACHE_S = 600
-"""OpenAI's in-memory cache entries live five to ten minutes idle (the upper end)."""
 
 
 class ModelsFileError(ValueError):
@@ -71,48 +64,25 @@ class ModelDescriptor:
         return self.context_window - self.output_reservation
 
 
-def _anthropic(model: str, prices: tuple[float, float, float, float]) -> ModelDescriptor:
-    # 200,000-token window; output limits of 32,000 to 64,000, reserved at Pi's 32,000 cap.
-    return ModelDescriptor(model, "anthropic", 200_000, 32_000, *prices, ANTHROPIC_CACHE_S)
-
-
-def _openai(
-    model: str, window: int, reservation: int, prices: tuple[float, float, float, float]
-) -> ModelDescriptor:
-    return ModelDescriptor(model, "openai", window, reservation, *prices, OPENAI_CACHE_S)
-
-
 BUILT_IN: dict[str, ModelDescriptor] = {
-    descriptor.id: descriptor
-    for descriptor in (
-        # (input, output, cache read, cache write) $ per million, from the dated price file.
-        _anthropic("claude-opus-4-5", (5.0, 25.0, 0.5, 6.25)),
-        _anthropic("claude-sonnet-4-5", (3.0, 15.0, 0.3, 3.75)),
-        _anthropic("claude-haiku-4-5", (1.0, 5.0, 0.1, 1.25)),
-        _anthropic("claude-opus-4-1", (15.0, 75.0, 1.5, 18.75)),
-        # GPT-5.4 and 5.5 are billed at a higher tier above 272,000 prompt tokens: the
-        # window is held at the standard tier, as pi-fold's default window of 272,000 is.
-        _openai("gpt-5.5", 272_000, 32_000, (5.0, 30.0, 0.5, 5.0)),
-        _openai("gpt-5.4", 272_000, 32_000, (2.5, 15.0, 0.25, 2.5)),
-        _openai("gpt-5.4-mini", 272_000, 32_000, (0.75, 4.5, 0.075, 0.75)),
-        _openai("gpt-5.1", 400_000, 32_000, (1.25, 10.0, 0.125, 1.25)),
-        _openai("gpt-5", 400_000, 32_000, (1.25, 10.0, 0.125, 1.25)),
-        _openai("gpt-4.1", 1_047_576, 32_768, (2.0, 8.0, 0.5, 2.0)),
-        # The o-series is not in the price file: OpenAI's list prices since mid-2025.
-        _openai("o3", 200_000, 32_000, (2.0, 8.0, 0.5, 2.0)),
-        _openai("o4-mini", 200_000, 32_000, (1.1, 4.4, 0.275, 1.1)),
-        # Any model behind --base-url that the table does not know: Pi's defaults.
-        ModelDescriptor("local", "openai-chat", 128_000, 16_384),
+    row.id: ModelDescriptor(
+        row.id,
+        entry.name,
+        row.context_window,
+        row.output_reservation,
+        *row.prices,
+        entry.cache_lifetime_s,
     )
+    for entry in PROVIDER_TABLE
+    for row in entry.models
 }
-"""The built-in table, dated :data:`TABLE_DATE`."""
+"""The built-in table, dated :data:`TABLE_DATE`: each provider's models, as the provider
+table lists them (:mod:`~pifold_agent.providers.registry`)."""
 
 DEFAULT_MODELS: dict[ProviderName, str] = {
-    "anthropic": "claude-sonnet-4-5",
-    "openai": "gpt-5.4",
-    "openai-chat": "local",
+    entry.name: entry.default_model for entry in PROVIDER_TABLE
 }
-"""The model each provider uses when none is named."""
+"""The model each provider uses when none is named (the provider table's)."""
 
 
 def models_file() -> Path:

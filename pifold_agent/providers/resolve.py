@@ -4,6 +4,9 @@ The key is read from the environment only (``ANTHROPIC_API_KEY``, ``OPENAI_API_K
 the variable the user names for a compatible server) and handed to the SDK client; it is
 never written anywhere. A compatible server on the user's machine often needs no key, so
 with a base URL and no named variable a missing key is not an error.
+
+Which adapter serves which provider, its key, its default model and how it is chosen are the
+provider table's (:mod:`~pifold_agent.providers.registry`); nothing here names a provider.
 """
 
 from __future__ import annotations
@@ -15,24 +18,23 @@ from typing import cast
 
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.base_url import BaseUrlError, checked_base_url
-from pifold_agent.providers.models import (
-    DEFAULT_MODELS,
+from pifold_agent.providers.models import ModelDescriptor, load_models
+from pifold_agent.providers.registry import (
+    PROVIDER_OF,
+    PROVIDER_TABLE,
     PROVIDERS,
-    ModelDescriptor,
     ProviderName,
-    load_models,
+    automatic_provider,
+    base_url_provider,
 )
 
 KEY_VARIABLES: dict[ProviderName, str] = {
-    "anthropic": "ANTHROPIC_API_KEY",
-    "openai": "OPENAI_API_KEY",
-    "openai-chat": "OPENAI_API_KEY",
+    entry.name: entry.key_variable for entry in PROVIDER_TABLE
 }
+"""The variable each provider's key is read from."""
 
 ADAPTERS: dict[ProviderName, tuple[str, str]] = {
-    "anthropic": ("pifold_agent.providers.anthropic_messages", "AnthropicMessages"),
-    "openai": ("pifold_agent.providers.openai_responses", "OpenAIResponses"),
-    "openai-chat": ("pifold_agent.providers.openai_chat", "OpenAIChat"),
+    entry.name: entry.adapter for entry in PROVIDER_TABLE
 }
 """Each adapter's module and class. They are imported only when chosen: the SDKs take
 seconds to import, which a refusal (no key, a bad option) or another command never needs,
@@ -78,19 +80,16 @@ def choose_provider(
         if descriptor is not None and base_url is None:
             provider = descriptor.provider
         elif base_url is not None:
-            provider = "openai-chat"
+            provider = base_url_provider().name
         elif model is not None:
             raise ProviderChoiceError(
                 f"model {model!r} is not in the model table: name --provider, or add it to "
                 "the models file"
             )
-        elif os.environ.get("ANTHROPIC_API_KEY"):
-            provider = "anthropic"
         else:
-            provider = "openai"
-    name: ProviderName = provider  # type: ignore[assignment]  # checked against PROVIDERS
-    chosen = model or DEFAULT_MODELS[name]
-    return name, chosen, table.get(chosen)
+            provider = automatic_provider(os.environ).name
+    chosen = model or PROVIDER_OF[provider].default_model
+    return provider, chosen, table.get(chosen)
 
 
 def resolve_provider(
@@ -110,10 +109,11 @@ def resolve_provider(
         ModelsFileError: the user's models file is invalid.
     """
     name, chosen, descriptor = choose_provider(provider, model, base_url)
-    variable = api_key_env or KEY_VARIABLES[name]
+    entry = PROVIDER_OF[name]
+    variable = api_key_env or entry.key_variable
     key = os.environ.get(variable, "")
     if not key:
-        if name == "openai-chat" and base_url is not None and api_key_env is None:
+        if entry.serves_base_url and base_url is not None and api_key_env is None:
             key = LOCAL_SERVER_KEY
         else:
             raise MissingApiKey(name, variable)
@@ -122,7 +122,7 @@ def resolve_provider(
     extra: dict[str, float | int | bool] = {} if timeout_s is None else {"timeout_s": timeout_s}
     if name == "openai-chat":
         extra["text_calls"] = text_calls
-    if name == "anthropic" and reservation:
+    if entry.caps_output and reservation:
         extra["max_output_tokens"] = reservation
     return adapter(chosen, key, base_url, **extra)
 
@@ -134,7 +134,7 @@ def adapter_class(name: ProviderName) -> Callable[..., Provider]:
         ProviderChoiceError: its SDK is not installed (pifold without its ``agent`` extra);
             the message says how to install it.
     """
-    module_name, class_name = ADAPTERS[name]
+    module_name, class_name = PROVIDER_OF[name].adapter
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:

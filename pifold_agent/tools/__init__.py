@@ -10,30 +10,25 @@ pure-Python search honouring ``.gitignore`` otherwise (:mod:`~pifold_agent.tools
 The engine's ``pi_fold_context`` is offered beside them by
 :class:`pifold_agent.loop.fold_tool.FoldTool`, through the same path as every other tool.
 :func:`builtin_tools` builds a set in a fixed order, so the tool list, and the prompt prefix
-it is part of, stays byte-stable for a session.
+it is part of, stays byte-stable for a session. Each tool declares itself in its own module
+(its traits and ``TOOL``, :mod:`~pifold_agent.tools.built_in`); the
+:mod:`~pifold_agent.tools.registry` finds them there and derives every table about them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 
 from pifold_agent.loop.tool_protocol import Tool
 from pifold_agent.tools.bash import BashTool
+from pifold_agent.tools.built_in import ToolSetup
 from pifold_agent.tools.edit import EditTool
 from pifold_agent.tools.find import FindTool
 from pifold_agent.tools.grep import GrepTool
 from pifold_agent.tools.ls import LsTool
 from pifold_agent.tools.read import ReadTool
+from pifold_agent.tools.registry import BUILT_IN_TOOLS, DEFAULT_TOOLS, READ_ONLY_TOOLS, TOOL_ORDER
 from pifold_agent.tools.write import WriteTool
-
-TOOL_ORDER: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
-"""Every built-in tool, in the order they are offered."""
-
-DEFAULT_TOOLS: tuple[str, ...] = ("read", "bash", "edit", "write")
-"""Pi's default active set."""
-
-READ_ONLY_TOOLS: tuple[str, ...] = ("read", "grep", "find", "ls")
-"""Pi's read-only set."""
 
 
 class UnknownToolError(ValueError):
@@ -57,16 +52,8 @@ def builtin_tools(
         raise UnknownToolError(
             f"unknown tool {unknown[0]!r}; the built-in tools are {', '.join(TOOL_ORDER)}"
         )
-    makers: dict[str, Callable[[], Tool]] = {
-        "read": ReadTool,
-        "bash": lambda: BashTool(key_variables),
-        "edit": EditTool,
-        "write": WriteTool,
-        "grep": GrepTool,
-        "find": FindTool,
-        "ls": LsTool,
-    }
-    return [makers[name]() for name in TOOL_ORDER if name in names]
+    setup = ToolSetup(tuple(key_variables))
+    return [tool.build(setup) for tool in BUILT_IN_TOOLS if tool.name in names]
 
 
 __all__ = [

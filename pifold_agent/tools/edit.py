@@ -24,9 +24,16 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import Footprint, ToolContext, ToolOutcome
+from pifold_agent.loop.tool_protocol import (
+    Footprint,
+    ToolContext,
+    ToolOutcome,
+    ToolTraits,
+    Touches,
+)
 from pifold_agent.tools.arguments import ToolInputError, failure, required_string, resolve_path
 from pifold_agent.tools.blocking import NotRegularFile, existing_kind, in_thread, open_regular
+from pifold_agent.tools.built_in import BuiltIn
 from pifold_agent.tools.file_writing import write_file
 from pifold_agent.tools.truncation import format_size
 from pifold_agent.tools.write import written_path
@@ -182,6 +189,13 @@ class EditTool:
     """Pi's ``edit``."""
 
     name = "edit"
+    traits = ToolTraits(
+        Touches.MODIFIES_FILE,
+        asks_approval=True,
+        headline=("path",),
+        position=2,
+        in_default_set=True,
+    )
     description = (
         "Edit a file by replacing one exact piece of text (oldText, which must occur exactly "
         "once, whitespace included) with newText. Read the file first."
@@ -211,8 +225,13 @@ class EditTool:
             return failure(f"Cannot edit {shown}: {error.strerror or error}")
 
 
+TOOL = BuiltIn(EditTool)
+"""How :mod:`pifold_agent.tools.registry` finds and builds ``edit``."""
+
+
 __all__ = [
     "EDIT_MAX_BYTES",
+    "TOOL",
     "EditTool",
     "Match",
     "apply_edit",

@@ -18,7 +18,13 @@ import re
 import shutil
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import Footprint, ToolContext, ToolOutcome
+from pifold_agent.loop.tool_protocol import (
+    Footprint,
+    ToolContext,
+    ToolOutcome,
+    ToolTraits,
+    Touches,
+)
 from pifold_agent.tools.arguments import (
     ToolInputError,
     failure,
@@ -28,6 +34,7 @@ from pifold_agent.tools.arguments import (
     resolve_path,
 )
 from pifold_agent.tools.blocking import in_thread
+from pifold_agent.tools.built_in import BuiltIn
 from pifold_agent.tools.gitignore import glob_to_regex, walk
 from pifold_agent.tools.ls import listed_folder
 from pifold_agent.tools.truncation import MAX_BYTES, format_size, output_limit, truncate_head
@@ -132,6 +139,7 @@ class FindTool:
     """Pi's ``find``."""
 
     name = "find"
+    traits = ToolTraits(Touches.SEARCHES, headline=("pattern",), position=5)
     description = (
         "Find files by glob pattern (fd when installed). Respects .gitignore and includes "
         "hidden files. Returns paths relative to the searched folder, at most 1000 unless "
@@ -173,4 +181,8 @@ class FindTool:
         return render(found, limit, output_limit(context.result_limit_bytes))
 
 
-__all__ = ["DEFAULT_LIMIT", "FindTool", "fd_find", "python_find", "render"]
+TOOL = BuiltIn(FindTool)
+"""How :mod:`pifold_agent.tools.registry` finds and builds ``find``."""
+
+
+__all__ = ["DEFAULT_LIMIT", "TOOL", "FindTool", "fd_find", "python_find", "render"]

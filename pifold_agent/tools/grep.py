@@ -25,7 +25,13 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from pifold_agent.loop.tool_protocol import Footprint, ToolContext, ToolOutcome
+from pifold_agent.loop.tool_protocol import (
+    Footprint,
+    ToolContext,
+    ToolOutcome,
+    ToolTraits,
+    Touches,
+)
 from pifold_agent.tools.arguments import (
     ToolInputError,
     failure,
@@ -36,6 +42,7 @@ from pifold_agent.tools.arguments import (
     resolve_path,
 )
 from pifold_agent.tools.blocking import in_thread, refusal
+from pifold_agent.tools.built_in import BuiltIn
 from pifold_agent.tools.ls import listed_folder
 from pifold_agent.tools.text_search import Hit, Search, glob_matches, python_search
 from pifold_agent.tools.truncation import (
@@ -188,6 +195,7 @@ class GrepTool:
     """Pi's ``grep``."""
 
     name = "grep"
+    traits = ToolTraits(Touches.SEARCHES, headline=("pattern",), position=4)
     description = (
         "Search file contents for a regular expression (ripgrep when installed). Respects "
         ".gitignore and includes hidden files. Output: path:line: text, at most 100 matches "
@@ -243,4 +251,17 @@ class GrepTool:
         return render(hits, matches, search.limit, output_limit(context.result_limit_bytes))
 
 
-__all__ = ["DEFAULT_LIMIT", "GrepTool", "Hit", "Search", "glob_matches", "python_search", "render"]
+TOOL = BuiltIn(GrepTool)
+"""How :mod:`pifold_agent.tools.registry` finds and builds ``grep``."""
+
+
+__all__ = [
+    "DEFAULT_LIMIT",
+    "TOOL",
+    "GrepTool",
+    "Hit",
+    "Search",
+    "glob_matches",
+    "python_search",
+    "render",
+]

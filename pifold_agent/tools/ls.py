@@ -14,7 +14,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import Footprint, ToolContext, ToolOutcome
+from pifold_agent.loop.tool_protocol import (
+    Footprint,
+    ToolContext,
+    ToolOutcome,
+    ToolTraits,
+    Touches,
+)
 from pifold_agent.tools.arguments import (
     ToolInputError,
     failure,
@@ -23,6 +29,7 @@ from pifold_agent.tools.arguments import (
     resolve_path,
 )
 from pifold_agent.tools.blocking import in_thread
+from pifold_agent.tools.built_in import BuiltIn
 from pifold_agent.tools.truncation import MAX_BYTES, format_size, output_limit, truncate_head
 from pifold_core.canonical import JsonValue
 
@@ -90,6 +97,7 @@ class LsTool:
     """Pi's ``ls``."""
 
     name = "ls"
+    traits = ToolTraits(Touches.SEARCHES, headline=("path",), position=6)
     description = (
         "List a folder's entries alphabetically, dotfiles included, folders ending in /. "
         "At most 500 entries unless limit says otherwise."
@@ -117,4 +125,8 @@ class LsTool:
         return await in_thread(listing, folder, limit, output_limit(context.result_limit_bytes))
 
 
-__all__ = ["DEFAULT_LIMIT", "LsTool", "listed_folder", "listing"]
+TOOL = BuiltIn(LsTool)
+"""How :mod:`pifold_agent.tools.registry` finds and builds ``ls``."""
+
+
+__all__ = ["DEFAULT_LIMIT", "TOOL", "LsTool", "listed_folder", "listing"]

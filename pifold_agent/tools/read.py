@@ -29,7 +29,13 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from pifold_agent.loop.tool_protocol import Footprint, ToolContext, ToolOutcome
+from pifold_agent.loop.tool_protocol import (
+    Footprint,
+    ToolContext,
+    ToolOutcome,
+    ToolTraits,
+    Touches,
+)
 from pifold_agent.tools.arguments import (
     ToolInputError,
     failure,
@@ -38,6 +44,7 @@ from pifold_agent.tools.arguments import (
     resolve_path,
 )
 from pifold_agent.tools.blocking import NotRegularFile, existing_kind, in_thread, open_regular
+from pifold_agent.tools.built_in import BuiltIn
 from pifold_agent.tools.line_stream import Line, LineStream
 from pifold_agent.tools.truncation import (
     MAX_BYTES,
@@ -189,6 +196,7 @@ class ReadTool:
     """Pi's ``read``."""
 
     name = "read"
+    traits = ToolTraits(Touches.READS_FILE, headline=("path",), position=0, in_default_set=True)
     description = (
         "Read a file. Text files come back as lines, at most 2000 lines or 50KB at a time; "
         "use offset and limit for large files, and follow the notice at the end to continue. "
@@ -240,10 +248,15 @@ class ReadTool:
             return failure(f"Cannot read {shown}: {error.strerror or error}")
 
 
+TOOL = BuiltIn(ReadTool)
+"""How :mod:`pifold_agent.tools.registry` finds and builds ``read``."""
+
+
 __all__ = [
     "IMAGE_MAX_BYTES",
     "IMAGE_SIGNATURES",
     "SCAN_BEYOND_BYTES",
+    "TOOL",
     "ReadTool",
     "image_type",
     "read_image",

@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import Footprint, ToolContext, ToolOutcome
+from pifold_agent.loop.tool_protocol import (
+    Footprint,
+    ToolContext,
+    ToolOutcome,
+    ToolTraits,
+    Touches,
+)
 from pifold_agent.tools.arguments import ToolInputError, failure, required_string, resolve_path
 from pifold_agent.tools.blocking import NotRegularFile, in_thread
+from pifold_agent.tools.built_in import BuiltIn
 from pifold_agent.tools.file_writing import write_file
 from pifold_core.canonical import JsonValue
 
@@ -39,6 +46,13 @@ class WriteTool:
     """Pi's ``write``."""
 
     name = "write"
+    traits = ToolTraits(
+        Touches.MODIFIES_FILE,
+        asks_approval=True,
+        headline=("path",),
+        position=3,
+        in_default_set=True,
+    )
     description = (
         "Write a file, creating it (and its folders) or replacing its whole content. "
         "Use edit to change part of an existing file."
@@ -68,4 +82,8 @@ class WriteTool:
         return ToolOutcome(f"Successfully wrote {len(content)} bytes to {shown}")
 
 
-__all__ = ["WriteTool", "written_path"]
+TOOL = BuiltIn(WriteTool)
+"""How :mod:`pifold_agent.tools.registry` finds and builds ``write``."""
+
+
+__all__ = ["TOOL", "WriteTool", "written_path"]

@@ -39,6 +39,7 @@ from pifold_agent.providers.base import (
     ThinkingDelta,
     ToolCallDelta,
 )
+from pifold_agent.providers.registry import key_choice
 from pifold_agent.providers.scripted import ScriptedProvider, script_from_entries
 from pifold_agent.run_command import HeadlessOptions
 from pifold_core.engine import Engine
@@ -66,7 +67,7 @@ not hold the story up for a minute (the arguments are shown once the call runs).
 
 CONNECT_HINT = (
     "Demo: a recorded session is playing. To talk to a model, quit and set "
-    "ANTHROPIC_API_KEY (or OPENAI_API_KEY, or --base-url for a local server), then run pifold."
+    f"{key_choice(', or --base-url for a local server')}, then run pifold."
 )
 """What the prompt says in the demo."""
 

@@ -23,21 +23,13 @@ from typing import TYPE_CHECKING, TextIO
 
 from textual.widget import Widget
 
+from pifold_agent.providers.registry import AUTOMATIC_KEYS, key_help_lines, keys_of
 from pifold_tui.app.app import Launch, Loader, PifoldApp
 
 if TYPE_CHECKING:
     from pifold_agent.loop.approval import Approver
     from pifold_agent.run_command import HeadlessOptions
     from pifold_tui.app.session_setup import AppSession
-
-KEY_VARIABLE_OF = {
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "openai": ("OPENAI_API_KEY",),
-    "openai-chat": ("OPENAI_API_KEY",),
-    None: ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"),
-}
-"""The variables that hold a key, per provider (``None``: whichever is set), as in
-:data:`pifold_agent.providers.resolve.KEY_VARIABLES` (not imported: it loads the SDKs)."""
 
 
 def model_configured(options: HeadlessOptions, environ: Mapping[str, str]) -> bool:
@@ -48,7 +40,7 @@ def model_configured(options: HeadlessOptions, environ: Mapping[str, str]) -> bo
         return True
     if options.api_key_env is not None:
         return bool(environ.get(options.api_key_env))
-    variables = KEY_VARIABLE_OF.get(options.provider, ())
+    variables = keys_of(options.provider)
     return any(environ.get(variable) for variable in variables)
 
 
@@ -140,15 +132,14 @@ def no_key_refusal(options: HeadlessOptions) -> str:
     except CommandError as error:
         if str(error) != NO_KEY_HELP:  # that one is worded for pifold -p
             return str(error)
-    variables = KEY_VARIABLE_OF.get(options.provider, KEY_VARIABLE_OF[None])
+    variables = keys_of(options.provider) or AUTOMATIC_KEYS
     return APP_NO_KEY_HELP.format(variables=" or ".join(variables))
 
 
 APP_NO_KEY_HELP = (
     "this needs a model to talk to, and {variables} is not set. Set a key in the "
     "environment, for example\n"
-    "  export ANTHROPIC_API_KEY=...   (Anthropic, the default when it is set)\n"
-    "  export OPENAI_API_KEY=...      (with --provider openai)\n"
+    f"{key_help_lines()}"
     "or point --base-url at a compatible server (Ollama, vLLM, llama.cpp, LM Studio).\n"
     "pifold with no option opens the demo, which needs no key; pifold --resume ID or "
     "--continue opens a session to look at."
@@ -192,7 +183,7 @@ def run_plain(stderr: TextIO | None = None) -> int:
 
         return HeadlessOptions(prompt=None, cwd=cwd)
 
-    live = any(os.environ.get(variable) for variable in KEY_VARIABLE_OF[None])
+    live = any(os.environ.get(variable) for variable in AUTOMATIC_KEYS)
     return _run(live_loader(defaults) if live else demo_loader(cwd), cwd, err)
 
 

@@ -25,6 +25,7 @@ from pifold_agent.providers.base import (
     StreamDone,
     StreamEvent,
 )
+from pifold_agent.providers.registry import key_choice
 from pifold_agent.run_command import CommandError, HeadlessOptions, agent_tools, open_engine
 from pifold_agent.run_setup import setup_failure
 from pifold_agent.sessions import SessionError, SessionFile, find, latest_for
@@ -37,21 +38,21 @@ NO_MODEL_NAME = "no model"
 
 NO_MODEL_HINT = (
     "No model is connected: this session is open to look at (transcript, bar, fold screens). "
-    "To continue it, quit and set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or --base-url for a "
-    "local server), then run the same pifold command again."
+    f"To continue it, quit and set {key_choice(', or --base-url for a local server')}, then "
+    "run the same pifold command again."
 )
 """What the first notification says, and any refused prompt or command."""
 
-NO_MODEL_LINE = "no model: quit, set ANTHROPIC_API_KEY (or OPENAI_API_KEY) and run this again"
+NO_MODEL_LINE = f"no model: quit, set {key_choice()} and run this again"
 """The prompt's hint line meanwhile: one row of an 80-column terminal."""
 
-DEMO_LINE = "demo: quit, set ANTHROPIC_API_KEY (or OPENAI_API_KEY) and run pifold"
+DEMO_LINE = f"demo: quit, set {key_choice()} and run pifold"
 """The prompt's hint line in the demo (the notification says the rest, --base-url too)."""
 
 UNSENT = (
     "No model is connected, so this was not sent: it stays in the input (and ↑ brings it "
-    "back later). To send it, quit (ctrl+q), set ANTHROPIC_API_KEY (or OPENAI_API_KEY, or "
-    "--base-url for a local server), then {then}."
+    "back later). To send it, quit (ctrl+q), set "
+    f"{key_choice(', or --base-url for a local server')}, then {{then}}."
 )
 """What a message typed with no model is told (the prompt keeps it in its input and its
 history; a ``!command`` or a ``/command`` runs as usual)."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from pifold_tui.app.commands import Command, CommandError, CommandRegistry
+from pifold_tui.screens.catalogue import SCREEN_ACTIONS
 
 if TYPE_CHECKING:
     from pifold_agent.providers.models import ModelDescriptor
@@ -321,19 +322,19 @@ async def quit_command(app: PifoldApp, arguments: str) -> None:
     await app.action_quit()
 
 
+FOLD_SCREENS: dict[str, Callable[[PifoldApp, str], None]] = {
+    "status": fold_status,
+    "fold": fold,
+    "editor": fold_editor,
+    "settings": fold_settings,
+}
+"""How the app opens each fold screen of :data:`~pifold_tui.screens.catalogue.SCREEN_ACTIONS`
+(the table that names, describes and orders them)."""
+
 COMMANDS: tuple[Command[PifoldApp], ...] = (
-    Command(
-        "fold-status", "Every figure behind the bar: budget, band, folds, audit", True, fold_status
-    ),
-    Command("fold", "Commit every pending mark now (preview, then confirm)", False, fold),
-    Command(
-        "fold-editor",
-        "The map of the window: peek, pin, unmark, re-cut, expand (read-only during a run)",
-        True,
-        fold_editor,
-    ),
-    Command(
-        "fold-settings", "The seven folding options and the bar's palette", False, fold_settings
+    *(
+        Command(action.slash_name, action.slash_help, action.during_run, FOLD_SCREENS[action.name])
+        for action in SCREEN_ACTIONS
     ),
     Command("compact", "Native compaction: summarise the history and stop folding", False, compact),
     Command("model", "Show the models of this provider; /model NAME switches", False, model),

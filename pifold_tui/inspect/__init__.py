@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pifold_tui.inspect.actions import SCREEN_ACTIONS, ScreenAction
 from pifold_tui.inspect.app import READ_ONLY_NOTE, InspectApp
+from pifold_tui.screens.catalogue import SCREEN_ACTIONS, ScreenAction
 
 __all__ = ["READ_ONLY_NOTE", "SCREEN_ACTIONS", "InspectApp", "ScreenAction"]

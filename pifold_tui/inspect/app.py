@@ -17,7 +17,7 @@ from textual.screen import Screen
 
 from pifold_core.engine import Engine
 from pifold_core.settings import SettingsFile
-from pifold_tui.inspect.actions import SCREEN_ACTIONS, ScreenAction, find_action
+from pifold_tui.screens.catalogue import SCREEN_ACTIONS, ScreenAction, find_action
 from pifold_tui.screens.editor import FoldEditorScreen
 from pifold_tui.screens.fold import FoldScreen
 from pifold_tui.screens.settings import FoldSettingsScreen

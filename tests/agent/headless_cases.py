@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from pifold_agent.loop.messages import in_context
 from pifold_agent.run_command import HeadlessOptions, run_headless
 from pifold_agent.sessions import SessionFile, latest_for, state_directory
 from pifold_core.engine import Engine
 from tests.core.engine_checks import assert_clean_audit, assert_lossless
+from tests.helpers.scripts import write_script as script_file
+from tests.helpers.sessions import assert_engine_holds
 
 RECORDED = {"script": "pifold", "version": 1, "tools": "recorded"}
 """A script header whose tool calls are answered with the recorded results."""
@@ -57,10 +57,9 @@ def scoped_environment(values: dict[str, str]) -> Iterator[None]:
 
 
 def write_script(folder: Path, name: str, *lines: dict[str, object]) -> Path:
-    """A scripted provider's script file of ``lines`` under ``folder``."""
-    target = folder / name
-    target.write_text("\n".join(json.dumps(line) for line in [RECORDED, *lines]) + "\n")
-    return target
+    """A scripted provider's script file of ``lines`` under ``folder``, its tool calls
+    answered with their recorded results."""
+    return script_file(folder / name, lines, **RECORDED)
 
 
 def answer_script(folder: Path, text: str = "ok") -> Path:
@@ -137,7 +136,6 @@ def assert_session_consistent(session_path: Path, log_may_lag: bool = False) -> 
     rewrites, every fold verified, and the engine holding exactly the file's messages (a
     first part of them when ``log_may_lag``: ``--no-fold`` runs write the file alone, and
     the next folding run catches the log up)."""
-    session = SessionFile.open(session_path)
     state = state_directory(session_path)
     if not (state / "fold-log.jsonl").exists():
         return  # a --no-fold session: the file is its only record
@@ -145,13 +143,7 @@ def assert_session_consistent(session_path: Path, log_may_lag: bool = False) -> 
     try:
         assert_clean_audit(engine)
         assert_lossless(engine)
-        logged = [
-            entry.id for entry in engine.transcript.entries if entry.extra.get("pifold") is None
-        ]
-        recorded = [entry.id for entry in session.messages() if in_context(entry)]
-        if log_may_lag:
-            recorded = recorded[: len(logged)]
-        assert logged == recorded, f"the log holds {logged}, the session {recorded}"
+        assert_engine_holds(engine, SessionFile.open(session_path).messages(), log_may_lag)
     finally:
         engine.close()
 

@@ -8,7 +8,6 @@ loop, the read / bash / write tools and the fold tool. Only the model is a scrip
 from __future__ import annotations
 
 import datetime
-import json
 import subprocess
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from pifold_core.engine import Engine
 from pifold_core.folds import source_of
 from tests.core.builders import CharCounter, filler, small_options
 from tests.core.engine_checks import assert_reopens_identically
+from tests.helpers.scripts import write_script
 
 MODULES = 12
 """Source files the model reads one by one in its long turn."""
@@ -51,9 +51,8 @@ def make_repository(root: Path) -> Path:
     return repository
 
 
-def write_script(path: Path) -> Path:
+def review_script(path: Path) -> Path:
     lines: list[dict[str, object]] = [
-        {"script": "pifold", "version": 1, "tools": "execute", "chunk_chars": 40},
         {"user": "Review every module in src/ and tell me what each one defines."},
         {
             "assistant": "I'll start with the repository state.",
@@ -87,9 +86,7 @@ def write_script(path: Path) -> Path:
         }
     )
     lines.append({"assistant": "It was the first module's header."})
-    target = path / "script.jsonl"
-    target.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
-    return target
+    return write_script(path / "script.jsonl", lines, tools="execute", chunk_chars=40)
 
 
 async def test_a_scripted_session_folds_inside_a_long_turn_and_peeks_exact_bytes(
@@ -101,7 +98,7 @@ async def test_a_scripted_session_folds_inside_a_long_turn_and_peeks_exact_bytes
     # own tokenizer's count, and the reopen check rebuilds with the same counter.
     counter = CharCounter()
     engine = Engine.open(session.state_directory, small_options(budget=12_000), counter)
-    provider = ScriptedProvider(load_script(write_script(tmp_path)), counter)
+    provider = ScriptedProvider(load_script(review_script(tmp_path)), counter)
     tools = [ReadTool(), BashTool(), WriteTool()]
     prompt = system_prompt(ordered_tools(tools), repository, datetime.date(2026, 12, 1))
     agent = Agent(engine, provider, tools, session, AgentConfig(repository, prompt))

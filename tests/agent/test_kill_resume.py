@@ -8,7 +8,6 @@ the commit (the first fold object appearing in the store), then reads what survi
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -24,14 +23,12 @@ from pifold_core.audit import request_digest
 from pifold_core.engine import Engine
 from pifold_core.journal import Journal
 from tests.core.builders import filler
-
-HEADER = {"script": "pifold", "version": 1, "tools": "execute"}
+from tests.helpers.scripts import write_script as script_file
 
 
 def write_script(path: Path, name: str, lines: list[dict[str, object]]) -> Path:
-    target = path / name
-    target.write_text("\n".join(json.dumps(line) for line in [HEADER, *lines]) + "\n")
-    return target
+    """A script under ``path`` whose tool calls run for real."""
+    return script_file(path / name, lines, tools="execute")
 
 
 def start(repository: Path, home: Path, script: Path, *extra: str) -> subprocess.Popen[bytes]:

@@ -11,14 +11,11 @@ import pytest
 from pifold_agent.run_command import NO_KEY_HELP, HeadlessOptions, run_headless
 from pifold_agent.sessions import latest_for
 from pifold_core.engine import Engine
-
-HEADER = {"script": "pifold", "version": 1, "tools": "recorded"}
+from tests.helpers.scripts import write_script
 
 
 def script(path: Path, *lines: dict[str, object]) -> Path:
-    target = path / "script.jsonl"
-    target.write_text("\n".join(json.dumps(line) for line in [HEADER, *lines]) + "\n")
-    return target
+    return write_script(path / "script.jsonl", lines, tools="recorded")
 
 
 def looked(path: Path) -> Path:

@@ -10,6 +10,7 @@ from typing import Any
 
 from pifold_core.engine import Engine
 from pifold_core.options import EngineOptions
+from pifold_core.tokens import TokenCounter
 from tests.core.builders import CharCounter, SessionBuilder, drive, expected_source, small_options
 
 
@@ -80,14 +81,20 @@ def reopen(engine: Engine) -> Engine:
     return Engine.open(engine.state_dir, None, CharCounter(), engine.meter.host_measures)
 
 
-def assert_reopens_identically(engine: Engine) -> Engine:
-    """Reopen the session read-only beside the live engine and check it rebuilt the same
-    state; returns the reopened (read-only, closed) engine. The live one stays writable."""
+def assert_reopens_identically(engine: Engine, counter: TokenCounter | None = None) -> Engine:
+    """Zero unattributed rewrites, every fold lossless, and a read-only reopen beside the
+    live engine rebuilds the same state, counting with ``counter`` (the tests' characters /
+    4 by default; the app's tokenizer for an app's engine). Returns the reopened (read-only,
+    closed) engine; the live one stays writable."""
     assert_clean_audit(engine)
     assert_lossless(engine)
     engine.journal.sync()
     reopened = Engine.open(
-        engine.state_dir, None, CharCounter(), engine.meter.host_measures, read_only=True
+        engine.state_dir,
+        None,
+        CharCounter() if counter is None else counter,
+        engine.meter.host_measures,
+        read_only=True,
     )
     assert reopened.torn_tail is None
     assert reopened.status().damaged == ()
@@ -108,6 +115,22 @@ def assert_lossless(engine: Engine) -> None:
     for fold in engine.forest.folds.values():
         result = engine.peek(fold.handle)
         assert result.complete and result.data == expected_source(engine, fold), fold.handle
+
+
+def shown_raw(engine: Engine, index: int) -> bool:
+    """Entry ``index`` is a message of its own in the projection, byte for byte."""
+    item = engine.projection.items[engine.projection.item_index_at(index)]
+    return (
+        item.fold is None
+        and (item.start, item.end) == (index, index + 1)
+        and item.digest == engine.transcript.entries[index].wire_digest
+    )
+
+
+def raw_tokens(engine: Engine, index: int) -> int:
+    """What entry ``index`` costs shown whole, counted as the tests count (characters / 4)."""
+    entry = engine.transcript.entries[index]
+    return CharCounter().count_message(entry.wire, entry.wire_digest)
 
 
 def chapters(
@@ -160,6 +183,8 @@ __all__ = [
     "folded_engine",
     "full_state",
     "pending_engine",
+    "raw_tokens",
     "reopen",
+    "shown_raw",
     "unchanged",
 ]

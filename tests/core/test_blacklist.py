@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pifold_core.engine import Engine
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
-from tests.core.engine_checks import assert_clean_audit, assert_lossless
+from tests.core.engine_checks import assert_clean_audit, assert_lossless, shown_raw
 
 
 def _session() -> SessionBuilder:
@@ -30,12 +30,6 @@ def _blacklisted_indices(engine: Engine) -> list[int]:
     ]
 
 
-def _shown_raw(engine: Engine, index: int) -> bool:
-    item = engine.projection.items[engine.projection.item_index_at(index)]
-    entry = engine.transcript.entries[index]
-    return item.fold is None and item.start == index and item.digest == entry.wire_digest
-
-
 def test_blacklisted_results_stay_raw_through_commits(tmp_path: Path) -> None:
     options = replace(
         # 18k: at 12k the raw bash results leave no runway (issue 12), so nothing commits.
@@ -50,7 +44,7 @@ def test_blacklisted_results_stay_raw_through_commits(tmp_path: Path) -> None:
     assert indices
     for index in indices:
         assert engine.forest.root_containing(index) is None, index
-        assert _shown_raw(engine, index), index
+        assert shown_raw(engine, index), index
     assert_clean_audit(engine)
     assert_lossless(engine)
     engine.close()

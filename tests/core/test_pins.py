@@ -20,24 +20,10 @@ from tests.core.engine_checks import (
     chapters,
     folded_engine,
     pending_engine,
+    raw_tokens,
+    shown_raw,
     unchanged,
 )
-
-
-def _raw_tokens(engine: Engine, index: int) -> int:
-    entry = engine.transcript.entries[index]
-    return CharCounter().count_message(entry.wire, entry.wire_digest)
-
-
-def _shown_raw(engine: Engine, index: int) -> bool:
-    """Entry ``index`` is a message of its own in the projection, byte for byte."""
-    item = engine.projection.items[engine.projection.item_index_at(index)]
-    return (
-        item.fold is None
-        and (item.start, item.end) == (index, index + 1)
-        and item.digest == engine.transcript.entries[index].wire_digest
-    )
-
 
 # -- raw entries -------------------------------------------------------------------------------
 
@@ -50,18 +36,18 @@ def test_pinning_raw_entries_moves_no_byte_and_commits_hold_them(tmp_path: Path)
     digests = engine.projection.digests()
     outcome = engine.pin([target.id])
     assert outcome.pinned == (target.id,) and outcome.staged == () and outcome.already == ()
-    assert outcome.pinned_tokens == _raw_tokens(engine, 2)
+    assert outcome.pinned_tokens == raw_tokens(engine, 2)
     assert outcome.cap_tokens == engine.options.min_tokens
     assert engine.projection.digests() == digests
     assert engine.prepare_request().record.classification == "append"
-    assert engine.composition().mass(Category.PINNED) == _raw_tokens(engine, 2)
+    assert engine.composition().mass(Category.PINNED) == raw_tokens(engine, 2)
     assert_reopens_identically(engine)
 
     commit = engine.commit_now()
     assert covering <= set(commit.held_marks)
     assert covering <= set(engine.marks)  # held, still pending
     assert commit.built  # the other chapters folded
-    assert _shown_raw(engine, 2)
+    assert shown_raw(engine, 2)
     assert all(not fold.start <= 2 < fold.end for fold in engine.forest.folds.values())
     engine.prepare_request()
     # Pinning again is a no-op that says so.
@@ -93,7 +79,7 @@ def test_unpin_releases_and_the_next_commit_may_fold_them(tmp_path: Path) -> Non
     digests = engine.projection.digests()
     outcome = engine.unpin([session.entries[2].id])
     assert outcome.released == (session.entries[2].id,)
-    assert outcome.pinned_tokens == _raw_tokens(engine, 3)
+    assert outcome.pinned_tokens == raw_tokens(engine, 3)
     assert engine.pinned == {3}
     assert engine.projection.digests() == digests  # nothing moves on unpin
     assert_reopens_identically(engine)
@@ -118,7 +104,7 @@ def test_a_pin_over_the_cap_is_refused_naming_the_cap(tmp_path: Path) -> None:
     session.assistant("ok")
     probe = Engine.open(tmp_path / "probe", small_options(budget=1_000_000), CharCounter())
     drive(probe, session.entries)
-    first, second = _raw_tokens(probe, 2), _raw_tokens(probe, 5)
+    first, second = raw_tokens(probe, 2), raw_tokens(probe, 5)
     # minTarget 0.25 and a budget of 4 × the first pin: the cap is exactly the first pin.
     options = small_options(budget=4 * first, max_target=0.8, min_target=0.25)
     assert options.min_tokens == first
@@ -164,7 +150,7 @@ def test_pinning_folded_entries_moves_nothing_until_the_next_commit(tmp_path: Pa
 
     outcome = engine.pin([session.entries[index].id])
     assert outcome.staged == (session.entries[index].id,) and outcome.pinned == ()
-    assert outcome.pinned_tokens == _raw_tokens(engine, index)
+    assert outcome.pinned_tokens == raw_tokens(engine, index)
     assert engine.projection.digests() == digests
     assert engine.status().staged_pins == (session.entries[index].id,)
     # Requests before the commit are pure appends: not one byte moved.
@@ -179,7 +165,7 @@ def test_pinning_folded_entries_moves_nothing_until_the_next_commit(tmp_path: Pa
     commit = engine.commit_now()
     assert commit.pin_opened == chain  # outermost first
     assert all(handle in engine.forest.expanded for handle in chain)
-    assert _shown_raw(engine, index)
+    assert shown_raw(engine, index)
     assert engine.status().staged_pins == ()
     request = engine.prepare_request()
     assert request.record.classification == "attributed"
@@ -245,7 +231,7 @@ def test_pinned_entries_survive_later_threshold_commits(tmp_path: Path) -> None:
     threshold = [r.commit for r in requests if r.commit is not None]
     assert len(threshold) >= 2
     for index in pinned:
-        assert _shown_raw(engine, index)
+        assert shown_raw(engine, index)
         assert all(not f.start <= index < f.end for f in engine.forest.folds.values())
     assert any(f.kind == "consolidated" for f in engine.forest.folds.values())
     assert_clean_audit(engine)
@@ -274,20 +260,20 @@ def test_pinning_a_clipped_result_shows_it_whole_from_the_next_commit(tmp_path: 
     outcome = engine.pin([entry.id])
     # Shown clipped now, so the pin is staged and costs the whole entry.
     assert outcome.staged == (entry.id,) and outcome.pinned == ()
-    assert outcome.pinned_tokens == _raw_tokens(engine, index)
-    assert engine.status().pinned_tokens == _raw_tokens(engine, index)
+    assert outcome.pinned_tokens == raw_tokens(engine, index)
+    assert engine.status().pinned_tokens == raw_tokens(engine, index)
     assert engine.status().staged_pins == (entry.id,)
     assert engine.projection.digests() == digests
     assert engine.prepare_request().record.classification == "append"
 
     engine.commit_now()
     assert index not in engine.projection.views
-    assert _shown_raw(engine, index)
-    assert engine.composition().mass(Category.PINNED) == _raw_tokens(engine, index)
+    assert shown_raw(engine, index)
+    assert engine.composition().mass(Category.PINNED) == raw_tokens(engine, index)
     assert engine.prepare_request().record.classification == "attributed"
     # Later commits never clip it again.
     engine.commit_now()
-    assert _shown_raw(engine, index)
+    assert shown_raw(engine, index)
     assert_clean_audit(engine)
     assert_reopens_identically(engine)
 

@@ -30,7 +30,7 @@ from tests.core.builders import (
     filler,
     small_options,
 )
-from tests.core.engine_checks import assert_reopens_identically, chapters
+from tests.core.engine_checks import assert_reopens_identically, chapters, shown_raw
 
 TOOL = "pi_fold_context"
 
@@ -45,17 +45,6 @@ def _assert_lossless(engine: Engine) -> None:
     engine.forest.validate(engine.transcript)
     for fold in engine.forest.folds.values():
         assert engine.peek(fold.handle).data == expected_source(engine, fold), fold.handle
-
-
-def _shown_raw(engine: Engine, index: int) -> bool:
-    """Entry ``index`` is a message of its own in the projection, byte for byte."""
-    item = engine.projection.items[engine.projection.item_index_at(index)]
-    entry = engine.transcript.entries[index]
-    return (
-        item.fold is None
-        and (item.start, item.end) == (index, index + 1)
-        and item.digest == entry.wire_digest
-    )
 
 
 def _threshold_commits(requests: list[Request]) -> list[CommitOutcome]:
@@ -377,7 +366,7 @@ def test_a_pinned_entry_between_roots_splits_the_run(tmp_path: Path) -> None:
         engine.prepare_request()
         made[pin] = len(_consolidated(engine))
         if pin:
-            assert _shown_raw(engine, closing)
+            assert shown_raw(engine, closing)
             assert all(not f.start <= closing < f.end for f in engine.forest.folds.values())
             sizes = [len(run) for run in _runs_around(engine, closing)]
             assert sizes == [3, 3]
@@ -596,7 +585,7 @@ def _assert_fresh_tail_raw(engine: Engine) -> None:
     assert newest.end - newest.start >= 2  # the newest batch: its call and its results
     assert transcript.fresh_start < newest.start
     for index in range(transcript.fresh_start, len(transcript)):
-        assert _shown_raw(engine, index), index
+        assert shown_raw(engine, index), index
 
 
 @pytest.mark.parametrize("ask", [True, False], ids=["one-ask", "no-ask"])
@@ -695,7 +684,7 @@ def test_top_up_cuts_the_stalest_raw_spans_when_marks_alone_miss_the_target(
     assert topped[0].start == 0
     assert all(a.end <= b.start for a, b in itertools.pairwise(topped))
     assert topped[0].end <= pinned < topped[-1].start  # on past the pin, still in order
-    assert _shown_raw(engine, pinned)
+    assert shown_raw(engine, pinned)
     assert topped[-1].end < mark_fold.start
     assert any(engine.forest.shows_raw(i) for i in range(topped[-1].end, mark_fold.start))
     _assert_reached(engine, commit)
@@ -774,7 +763,7 @@ def test_a_threshold_commit_reaches_its_target_around_pins_under_the_cap(tmp_pat
         assert commit.held_marks, "span marks over pinned asks are held, not applied"
         _assert_reached(engine, commit)
     for index in engine.pinned:
-        assert _shown_raw(engine, index), index
+        assert shown_raw(engine, index), index
         assert all(not f.start <= index < f.end for f in engine.forest.folds.values())
     _assert_lossless(engine)
     assert_reopens_identically(engine)
@@ -817,7 +806,7 @@ def test_a_commit_held_over_target_by_pins_and_the_fresh_tail_names_the_pins_sha
     assert status.stalled_reason == reason
     assert status.last_commit is not None and status.last_commit.short_reason == reason
     for index in engine.pinned:
-        assert _shown_raw(engine, index), index
+        assert shown_raw(engine, index), index
     _assert_lossless(engine)
     reopened = assert_reopens_identically(engine)
     assert reopened.stalled_reason == reason

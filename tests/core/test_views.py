@@ -23,6 +23,7 @@ from tests.core.engine_checks import (
     assert_reopens_identically,
     chapters,
     folded_engine,
+    raw_tokens,
     unchanged,
 )
 
@@ -37,11 +38,6 @@ def _item_text(engine: Engine, index: int) -> str:
     block = content[0]
     assert isinstance(block, dict)
     return str(block.get("text", block.get("content", "")))
-
-
-def _whole_tokens(engine: Engine, index: int) -> int:
-    entry = engine.transcript.entries[index]
-    return CharCounter().count_message(entry.wire, entry.wire_digest)
 
 
 def _diet_engine(path: Path, share: float = 0.9, **kwargs: object) -> tuple[Engine, list[Entry]]:
@@ -81,7 +77,7 @@ def test_a_commit_clips_old_results_to_their_head_and_a_marker(tmp_path: Path) -
         hidden = len(entry.text) - len(head_of(entry.text))
         assert f"[clipped: {hidden:,} more characters of this read result" in text
         assert f'{TOOL_NAME} {{"action":"peek","id":"{entry.id}"}}' in text
-        assert engine.projection.raw_item(index).tokens < _whole_tokens(engine, index)
+        assert engine.projection.raw_item(index).tokens < raw_tokens(engine, index)
         peeked = engine.peek(entry.id)
         assert peeked.kind == "entry" and peeked.complete
         assert peeked.data == entry.record_bytes
@@ -103,7 +99,7 @@ def test_only_the_oldest_share_is_clipped(tmp_path: Path) -> None:
     total = 0
     for item in engine.projection.items:
         positions[item.start] = total
-        total += _whole_tokens(engine, item.start) if item.start in commit.clipped else item.tokens
+        total += raw_tokens(engine, item.start) if item.start in commit.clipped else item.tokens
     limit = share * total
     fresh = engine.transcript.fresh_start
     for index in commit.clipped:

@@ -43,41 +43,51 @@ def events_of(out: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 
 
+ATTEMPTS = 3
+"""A small model is sampled (the server's temperature): one answer in a few may describe
+the call instead of making it. Each attempt is a fresh session; one must succeed."""
+
+
+def ask(root: Path, prompt: str, **fields: object) -> tuple[int, str, str]:
+    outcome = headless(
+        options_in(
+            root,
+            prompt=prompt,
+            base_url=BASE_URL,
+            model=MODEL,
+            as_json=True,
+            timeout_s=1_800.0,
+            budget=4_000,
+            **fields,
+        )
+    )
+    return outcome.code, outcome.out, outcome.err
+
+
 def test_a_real_model_reads_the_file_and_answers_from_it_and_a_commit_lands(
     tmp_path: Path,
 ) -> None:
-    work = options_in(tmp_path).cwd
-    (work / "main.py").write_text(MAIN)
-    (work / "helpers.py").write_text(HELPER)
-    first = headless(
-        options_in(
-            tmp_path,
-            prompt="What does main.py define? Read it first.",
-            base_url=BASE_URL,
-            model=MODEL,
-            as_json=True,
-            timeout_s=1_800.0,
-            budget=4_000,
-        )
+    tried: list[str] = []
+    for attempt in range(ATTEMPTS):
+        root = tmp_path / f"attempt-{attempt}"
+        work = options_in(root).cwd
+        (work / "main.py").write_text(MAIN)
+        (work / "helpers.py").write_text(HELPER)
+        code, out, err = ask(root, "What does main.py define? Read it first.")
+        assert code == 0, err
+        calls = [event for event in events_of(out) if event["type"] == "tool_execution_start"]
+        if any(call.get("name") == "read" for call in calls) and "restock_threshold" in out:
+            break
+        tried.append(out[-600:])
+    else:
+        raise AssertionError(f"no attempt read main.py and answered from it: {tried}")
+    assert_session_consistent(newest(root).path)
+    code, out, err = ask(
+        root,
+        "Now read helpers.py and tell me how many functions it defines.",
+        continue_session=True,
     )
-    assert first.code == 0, first.err
-    events = events_of(first.out)
-    calls = [event for event in events if event["type"] == "tool_execution_start"]
-    assert any(call.get("name") == "read" for call in calls), "the model never called read"
-    assert "restock_threshold" in first.out
-    second = headless(
-        options_in(
-            tmp_path,
-            prompt="Now read helpers.py and tell me how many functions it defines.",
-            base_url=BASE_URL,
-            model=MODEL,
-            as_json=True,
-            timeout_s=1_800.0,
-            budget=4_000,
-            continue_session=True,
-        )
-    )
-    assert second.code == 0, second.err
-    commits = [event for event in events_of(second.out) if event["type"] == "commit"]
+    assert code == 0, err
+    commits = [event for event in events_of(out) if event["type"] == "commit"]
     assert commits, "no commit landed at a 4,000-token budget"
-    assert_session_consistent(newest(tmp_path).path)
+    assert_session_consistent(newest(root).path)

@@ -21,6 +21,7 @@ from pifold_agent.tools.bash.output import OutputCollector, render_output
 from pifold_agent.tools.bash.tool import (
     DEFAULT_TIMEOUT_SECONDS,
     TIMEOUT_VARIABLE,
+    TOOL,
     BashTool,
     default_timeout,
     shell,
@@ -31,6 +32,7 @@ __all__ = [
     "PASS_VARIABLE",
     "PROVIDER_KEY_VARIABLES",
     "TIMEOUT_VARIABLE",
+    "TOOL",
     "BashTool",
     "OutputCollector",
     "command_environment",

@@ -30,8 +30,10 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-PROVIDER_KEY_VARIABLES: tuple[str, ...] = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
-"""The variables the provider adapters read their keys from."""
+from pifold_agent.providers.registry import KEY_VARIABLES
+
+PROVIDER_KEY_VARIABLES: tuple[str, ...] = KEY_VARIABLES
+"""The variables the provider adapters read their keys from (the provider table's)."""
 
 PASS_VARIABLE = "PIFOLD_BASH_PASS_ENV"
 """The allowlist: comma-separated names passed on to bash although they look secret."""

@@ -39,11 +39,18 @@ import shutil
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import Footprint, ToolContext, ToolOutcome
+from pifold_agent.loop.tool_protocol import (
+    Footprint,
+    ToolContext,
+    ToolOutcome,
+    ToolTraits,
+    Touches,
+)
 from pifold_agent.tools.arguments import ToolInputError, failure, optional_number, required_string
 from pifold_agent.tools.bash.environment import Redactor, command_environment
 from pifold_agent.tools.bash.groups import LEFT_RUNNING, Member, group_members, kill_group
 from pifold_agent.tools.bash.output import OutputCollector, OutputPipe, render_output
+from pifold_agent.tools.built_in import BuiltIn
 from pifold_agent.tools.truncation import output_limit, truncate_tail
 from pifold_core.canonical import JsonValue
 
@@ -107,6 +114,13 @@ class BashTool:
     """Pi's ``bash``."""
 
     name = "bash"
+    traits = ToolTraits(
+        Touches.RUNS_COMMANDS,
+        asks_approval=True,
+        headline=("command",),
+        position=1,
+        in_default_set=True,
+    )
     description = (
         "Run a bash command in the working directory and return its output (stdout and "
         "stderr together), the last 2000 lines or 50KB. A non-zero exit code is reported as "
@@ -240,9 +254,14 @@ def _left_running_notice(left: list[Member], group: int | None, log: str | None)
     )
 
 
+TOOL = BuiltIn(BashTool, lambda setup: BashTool(setup.key_variables))
+"""How :mod:`pifold_agent.tools.registry` finds and builds ``bash``."""
+
+
 __all__ = [
     "DEFAULT_TIMEOUT_SECONDS",
     "TIMEOUT_VARIABLE",
+    "TOOL",
     "BashTool",
     "default_timeout",
     "shell",

@@ -17,9 +17,12 @@ from pifold_agent.loop.events import (
     RetryWait,
     ServerWaiting,
 )
+from pifold_agent.loop.fold_tool import FoldTool
+from pifold_agent.tools.registry import HEADLINES as BUILT_IN_HEADLINES
 from pifold_core.canonical import JsonValue
 from pifold_core.placeholders import KIND_NAMES
 from pifold_core.status import FoldRow
+from pifold_core.tool import TOOL_NAME
 
 RESULT_LINES = 12
 """Lines of a tool result shown before the "more" affordance: enough for a short listing,
@@ -28,17 +31,9 @@ few enough that one long read does not push the conversation off the screen."""
 ARGUMENT_CHARS = 72
 """Characters of a tool call's argument summary in its header (one line at 80 columns)."""
 
-PRIMARY_ARGUMENT = {
-    "read": "path",
-    "write": "path",
-    "edit": "path",
-    "ls": "path",
-    "bash": "command",
-    "grep": "pattern",
-    "find": "pattern",
-    "pi_fold_context": "action",
-}
-"""The argument that says what a call of each bundled tool does (shown in its header)."""
+HEADLINES: dict[str, tuple[str, ...]] = {**BUILT_IN_HEADLINES, TOOL_NAME: FoldTool.traits.headline}
+"""The arguments that say what a call of each bundled tool does (shown in its header), as
+each tool declares them (:class:`~pifold_agent.loop.tool_protocol.ToolTraits`)."""
 
 STATE_GLYPHS = {"streaming": "…", "running": "⋯", "done": "✓", "error": "✗"}
 """How a tool call's header shows where it is."""
@@ -57,13 +52,12 @@ def argument_summary(name: str, arguments: JsonValue) -> str:
     """What a call is about, in one line: its primary argument, or its arguments as JSON."""
     if not isinstance(arguments, dict):
         return one_line("" if arguments is None else str(arguments), ARGUMENT_CHARS)
-    key = PRIMARY_ARGUMENT.get(name)
-    primary = arguments.get(key) if key is not None else None
+    headline = HEADLINES.get(name, ())
+    primary = arguments.get(headline[0]) if headline else None
     if isinstance(primary, str):
-        summary = primary
-        if name == "pi_fold_context" and isinstance(arguments.get("id"), str):
-            summary = f"{primary} {arguments['id']}"
-        return one_line(summary, ARGUMENT_CHARS)
+        later = (arguments.get(key) for key in headline[1:])
+        words = [primary, *(value for value in later if isinstance(value, str))]
+        return one_line(" ".join(words), ARGUMENT_CHARS)
     pairs = ", ".join(f"{item}={value!r}" for item, value in arguments.items())
     return one_line(pairs, ARGUMENT_CHARS)
 

@@ -122,13 +122,9 @@ def of_type(events: Sequence[AgentEvent], name: str) -> list[AgentEvent]:
 def assert_session_consistent(engine: Engine, recorder: MemoryRecorder) -> None:
     """The cache invariant held, every fold is lossless, a reopen rebuilds the same state,
     and the engine holds exactly the session's in-context entries, in order."""
-    from pifold_agent.loop.messages import in_context
     from tests.core.engine_checks import assert_reopens_identically
+    from tests.helpers.sessions import assert_engine_holds
 
     engine.close()  # a reopen is a second writer: the live engine gives its lock up first
     assert_reopens_identically(engine)
-    session = [entry.id for entry in recorder.entries if in_context(entry)]
-    engine_ids = [
-        entry.id for entry in engine.transcript.entries if entry.extra.get("pifold") is None
-    ]
-    assert engine_ids == session
+    assert_engine_holds(engine, recorder.entries)

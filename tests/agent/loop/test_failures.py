@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pifold_agent.loop import ToolOutcome
@@ -19,13 +18,7 @@ from tests.agent.loop.helpers import (
     open_engine,
 )
 from tests.core.builders import CharCounter, filler
-
-
-def write_script(path: Path, lines: list[dict[str, object]]) -> Path:
-    script = path / "script.jsonl"
-    header = {"script": "pifold", "version": 1}
-    script.write_text("\n".join(json.dumps(line) for line in [header, *lines]) + "\n")
-    return script
+from tests.helpers.scripts import write_script
 
 
 async def dump(arguments: dict[str, JsonValue], context: ToolContext) -> ToolOutcome:
@@ -44,7 +37,9 @@ def long_turn(turns: int) -> list[dict[str, object]]:
 async def test_overflow_recovers_then_sends_the_same_request_again(tmp_path: Path) -> None:
     lines = [*long_turn(6), {"error": "context_too_long", "message": "prompt is too long"}]
     lines.append({"assistant": "all dumped"})
-    provider = ScriptedProvider(load_script(write_script(tmp_path, lines)), CharCounter())
+    provider = ScriptedProvider(
+        load_script(write_script(tmp_path / "script.jsonl", lines)), CharCounter()
+    )
     engine = open_engine(tmp_path)
     agent, recorder, events = make_agent(engine, provider, [FunctionTool("dump", dump)])
     result = await agent.run(provider.opening_prompt())
@@ -69,7 +64,9 @@ async def test_overflow_recovers_then_sends_the_same_request_again(tmp_path: Pat
 async def test_overflow_recovery_is_bounded(tmp_path: Path) -> None:
     refusal = {"error": "context_too_long", "message": "prompt is too long"}
     lines = [*long_turn(2), refusal, refusal, refusal, {"assistant": "never played"}]
-    provider = ScriptedProvider(load_script(write_script(tmp_path, lines)), CharCounter())
+    provider = ScriptedProvider(
+        load_script(write_script(tmp_path / "script.jsonl", lines)), CharCounter()
+    )
     engine = open_engine(tmp_path)
     agent, recorder, events = make_agent(engine, provider, [FunctionTool("dump", dump)])
     result = await agent.run(provider.opening_prompt())
@@ -87,7 +84,9 @@ async def test_transient_failures_are_retried_with_the_wait_as_an_event(tmp_path
         {"error": "transient", "message": "rate limited", "retry_after_s": 0.02},
         {"assistant": "hi"},
     ]
-    provider = ScriptedProvider(load_script(write_script(tmp_path, lines)), CharCounter())
+    provider = ScriptedProvider(
+        load_script(write_script(tmp_path / "script.jsonl", lines)), CharCounter()
+    )
     engine = open_engine(tmp_path)
     agent, recorder, events = make_agent(engine, provider, retry_base_delay_s=0.01)
     result = await agent.run(provider.opening_prompt())
@@ -109,7 +108,9 @@ async def test_transient_retries_run_out(tmp_path: Path) -> None:
     lines: list[dict[str, object]] = [{"user": "hello"}]
     lines += [{"error": "transient", "message": f"overloaded {n}"} for n in range(3)]
     lines.append({"assistant": "never played"})
-    provider = ScriptedProvider(load_script(write_script(tmp_path, lines)), CharCounter())
+    provider = ScriptedProvider(
+        load_script(write_script(tmp_path / "script.jsonl", lines)), CharCounter()
+    )
     engine = open_engine(tmp_path)
     agent, recorder, events = make_agent(
         engine, provider, retry_base_delay_s=0.001, transient_retries=2
@@ -127,7 +128,9 @@ async def test_a_fatal_error_ends_the_run_with_the_message(tmp_path: Path) -> No
         {"error": "fatal", "message": "invalid x-api-key"},
         {"assistant": "never played"},
     ]
-    provider = ScriptedProvider(load_script(write_script(tmp_path, lines)), CharCounter())
+    provider = ScriptedProvider(
+        load_script(write_script(tmp_path / "script.jsonl", lines)), CharCounter()
+    )
     engine = open_engine(tmp_path)
     agent, recorder, events = make_agent(engine, provider)
     result = await agent.run(provider.opening_prompt())

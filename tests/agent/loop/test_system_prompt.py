@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import datetime
+import random
 import re
 from pathlib import Path
 
 import pytest
 
-from pifold_agent.loop.system_prompt import BUILT_IN_ORDER, ordered_tools, system_prompt
+from pifold_agent.loop.system_prompt import ordered_tools, system_prompt
 from pifold_agent.tools import builtin_tools
+from pifold_agent.tools.registry import TOOL_ORDER as BUILT_IN_ORDER
 from tests.agent.loop.helpers import ProgrammedProvider, make_agent, open_engine, reply
 
 
@@ -23,7 +25,7 @@ def test_the_prompt_carries_the_date_and_no_time() -> None:
 
 def test_tools_come_in_one_order_whatever_order_they_are_given() -> None:
     tools = builtin_tools()
-    shuffled = [tools[index] for index in (6, 2, 0, 5, 1, 4, 3)]
+    shuffled = random.Random(7).sample(tools, len(tools))  # any number of tools
     assert [tool.name for tool in ordered_tools(shuffled)] == list(BUILT_IN_ORDER)
     with pytest.raises(ValueError, match="two tools share the name read"):
         ordered_tools([tools[0], tools[0]])

@@ -24,16 +24,14 @@ import pytest
 from textual.pilot import Pilot
 
 from pifold_agent.loop import AgentEvent
-from pifold_agent.loop.approval import Approver
 from pifold_agent.run_command import HeadlessOptions
 from pifold_core.engine import Engine
-from pifold_core.tokens import TiktokenCounter
-from pifold_tui.app.app import Launch, PifoldApp
+from pifold_tui.app.app import PifoldApp
 from pifold_tui.app.conversation import Conversation
 from pifold_tui.app.launch import conversation_for, prompt_for
 from pifold_tui.app.prompt import PromptArea, PromptInput
-from pifold_tui.app.session_setup import open_live
-from tests.core.engine_checks import assert_clean_audit, assert_lossless, durable_state
+from tests.helpers.sessions import assert_app_session_consistent as assert_session_consistent
+from tests.ui.app.shell_fixtures import live_loader
 
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
 """The scripts the flows play (see :mod:`pifold_agent.providers.scripted`)."""
@@ -108,10 +106,8 @@ def flow_app(command_line: HeadlessOptions) -> PifoldApp:
     prompt, the session opened by :func:`~pifold_tui.app.session_setup.open_live` (the
     approval question is asked unless ``yes`` is set, as with ``--yes``)."""
 
-    def load(approver: Approver) -> Launch:
-        return Launch(open_live(command_line, None if command_line.yes else approver))
-
-    return PifoldApp(load, conversation_for, prompt_for, cwd=command_line.cwd)
+    loader = live_loader(command_line, ask=not command_line.yes)
+    return PifoldApp(loader, conversation_for, prompt_for, cwd=command_line.cwd)
 
 
 class EventWatch:
@@ -206,24 +202,6 @@ async def run_to_end(app: PifoldApp, pilot: Pilot[int]) -> None:
 def engine_of(app: PifoldApp) -> Engine:
     assert app.session is not None and app.session.engine is not None
     return app.session.engine
-
-
-def assert_session_consistent(engine: Engine) -> None:
-    """Zero unattributed rewrites, every fold verified byte for byte, and a read-only reopen
-    beside the live engine rebuilds the same state (with the app's own tokenizer)."""
-    assert_clean_audit(engine)
-    assert_lossless(engine)
-    engine.journal.sync()
-    reopened = Engine.open(
-        engine.state_dir, None, TiktokenCounter(), engine.meter.host_measures, read_only=True
-    )
-    try:
-        assert reopened.torn_tail is None
-        live, rebuilt = durable_state(engine), durable_state(reopened)
-        for key, value in live.items():
-            assert rebuilt[key] == value, f"{key} differs after reopen"
-    finally:
-        reopened.close()
 
 
 def release(folders: Folders) -> None:

@@ -1,10 +1,10 @@
 """What the shell's Pilot tests share: a real session over the scripted provider in a tmp
 folder, and two simple stand-ins for the conversation and the prompt (the tests' own, so the
-shell is tested apart from those widgets)."""
+shell is tested apart from those widgets); and the two loaders every app test opens a
+session with (:func:`live_loader`, :func:`demo_loader`)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,12 +15,12 @@ from pifold_agent.loop import AgentEvent
 from pifold_agent.loop.approval import Approver
 from pifold_agent.run_command import HeadlessOptions
 from pifold_core.canonical import JsonValue
-from pifold_core.engine import Engine
-from pifold_core.tokens import TiktokenCounter
-from pifold_tui.app.app import Launch, PifoldApp
+from pifold_tui.app.app import Launch, Loader, PifoldApp
+from pifold_tui.app.demo import open_demo
 from pifold_tui.app.messages import AgentEventPosted, PromptMode, PromptSubmitted
 from pifold_tui.app.session_setup import open_live
-from tests.core.engine_checks import assert_clean_audit, assert_lossless, durable_state
+from tests.helpers.scripts import write_script as script_file
+from tests.helpers.sessions import assert_app_session_consistent
 
 
 class EventLog(Static):
@@ -53,11 +53,8 @@ class StubPrompt(Static):
 
 
 def write_script(path: Path, lines: Sequence[dict[str, JsonValue]], **header: JsonValue) -> Path:
-    """A scripted-provider script file: the header, then one JSON object per line."""
-    head: dict[str, JsonValue] = {"script": "pifold", "version": 1, "tools": "execute", **header}
-    body = [json.dumps(head)] + [json.dumps(line) for line in lines]
-    path.write_text("\n".join(body) + "\n", encoding="utf-8")
-    return path
+    """A script whose tool calls run for real (``tools: execute`` unless ``header`` says)."""
+    return script_file(path, lines, **{"tools": "execute", **header})
 
 
 def live_options(
@@ -77,14 +74,35 @@ def live_options(
     )
 
 
-def shell_app(options: HeadlessOptions, ask: bool = False) -> PifoldApp:
-    """The app over a live scripted session, with the tests' stand-in widgets; ``ask``
-    gives the agent the app's approver (otherwise nothing is asked, as with ``--yes``)."""
+def live_loader(options: HeadlessOptions, ask: bool = False) -> Loader:
+    """Opens the live session ``options`` name; ``ask`` gives the agent the app's approver
+    (otherwise nothing is asked, as with ``--yes``)."""
 
     def load(approver: Approver) -> Launch:
         return Launch(open_live(options, approver if ask else None))
 
-    return PifoldApp(load, lambda app: EventLog(), lambda app: StubPrompt(), cwd=options.cwd)
+    return load
+
+
+def demo_loader(cwd: Path, trace: Path | None = None) -> Loader:
+    """Opens the demo in ``cwd`` (of ``trace``, or the bundled one), unpaced: the first
+    commit comes in seconds rather than the demo's minute."""
+
+    def load(approver: Approver) -> Launch:
+        session, gate, opening = open_demo(cwd, text_delay_s=0, call_delay_s=0, trace=trace)
+        return Launch(session, gate, opening)
+
+    return load
+
+
+def stub_app(loader: Loader, cwd: Path) -> PifoldApp:
+    """The app over what ``loader`` opens, with the tests' stand-in widgets."""
+    return PifoldApp(loader, lambda app: EventLog(), lambda app: StubPrompt(), cwd=cwd)
+
+
+def shell_app(options: HeadlessOptions, ask: bool = False) -> PifoldApp:
+    """The app over a live scripted session, with the tests' stand-in widgets."""
+    return stub_app(live_loader(options, ask), options.cwd)
 
 
 def log_of(app: PifoldApp) -> EventLog:
@@ -99,20 +117,5 @@ def widget_types(widgets: Sequence[Widget]) -> list[str]:
     return [type(widget).__name__ for widget in widgets]
 
 
-def assert_session_consistent(engine: Engine) -> None:
-    """The cache invariant held (zero unattributed rewrites), every fold peeks back exactly
-    what it covers, and a read-only reopen beside the live engine rebuilds the same state
-    (with the app's own tokenizer, so the token figures compare)."""
-    assert_clean_audit(engine)
-    assert_lossless(engine)
-    engine.journal.sync()
-    reopened = Engine.open(
-        engine.state_dir, None, TiktokenCounter(), engine.meter.host_measures, read_only=True
-    )
-    try:
-        assert reopened.torn_tail is None
-        live, rebuilt = durable_state(engine), durable_state(reopened)
-        for key, value in live.items():
-            assert rebuilt[key] == value, f"{key} differs after reopen"
-    finally:
-        reopened.close()
+assert_session_consistent = assert_app_session_consistent
+"""The checks at the end of every shell test (:mod:`tests.helpers.sessions`)."""

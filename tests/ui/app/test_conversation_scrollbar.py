@@ -12,17 +12,15 @@ from __future__ import annotations
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from pifold_agent.loop.events import MessageEnd
-from pifold_core.entries import Entry, TextBlock
 from pifold_tui.app.conversation.conversation import Conversation
-from tests.ui.app.test_conversation_support import ConversationHarness, EventSource
+from tests.ui.app.test_conversation_support import (
+    ConversationHarness,
+    EventSource,
+    user_message,
+)
 
 SIZE = (60, 12)
 """A screen the eight rows overflow and two rows fit."""
-
-
-def user(number: int) -> MessageEnd:
-    return MessageEnd(Entry(f"u{number}", "user", number, (TextBlock(f"message {number}"),)))
 
 
 def scrollbar_rows(conversation: Conversation) -> list[str]:
@@ -42,7 +40,7 @@ async def overflowing(
     harness: ConversationHarness, source: EventSource, pilot: Pilot[None]
 ) -> list[Widget]:
     for number in range(8):
-        harness.feed(source, user(number))
+        harness.feed(source, user_message(number))
         await pilot.pause()
     conversation = harness.conversation
     assert conversation.max_scroll_y > 0

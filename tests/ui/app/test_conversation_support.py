@@ -28,7 +28,7 @@ from pifold_agent.tools.edit import EditTool
 from pifold_agent.tools.read import ReadTool
 from pifold_agent.tools.write import WriteTool
 from pifold_core.engine import Engine
-from pifold_core.entries import Entry
+from pifold_core.entries import Entry, TextBlock
 from pifold_tui.app.conversation import Conversation, FoldSource
 from pifold_tui.app.messages import AgentEventPosted, FoldEditorRequested
 from tests.core.builders import CharCounter, filler, small_options
@@ -55,6 +55,11 @@ class EventSource:
 
     def recorded(self) -> Sequence[Entry]:
         return self.entries
+
+
+def user_message(number: int) -> MessageEnd:
+    """User message ``number`` as the recorder delivers it (``u<number>``)."""
+    return MessageEnd(Entry(f"u{number}", "user", number, (TextBlock(f"message {number}"),)))
 
 
 def tool_script(path: Path) -> Path:

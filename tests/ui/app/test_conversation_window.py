@@ -9,17 +9,15 @@ from __future__ import annotations
 
 from textual.widget import Widget
 
-from pifold_agent.loop.events import MessageEnd
-from pifold_core.entries import Entry, TextBlock
 from pifold_tui.app.conversation.conversation import PRUNE_SHARE
 from pifold_tui.app.conversation.rows import UserMessage
-from tests.ui.app.test_conversation_support import ConversationHarness, EventSource
+from tests.ui.app.test_conversation_support import (
+    ConversationHarness,
+    EventSource,
+    user_message,
+)
 
 SIZE = (60, 12)
-
-
-def user(number: int) -> MessageEnd:
-    return MessageEnd(Entry(f"u{number}", "user", number, (TextBlock(f"message {number}"),)))
 
 
 async def test_pruning_removes_a_share_of_the_window_once_it_is_over_the_limit() -> None:
@@ -28,16 +26,16 @@ async def test_pruning_removes_a_share_of_the_window_once_it_is_over_the_limit()
     async with harness.run_test(size=SIZE) as pilot:
         conversation = harness.conversation
         for number in range(10):
-            harness.feed(source, user(number))
+            harness.feed(source, user_message(number))
         await pilot.pause()
         assert len(conversation.rows()) == 10 and conversation.earlier.count == 0
-        harness.feed(source, user(10))
+        harness.feed(source, user_message(10))
         await pilot.pause()
         # Over the limit by one: the oldest rows go together, a fifth of the window more.
         pruned = 1 + 10 // PRUNE_SHARE
         assert len(conversation.rows()) == 11 - pruned
         assert conversation.earlier.count == pruned
-        harness.feed(source, user(11))
+        harness.feed(source, user_message(11))
         await pilot.pause()
         assert len(conversation.rows()) == 12 - pruned  # under the limit: nothing removed
         shown = [row.entry_id for row in conversation.rows() if isinstance(row, UserMessage)]
@@ -53,7 +51,7 @@ async def test_the_first_frame_that_places_a_new_row_shows_it() -> None:
     async with harness.run_test(size=SIZE) as pilot:
         conversation = harness.conversation
         for number in range(20):
-            harness.feed(source, user(number))
+            harness.feed(source, user_message(number))
         await pilot.pause()
         assert conversation.following and conversation.max_scroll_y > 0
         placed: list[bool] = []
@@ -64,7 +62,7 @@ async def test_the_first_frame_that_places_a_new_row_shows_it() -> None:
                 placed.append(conversation.content_region.contains_region(row.region))
 
         harness.screen.screen_layout_refresh_signal.subscribe(harness.screen, frame)
-        harness.feed(source, user(20))
+        harness.feed(source, user_message(20))
         await pilot.pause()
         # Scrolling after the refresh would draw the row below the screen first.
         assert placed == [True]
@@ -77,7 +75,7 @@ async def test_rows_that_fit_the_screen_start_at_its_top() -> None:
     async with harness.run_test(size=SIZE) as pilot:
         conversation = harness.conversation
         for number in range(2):
-            harness.feed(source, user(number))
+            harness.feed(source, user_message(number))
             await pilot.pause()
         first = conversation.rows()[0]
         assert conversation.max_scroll_y == 0 and conversation.scroll_y == 0
@@ -90,7 +88,7 @@ async def test_rows_that_shrink_to_fit_go_back_to_the_top() -> None:
     async with harness.run_test(size=SIZE) as pilot:
         conversation = harness.conversation
         for number in range(8):
-            harness.feed(source, user(number))
+            harness.feed(source, user_message(number))
             await pilot.pause()
         assert conversation.max_scroll_y > 0 and conversation.is_anchored
         for row in conversation.rows()[2:]:
@@ -99,7 +97,7 @@ async def test_rows_that_shrink_to_fit_go_back_to_the_top() -> None:
         # Anchored content that fits would be drawn below the top: it is not.
         assert conversation.max_scroll_y == 0 and conversation.scroll_y == 0
         assert conversation.rows()[0].region.y == conversation.content_region.y
-        harness.feed(source, user(8))
+        harness.feed(source, user_message(8))
         await pilot.pause()
         assert conversation.following and conversation.scroll_y == conversation.max_scroll_y
 
@@ -110,7 +108,7 @@ async def test_a_user_who_scrolled_up_is_not_moved_and_end_follows_again() -> No
     async with harness.run_test(size=SIZE) as pilot:
         conversation = harness.conversation
         for number in range(20):
-            harness.feed(source, user(number))
+            harness.feed(source, user_message(number))
         await pilot.pause()
         conversation.focus()
         await pilot.press("up", "up")
@@ -118,12 +116,12 @@ async def test_a_user_who_scrolled_up_is_not_moved_and_end_follows_again() -> No
         held = conversation.scroll_y
         assert not conversation.following and held < conversation.max_scroll_y
         for number in range(20, 25):
-            harness.feed(source, user(number))
+            harness.feed(source, user_message(number))
         await pilot.pause()
         assert conversation.scroll_y == held and conversation.hint.display
         await pilot.press("end")
         await pilot.pause()
-        harness.feed(source, user(25))
+        harness.feed(source, user_message(25))
         await pilot.pause()
         assert conversation.following and not conversation.hint.display
         assert conversation.scroll_y == conversation.max_scroll_y

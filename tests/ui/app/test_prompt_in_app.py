@@ -13,13 +13,13 @@ from textual.pilot import Pilot
 from pifold_agent.loop import AgentEvent
 from pifold_agent.loop.events import MessageEnd, RunEnd, ToolExecutionEnd
 from pifold_agent.run_command import HeadlessOptions
-from pifold_tui.app.app import Launch, PifoldApp
+from pifold_tui.app.app import PifoldApp
 from pifold_tui.app.launch import open_prompt_project, prompt_for
 from pifold_tui.app.prompt import PromptArea, history_file_for
-from pifold_tui.app.session_setup import open_live
 from tests.ui.app.shell_fixtures import (
     EventLog,
     assert_session_consistent,
+    live_loader,
     live_options,
     write_script,
 )
@@ -34,11 +34,12 @@ def app_with_prompt(options: HeadlessOptions) -> PifoldApp:
     """The app over a live scripted session, with the real prompt and the shell's event log
     standing in for the conversation."""
 
-    def load(approver: object) -> Launch:
-        return Launch(open_live(options, None))
-
     return PifoldApp(
-        load, lambda app: EventLog(), prompt_for, cwd=options.cwd, on_session=open_prompt_project
+        live_loader(options),
+        lambda app: EventLog(),
+        prompt_for,
+        cwd=options.cwd,
+        on_session=open_prompt_project,
     )
 
 

@@ -13,24 +13,25 @@ from textual.widgets import Static
 
 from pifold_agent.loop.events import CommitDone, MessageUpdate
 from pifold_agent.run_command import HeadlessOptions
-from pifold_tui.app.app import Launch, PifoldApp
-from pifold_tui.app.demo import CONNECT_HINT, DEMO_BUDGET, open_demo
+from pifold_tui.app.app import PifoldApp
+from pifold_tui.app.demo import CONNECT_HINT, DEMO_BUDGET
 from pifold_tui.app.info_screens import InfoScreen
 from pifold_tui.app.launch import model_configured, names_a_model
 from pifold_tui.app.no_model import UNSENT_IN_DEMO
 from pifold_tui.screens.editor import FoldEditorScreen
-from tests.ui.app.shell_fixtures import EventLog, StubPrompt, assert_session_consistent
+from tests.ui.app.shell_fixtures import (
+    EventLog,
+    StubPrompt,
+    assert_session_consistent,
+    demo_loader,
+    stub_app,
+)
 
 SIZE = (110, 32)
 
 
 def demo_app(tmp_path: Path) -> PifoldApp:
-    def load(approver: object) -> Launch:
-        # Unpaced, so the first commit comes in seconds rather than the demo's minute.
-        session, gate, opening = open_demo(tmp_path, text_delay_s=0, call_delay_s=0)
-        return Launch(session, gate, opening)
-
-    return PifoldApp(load, lambda app: EventLog(), lambda app: StubPrompt(), cwd=tmp_path)
+    return stub_app(demo_loader(tmp_path), tmp_path)
 
 
 async def test_the_demo_plays_commits_pauses_and_opens_the_editor(tmp_path: Path) -> None:

@@ -15,23 +15,19 @@ from pathlib import Path
 from textual.widgets import Static
 
 from pifold_agent.loop.events import CommitDone, MessageEnd
-from pifold_tui.app.app import Launch, PifoldApp
-from pifold_tui.app.demo import DEMO_BUDGET, open_demo
+from pifold_tui.app.app import PifoldApp
+from pifold_tui.app.demo import DEMO_BUDGET
 from pifold_tui.app.footer import SessionFooter
 from pifold_tui.screens.status import FoldStatusScreen
 from tests.ui.app.harness import assert_session_consistent, engine_of, opened, run_to_end
-from tests.ui.app.shell_fixtures import EventLog, StubPrompt
+from tests.ui.app.shell_fixtures import StubPrompt, demo_loader, stub_app
 
 REQUESTS_AFTER_THE_COMMIT = 1
 """Replies played after the first commit before the figures are read."""
 
 
 def demo_app(cwd: Path) -> PifoldApp:
-    def load(approver: object) -> Launch:
-        session, gate, opening = open_demo(cwd, text_delay_s=0, call_delay_s=0)
-        return Launch(session, gate, opening)
-
-    return PifoldApp(load, lambda app: EventLog(), lambda app: StubPrompt(), cwd=cwd)
+    return stub_app(demo_loader(cwd), cwd)
 
 
 async def test_the_footer_shows_cache_reads_cost_and_what_compaction_would_cost(

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from pifold_agent.bundled_traces import bundled_trace
 from pifold_agent.loop.events import MessageEnd, MessageUpdate
-from pifold_tui.app.app import Launch, PifoldApp
-from pifold_tui.app.demo import PauseGate, open_demo
+from pifold_tui.app.app import PifoldApp
+from pifold_tui.app.demo import PauseGate
 from pifold_tui.app.demo_controls import (
     DEMO_HINTS,
     ENDED,
@@ -41,19 +41,19 @@ from tests.ui.app.harness import (
     run_to_end,
     send,
 )
-from tests.ui.app.shell_fixtures import EventLog
+from tests.ui.app.shell_fixtures import EventLog, demo_loader
 
 SHORT_SESSION = bundled_trace("swe-agent-demo")
 """Thirteen requests: the demo plays it to its end in a few seconds unpaced."""
 
 
 def demo_app(cwd: Path, trace: Path | None = None) -> PifoldApp:
-    def load(approver: object) -> Launch:
-        session, gate, opening = open_demo(cwd, text_delay_s=0, call_delay_s=0, trace=trace)
-        return Launch(session, gate, opening)
-
     return PifoldApp(
-        load, lambda app: EventLog(), prompt_for, cwd=cwd, on_session=open_prompt_project
+        demo_loader(cwd, trace),
+        lambda app: EventLog(),
+        prompt_for,
+        cwd=cwd,
+        on_session=open_prompt_project,
     )
 
 

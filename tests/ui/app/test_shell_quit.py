@@ -17,22 +17,20 @@ import pytest
 
 from pifold_core.engine import Engine
 from pifold_core.tokens import TiktokenCounter
-from pifold_tui.app.app import Launch, PifoldApp
+from pifold_tui.app.app import PifoldApp
 from pifold_tui.app.conversation import Conversation
-from pifold_tui.app.demo import open_demo
 from pifold_tui.app.launch import conversation_for, open_prompt_project, prompt_for
 from tests.ui.app.harness import SIZE, EventWatch, assert_session_consistent
+from tests.ui.app.shell_fixtures import demo_loader
 
 MOMENTS = sorted(random.Random(19).sample(range(1, 700), 2))
 """Events emitted before Ctrl+Q, one case each."""
 
 
 def unpaced_demo(cwd: Path) -> PifoldApp:
-    def load(approver: object) -> Launch:
-        session, gate, opening = open_demo(cwd, text_delay_s=0, call_delay_s=0)
-        return Launch(session, gate, opening)
-
-    return PifoldApp(load, conversation_for, prompt_for, cwd=cwd, on_session=open_prompt_project)
+    return PifoldApp(
+        demo_loader(cwd), conversation_for, prompt_for, cwd=cwd, on_session=open_prompt_project
+    )
 
 
 @pytest.mark.parametrize("moment", MOMENTS)

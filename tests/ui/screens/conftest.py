@@ -86,6 +86,12 @@ def shown_text(static: Static, width: int = 160) -> str:
     return console.export_text()
 
 
+def report_value(text: str, label: str) -> str:
+    """The first figure of the report line that starts with ``label``."""
+    line = next(line for line in text.splitlines() if line.strip().startswith(label))
+    return line.strip().removeprefix(label).split()[0]
+
+
 def looked_only(engine: Engine) -> dict[str, object]:
     """What no screen may change by being looked at: the whole state, the log's bytes,
     and every file of the state folder (with its size and modification time)."""

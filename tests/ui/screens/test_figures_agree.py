@@ -29,7 +29,7 @@ from tests.core.engine_checks import (
     assert_reopens_identically,
     pending_engine,
 )
-from tests.ui.screens.conftest import check_clean, looked_only
+from tests.ui.screens.conftest import check_clean, looked_only, report_value
 
 
 def plain(renderable: RenderableType, width: int = 160) -> str:
@@ -37,12 +37,6 @@ def plain(renderable: RenderableType, width: int = 160) -> str:
     console = Console(width=width, file=io.StringIO(), record=True, color_system=None)
     console.print(renderable)
     return console.export_text()
-
-
-def figure(text: str, label: str) -> str:
-    """The value on the report line named ``label``."""
-    line = next(line for line in text.splitlines() if line.strip().startswith(label))
-    return line.strip().removeprefix(label).split()[0]
 
 
 def fold_preview(engine: Engine) -> FoldPreview:
@@ -63,7 +57,7 @@ def test_the_band_aim_and_the_window_are_one_figure_on_both_screens(
     status = plain(status_report(StatusFigures.read(engine), ReportStyles()))
     fold = plain(preview_report(fold_preview(engine), ReportStyles()))
     aim = engine.options.min_tokens
-    assert figure(status, AIM_LABEL) == f"{aim:,}" == figure(fold, AIM_LABEL)
+    assert report_value(status, AIM_LABEL) == f"{aim:,}" == report_value(fold, AIM_LABEL)
     # The band's stop (a rule between the marks, or the sentence after them) says it too,
     # and no other "aims for" figure appears on either screen.
     assert aim_words(aim) in fold
@@ -73,7 +67,7 @@ def test_the_band_aim_and_the_window_are_one_figure_on_both_screens(
                 assert f"{aim:,} tokens" in line
     # The window before the commit is the trigger's figure on both screens.
     expected = f"~{engine.expected_tokens():,}"
-    assert figure(status, EXPECTED_LABEL) == expected == figure(fold, EXPECTED_LABEL)
+    assert report_value(status, EXPECTED_LABEL) == expected == report_value(fold, EXPECTED_LABEL)
     # What the band commit frees: the same on both, and the difference of the two figures.
     band = engine.preview_commit("threshold")
     assert band.expected_before == engine.expected_tokens()
@@ -105,7 +99,11 @@ def test_after_a_commit_the_bar_reads_what_the_status_screen_expects(
     percent = round_half_up(100 * expected / engine.options.budget)
     assert suffix_text(composition).startswith(f"~{percent}% estimated after commit · ")
     status = plain(status_report(StatusFigures.read(engine), ReportStyles()))
-    assert figure(status, "occupancy shown") == f"~{expected:,}" == figure(status, EXPECTED_LABEL)
+    assert (
+        report_value(status, "occupancy shown")
+        == f"~{expected:,}"
+        == report_value(status, EXPECTED_LABEL)
+    )
     assert "estimated after commit" in status
 
 
@@ -141,7 +139,7 @@ def test_model_names_the_window_and_the_budgets_as_the_status_screen_does(
     page = "\n".join(lines)
     assert f"This session's serving budget: {budget:,} tokens (providerInputBudget)" in page
     status = plain(status_report(StatusFigures.read(read_only_engine), ReportStyles()))
-    assert figure(status, "serving budget") == f"{budget:,}"
+    assert report_value(status, "serving budget") == f"{budget:,}"
 
 
 def test_model_says_where_a_local_servers_budget_came_from() -> None:

@@ -15,19 +15,13 @@ from pifold_tui.screens.fold import FoldPreview, FoldScreen, preview_report
 from pifold_tui.screens.status import FoldStatusScreen, ReportStyles
 from tests.core.builders import small_options
 from tests.core.engine_checks import assert_lossless, pending_engine
-from tests.ui.screens.conftest import check_clean, looked_only, shown_text
+from tests.ui.screens.conftest import check_clean, looked_only, report_value, shown_text
 
 SIZE = (120, 50)
 
 
 def report_text(app: InspectApp) -> str:
     return shown_text(app.screen.query_one("#fold-report", Static))
-
-
-def row_value(text: str, label: str) -> str:
-    """The first figure of the report line that starts with ``label``."""
-    line = next(line for line in text.splitlines() if line.strip().startswith(label))
-    return line.strip().removeprefix(label).split()[0]
 
 
 def message_text(app: InspectApp) -> str:
@@ -52,8 +46,8 @@ async def test_preview_then_confirm_lands_the_previewed_commit(replayed_engine: 
             assert fold.handle in text
         assert f"~{preview.freed_tokens:,}" in text
         assert f"~{preview.uncached_tokens:,}" in text
-        assert row_value(text, "first changed message") == f"{preview.first_changed}"
-        assert row_value(text, "tokens freed") == f"~{preview.freed_tokens:,}"
+        assert report_value(text, "first changed message") == f"{preview.first_changed}"
+        assert report_value(text, "tokens freed") == f"~{preview.freed_tokens:,}"
         assert "Enter or y commits" in text
         # Previewing moved nothing.
         assert engine.commit_count == commits

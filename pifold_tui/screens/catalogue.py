@@ -1,8 +1,10 @@
-"""The one table of what ``pifold inspect`` can do: keys, footer and palette come from it.
+"""The one table of the fold screens: ``pifold inspect``'s keys, footer and palette, and the
+terminal app's fold commands, come from it.
 
 Each screen is reachable by its key and from the command palette (``ctrl+p``), and both are
 built from :data:`SCREEN_ACTIONS`, so a screen is added in one place (Harlequin keeps its
-actions the same way). The slash name is the command the terminal app will answer to.
+actions the same way). The slash name is the command the terminal app answers to: its rows
+of ``pifold_tui.app.slash.COMMANDS`` are made from this table too.
 """
 
 from __future__ import annotations
@@ -27,6 +29,17 @@ class ScreenAction:
     """Its short name, in the footer and the palette."""
     help: str
     """One line saying what it is for, in the palette."""
+    slash_help: str
+    """One line saying what the slash command does, in the terminal app's completion,
+    palette and ``/help``."""
+    during_run: bool
+    """Whether the terminal app opens it while the agent works (otherwise it is refused,
+    saying so)."""
+
+    @property
+    def slash_name(self) -> str:
+        """The slash command without its slash (``fold-status``)."""
+        return self.command.removeprefix("/")
 
     @property
     def binding(self) -> Binding:
@@ -45,6 +58,8 @@ STATUS = ScreenAction(
     "s",
     "Status",
     "Every figure behind the bar: budget, occupancy, band, folds, marks, pins, audit",
+    slash_help="Every figure behind the bar: budget, band, folds, audit",
+    during_run=True,
 )
 FOLD = ScreenAction(
     "fold",
@@ -52,6 +67,8 @@ FOLD = ScreenAction(
     "f",
     "Fold now",
     "Preview the commit of every pending mark, then confirm or cancel",
+    slash_help="Commit every pending mark now (preview, then confirm)",
+    during_run=False,
 )
 
 EDITOR = ScreenAction(
@@ -60,6 +77,8 @@ EDITOR = ScreenAction(
     "e",
     "Editor",
     "The map of the window: peek any source, pin, unmark, re-cut, brief, expand, refold",
+    slash_help="The map of the window: peek, pin, unmark, re-cut, expand (read-only during a run)",
+    during_run=True,
 )
 SETTINGS = ScreenAction(
     "settings",
@@ -67,6 +86,8 @@ SETTINGS = ScreenAction(
     "o",
     "Settings",
     "The seven options, validated as you type; the bar's palette with a live preview",
+    slash_help="The seven folding options and the bar's palette",
+    during_run=False,
 )
 
 SCREEN_ACTIONS: tuple[ScreenAction, ...] = (STATUS, FOLD, EDITOR, SETTINGS)

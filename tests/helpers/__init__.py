@@ -1,0 +1,1 @@
+"""Helpers more than one test folder uses: scripted-provider scripts, session checks."""
