@@ -103,7 +103,14 @@ def _call_in(body: str) -> WrittenCall | None:
         try:
             value = json.loads(body)
         except (ValueError, RecursionError):
-            return None
+            # ``{{"name": …}}`` once: a template's escaped brace the model copied (seen from
+            # Qwen2.5-Coder-1.5B after a tool result); read without its extra first brace.
+            if not body.startswith("{{"):
+                return None
+            try:
+                value = json.loads(body[1:])
+            except (ValueError, RecursionError):
+                return None
         if not isinstance(value, dict):
             return None
         name = value.get("name")

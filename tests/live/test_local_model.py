@@ -39,6 +39,12 @@ HELPER = "\n".join(
 )
 
 
+def last_answer(root: Path) -> str:
+    """The text of the session's last assistant message."""
+    replies = [entry for entry in newest(root).messages() if entry.kind == "assistant"]
+    return replies[-1].text if replies else ""
+
+
 def events_of(out: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 
@@ -76,9 +82,10 @@ def test_a_real_model_reads_the_file_and_answers_from_it_and_a_commit_lands(
         code, out, err = ask(root, "What does main.py define? Read it first.")
         assert code == 0, err
         calls = [event for event in events_of(out) if event["type"] == "tool_execution_start"]
-        if any(call.get("name") == "read" for call in calls) and "restock_threshold" in out:
+        answer = last_answer(root)
+        if any(call.get("name") == "read" for call in calls) and "restock_threshold" in answer:
             break
-        tried.append(out[-600:])
+        tried.append(answer[-300:])
     else:
         raise AssertionError(f"no attempt read main.py and answered from it: {tried}")
     assert_session_consistent(newest(root).path)

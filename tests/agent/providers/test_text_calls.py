@@ -41,6 +41,7 @@ CALL_JSON = '{"name": "read", "arguments": {"path": "main.py"}}'
         # What Qwen2.5-Coder-1.5B wrote under llama.cpp: XML-like, a Python literal inside.
         "<tools>\n    <function name=\"read\" arguments=\"{'path': 'main.py'}\"/>\n</tools>",
         '<function name="read">{"path": "main.py"}</function>',
+        '{{"name": "read", "arguments": {"path": "main.py"}}',  # a template's brace copied
         '<tool_call><function name="read" arguments="{&quot;path&quot;: &quot;main.py&quot;}"/>'
         "</tool_call>",
     ],
