@@ -146,7 +146,9 @@ def assert_session_consistent(session_path: Path, log_may_lag: bool = False) -> 
         assert_clean_audit(engine)
         assert_lossless(engine)
         logged = [
-            entry.id for entry in engine.transcript.entries if entry.extra.get("pifold") is None
+            entry.id
+            for entry in engine.view.transcript.entries
+            if entry.extra.get("pifold") is None
         ]
         recorded = [entry.id for entry in session.messages() if in_context(entry)]
         if log_may_lag:

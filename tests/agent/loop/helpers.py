@@ -129,6 +129,6 @@ def assert_session_consistent(engine: Engine, recorder: MemoryRecorder) -> None:
     assert_reopens_identically(engine)
     session = [entry.id for entry in recorder.entries if in_context(entry)]
     engine_ids = [
-        entry.id for entry in engine.transcript.entries if entry.extra.get("pifold") is None
+        entry.id for entry in engine.view.transcript.entries if entry.extra.get("pifold") is None
     ]
     assert engine_ids == session

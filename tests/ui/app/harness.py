@@ -213,12 +213,12 @@ def assert_session_consistent(engine: Engine) -> None:
     beside the live engine rebuilds the same state (with the app's own tokenizer)."""
     assert_clean_audit(engine)
     assert_lossless(engine)
-    engine.journal.sync()
+    engine._state.journal.sync()
     reopened = Engine.open(
-        engine.state_dir, None, TiktokenCounter(), engine.meter.host_measures, read_only=True
+        engine.state_dir, None, TiktokenCounter(), engine._state.meter.host_measures, read_only=True
     )
     try:
-        assert reopened.torn_tail is None
+        assert reopened.view.torn_tail is None
         live, rebuilt = durable_state(engine), durable_state(reopened)
         for key, value in live.items():
             assert rebuilt[key] == value, f"{key} differs after reopen"
