@@ -29,7 +29,8 @@ from pifold_core.session_state import SessionState
 
 
 class CommitCall(Protocol):
-    """The engine's commit: lands marks in one logged rewrite (see ``Engine._commit``)."""
+    """The engine's commit: lands marks in one logged rewrite
+    (:meth:`~pifold_core.commit_runner.CommitRunner.commit`)."""
 
     def __call__(
         self,

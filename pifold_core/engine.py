@@ -9,8 +9,16 @@ Every operation is all or nothing, by one rule: nothing changes in memory before
 record is written. A verb checks, plans, writes its one record, then applies. Where the
 record can only be computed by applying (the marks an appended entry lays, the folds a
 commit builds), the change is made, the record written, and the change rolled back exactly
-if the write fails (:meth:`Engine.append` undoes its entry, :meth:`Engine._commit` restores
-its snapshot). A failed write therefore leaves the engine as it was, and a retry succeeds.
+if the write fails (:meth:`Engine.append` undoes its entry,
+:meth:`~pifold_core.commit_runner.CommitRunner.commit` restores its snapshot). A failed write
+therefore leaves the engine as it was, and a retry succeeds.
+
+The engine holds the session's state (:mod:`pifold_core.session_state`) and three parts that
+work on it: the commit runner (:mod:`pifold_core.commit_runner`), the policy that decides
+when to commit before a request (:mod:`pifold_core.commit_policy`) and the verbs on folds,
+marks and pins (:mod:`pifold_core.fold_verbs`). Hosts read the state through
+:attr:`Engine.view` (:mod:`pifold_core.engine_view`); the public methods below, listed on the
+host API page, are all they call.
 """
 
 from __future__ import annotations
@@ -19,38 +27,31 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pifold_core import commit_undo
 from pifold_core.audit import request_digest
-from pifold_core.builder import release_landed
 from pifold_core.canonical import WIRE_FORMAT_VERSION, JsonValue
 from pifold_core.checkpoint import write_if_due as write_checkpoint_if_due
-from pifold_core.checkpoint_body import CheckpointBody
-from pifold_core.commit import CommitOutcome, Committer
-from pifold_core.commit_policy import CommitPolicy, floor_after
+from pifold_core.commit import CommitOutcome
+from pifold_core.commit_policy import CommitPolicy
+from pifold_core.commit_runner import CommitRunner
 from pifold_core.composition import Composition
 from pifold_core.engine_errors import EngineError, ReadOnlySession, SessionLocked
 from pifold_core.engine_results import OverflowRecovery, Request
 from pifold_core.engine_view import EngineView
 from pifold_core.entries import Entry, Usage
 from pifold_core.fold_verbs import FoldVerbs
-from pifold_core.folds import Fold, ForestError
+from pifold_core.folds import ForestError
 from pifold_core.host_notes import HostNote, log_note
-from pifold_core.journal import fold_log_record
 from pifold_core.mark_edits import MarkEditError, find_mark
 from pifold_core.marks import Mark
-from pifold_core.merkle import fold_parts
 from pifold_core.notice import due_notice
 from pifold_core.opening import open_session
 from pifold_core.options import EngineOptions
 from pifold_core.peek import PeekError, PeekResult
 from pifold_core.pins import PinOutcome
-from pifold_core.preview import CommitPreview, build_preview, check_cause, stopped_preview
+from pifold_core.preview import CommitPreview
 from pifold_core.reporting import build_composition, build_status, fold_rows
 from pifold_core.runway import (
     COLD_COMMIT_SHARE,
-    LeavesTooLittle,
-    RunwayBlocked,
-    buys_runway,
     check_host_head,
     check_request_clock,
 )
@@ -58,10 +59,6 @@ from pifold_core.session_state import SessionState, evidence_of
 from pifold_core.state_folder import LOG_NAME
 from pifold_core.status import EngineStatus, FoldRow
 from pifold_core.tokens import TokenCounter, token_record
-
-SETTLED_RECHECK_ENTRIES = 32
-"""Appended entries after which :meth:`Engine.settled_boundary` is computed again even
-though nothing else that moves it changed."""
 
 
 class Engine:
@@ -78,12 +75,10 @@ class Engine:
         cold_commit_share: float = COLD_COMMIT_SHARE,
     ) -> None:
         self._state = state
-        self._policy = CommitPolicy(state, self._commit, cold_cache_commits, cold_commit_share)
-        self._verbs = FoldVerbs(state, self._commit)
-        self._checkpoint_body = CheckpointBody()
-        """Builds checkpoint bodies, reusing the chunks that cannot change."""
-        self._settled: tuple[object, int] | None = None
-        """The last :meth:`settled_boundary` answer and the state it was computed for."""
+        self._commits = CommitRunner(state)
+        commit = self._commits.commit
+        self._policy = CommitPolicy(state, commit, cold_cache_commits, cold_commit_share)
+        self._verbs = FoldVerbs(state, commit)
         self.view = EngineView(state, self._policy)
         """What hosts read of the session: transcript, forest, projection, marks, counters."""
 
@@ -317,7 +312,7 @@ class Engine:
 
     def commit_now(self, cause: str = "command") -> CommitOutcome:
         """Apply every eligible standing mark now (the ``/fold`` command)."""
-        return self._commit(cause, target=None)
+        return self._commits.commit(cause, target=None)
 
     def preview_commit(self, cause: str = "command") -> CommitPreview:
         """A dry run of the commit ``cause`` names (``command``: every eligible mark, as
@@ -326,58 +321,21 @@ class Engine:
         The real committer runs between a snapshot and its restore, so the figures are the
         commit's own; nothing is stored or logged and no state is kept.
         """
-        state = self._state
-        check_cause(cause)
-        if state.folding_stopped is not None:
-            return stopped_preview(state, cause, f"folding stopped: {state.folding_stopped}")
-        target = None if cause == "command" else state.meter.estimate_for(state.options.min_tokens)
-        before = list(state.projection.items)
-        snapshot = commit_undo.snapshot(state)
-        try:
-            outcome = self._committer().run(
-                state.commit_count + 1, cause, target, state.staged_refolds
-            )
-            after = list(state.projection.items)
-        finally:
-            commit_undo.undo(state, snapshot)
-        return build_preview(state, outcome, before, after)
+        return self._commits.preview(cause)
 
     def settled_boundary(self) -> int:
         """Projection messages the next band commit will not rewrite (DESIGN §13): where its
         preview's bytes first change, or the whole projection when it would change none.
-
-        The dry run behind it costs a commit's work, and a host asks before every request,
-        so the answer is kept until something that moves it changes: a commit, the marks,
-        pins, staged refolds, ephemeral peeks, the options, or another
-        :data:`SETTLED_RECHECK_ENTRIES` appended entries (a growing window can make the commit
-        cut spans earlier than the marks; an answer late by those few entries costs at most
-        one breakpoint's worth of cache at the next commit, never a wrong byte).
-        """
-        state = self._state
-        key = (
-            state.commit_count,
-            tuple((mark.id, mark.start, mark.end) for mark in state.marks.values()),
-            frozenset(state.pinned),
-            frozenset(state.staged_refolds),
-            frozenset(state.forest.expanded),
-            tuple(state.ephemeral),
-            state.options,
-            state.folding_stopped,
-            len(state.transcript.entries) // SETTLED_RECHECK_ENTRIES,
-        )
-        if self._settled is not None and self._settled[0] == key:
-            return min(self._settled[1], len(state.projection.items))
-        preview = self.preview_commit("threshold")
-        boundary = (
-            len(state.projection.items) if preview.first_changed is None else preview.first_changed
-        )
-        self._settled = (key, boundary)
-        return boundary
+        Kept until something that moves it changes (see
+        :meth:`~pifold_core.commit_runner.CommitRunner.settled_boundary`)."""
+        return self._commits.settled_boundary()
 
     def recover_from_overflow(self) -> OverflowRecovery:
         """The provider refused the request as too long: fold and commit at once."""
         state = self._state
-        commit = self._commit("overflow", target=state.meter.estimate_for(state.options.min_tokens))
+        commit = self._commits.commit(
+            "overflow", target=state.meter.estimate_for(state.options.min_tokens)
+        )
         expected = self.expected_tokens()
         return OverflowRecovery(commit, expected, expected <= state.options.budget)
 
@@ -394,96 +352,7 @@ class Engine:
             marks = [find_mark(self._state.marks, mark_id) for mark_id in mark_ids]
         except MarkEditError as error:
             raise EngineError(str(error)) from None
-        return self._commit(cause, target=None, only={mark.id for mark in marks})
-
-    def _committer(self) -> Committer:
-        state = self._state
-        return Committer(
-            state.transcript,
-            state.forest,
-            state.projection,
-            state.marks,
-            state.options,
-            state.held_raw,
-            state.pinned,
-            state.ephemeral,
-            state.sent_through,
-        )
-
-    def _commit(
-        self,
-        cause: str,
-        target: int | None,
-        expand: Fold | None = None,
-        only: set[str] | None = None,
-        top_up: bool = True,
-        runway: bool = False,
-        keep: int | None = None,
-    ) -> CommitOutcome:
-        """Land marks (down to ``target``, or every eligible one, or exactly ``only``) in one
-        logged rewrite; with ``expand``, that fold opens in the same rewrite. Taken back
-        unlogged when ``runway`` is asked for and not bought, or it leaves under ``keep``."""
-        state = self._state
-        state.refuse_if_read_only("a commit")
-        snapshot = commit_undo.snapshot(state)
-        try:
-            protect = {expand.handle} if expand is not None else None
-            outcome = self._committer().run(
-                state.commit_count + 1, cause, target, state.staged_refolds, protect, only, top_up
-            )
-            if runway and not buys_runway(
-                state.options, state.meter.expected(outcome.tokens_after)
-            ):
-                raise RunwayBlocked(floor_after(state, outcome.tokens_after))
-            if keep is not None and outcome.tokens_after < keep:
-                raise LeavesTooLittle(outcome.tokens_after)
-            if expand is not None:
-                state.forest.expanded.add(expand.handle)
-                state.projection.show_fold(expand)
-                outcome.tokens_after = state.projection.tokens
-            state.forest.validate_folds([built.fold for built in outcome.built], state.transcript)
-            # Children before parents: a fold object lists its child folds by digest, so
-            # they are stored first (every object on disk has all its parts).
-            folds, entries = state.forest.folds, state.transcript.entries
-            smallest_first = [built.fold for built in outcome.built]
-            smallest_first.sort(key=lambda fold: fold.end - fold.start)
-            state.store.put_folds(
-                [
-                    (
-                        fold.source_digest,
-                        fold_parts(fold, folds, entries, state.journal.entry_spans),
-                    )
-                    for fold in smallest_first
-                ]
-            )
-            spent = sorted(set(snapshot["ephemeral"]) - set(state.ephemeral))
-            record: dict[str, Any] = {
-                "n": outcome.number,
-                "cause": cause,
-                "folds": [fold_log_record(built.fold.to_record()) for built in outcome.built],
-                "applied": outcome.applied_marks,
-                "dropped": sorted(outcome.dropped_marks),
-                "refolded": outcome.refolded,
-                "pinOpened": outcome.pin_opened,
-                "pinRestored": outcome.pin_restored,
-                "spentPeeks": spent,
-                "withdrawn": outcome.withdrawn,
-                "clipped": outcome.clipped,
-                "expanded": expand.handle if expand is not None else None,
-                "short": outcome.short_of_target,
-                "shortReason": outcome.short_reason,
-                "tokensBefore": outcome.tokens_before,
-                "tokensAfter": outcome.tokens_after,
-            }
-            state.journal.append("commit", record, durable=True)
-        except BaseException:
-            commit_undo.undo(state, snapshot)
-            raise
-        state.commits.append(outcome)
-        state.settle_commit(record)  # the bookkeeping a reopen repeats from the same record
-        release_landed(state.transcript, outcome.built, state.journal.entry_spans)
-        write_checkpoint_if_due(state, self._checkpoint_body)
-        return outcome
+        return self._commits.commit(cause, target=None, only={mark.id for mark in marks})
 
     # -- options --------------------------------------------------------------------------------
 
@@ -559,7 +428,7 @@ class Engine:
         (idempotent)."""
         state = self._state
         try:
-            write_checkpoint_if_due(state, self._checkpoint_body, closing=True)
+            write_checkpoint_if_due(state, self._commits.checkpoint_body, closing=True)
             state.journal.close()
         finally:
             if state.lock is not None:

@@ -60,11 +60,11 @@ def test_a_reopen_from_a_body_of_reused_chunks_is_identical(
 ) -> None:
     monkeypatch.setattr(checkpoint, "CHECKPOINT_MIN_RECORDS", 20)
     engine = Engine.open(tmp_path / "state", small_options(budget=6_000), CharCounter())
-    engine._checkpoint_body = CheckpointBody(4, 2)
+    engine._commits.checkpoint_body = CheckpointBody(4, 2)
     reused: list[int] = []
 
     def written(engine: Engine, _request: object) -> None:
-        reused.append(engine._checkpoint_body.reused)
+        reused.append(engine._commits.checkpoint_body.reused)
 
     drive(engine, random_session(3, segments=10), written)
     assert engine.view.checkpoint_records > 0 and max(reused) > 0

@@ -228,13 +228,13 @@ def test_settled_boundary_is_kept_until_something_that_moves_it_changes(
     engine, _ = pending_engine(tmp_path, count=6)
     first = engine.settled_boundary()
     calls: list[str] = []
-    real = engine.preview_commit
+    real = engine._commits.preview  # the dry run behind preview_commit and the boundary
 
     def counting(cause: str = "command") -> object:
         calls.append(cause)
         return real(cause)
 
-    monkeypatch.setattr(engine, "preview_commit", counting)
+    monkeypatch.setattr(engine._commits, "preview", counting)
     assert engine.settled_boundary() == first
     assert calls == []  # answered from what it kept
     pending = sorted(engine.view.marks.values(), key=lambda mark: mark.start)
