@@ -101,7 +101,7 @@ async def measure(
     engine: Engine, presses: int, open_all: bool
 ) -> dict[str, tuple[list[float], list[float]]]:
     results: dict[str, tuple[list[float], list[float]]] = {}
-    overrides = {handle: True for handle in engine.forest.folds} if open_all else {}
+    overrides = {handle: True for handle in engine.view.forest.folds} if open_all else {}
     app = Host()
     async with app.run_test(size=SCREEN_SIZE) as pilot:
         await pilot.pause()
@@ -170,8 +170,9 @@ def main() -> None:
             started = time.perf_counter()
             engine = build_engine(arguments.entries, Path(folder) / "state", SCENARIOS[name])
             console.print(
-                f"{name}: {len(engine.transcript):,} entries, {len(engine.forest):,} folds, "
-                f"{len(engine.marks):,} pending marks, built in "
+                f"{name}: {len(engine.view.transcript):,} entries, "
+                f"{len(engine.view.forest):,} folds, "
+                f"{len(engine.view.marks):,} pending marks, built in "
                 f"{time.perf_counter() - started:.1f} s"
             )
             results = asyncio.run(measure(engine, arguments.presses, name == "folded"))

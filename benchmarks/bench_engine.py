@@ -121,7 +121,7 @@ def main() -> None:
         table.add_row(
             path.parent.name,
             f"{len(timings)}",
-            f"{engine.commit_count}",
+            f"{engine.view.commit_count}",
             f"{statistics.median(timings) * 1000:.3f}",
             f"{percentile(timings, 0.99) * 1000:.3f}",
             f"{memory / 1e6:.1f}",
@@ -150,8 +150,8 @@ def main() -> None:
         synthetic.add_row(
             label,
             f"{len(timings):,}",
-            f"{engine.commit_count}",
-            f"{len(engine.forest):,}",
+            f"{engine.view.commit_count}",
+            f"{len(engine.view.forest):,}",
             f"{start * 1000:.3f}",
             f"{end * 1000:.3f}",
             f"{end / start:.2f}×",

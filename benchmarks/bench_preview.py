@@ -53,8 +53,8 @@ def measure(trace: Path, budget: int, repeat: int) -> list[str]:
             command = timed(lambda: engine.preview_commit("command"), repeat)
             band = timed(lambda: engine.preview_commit("threshold"), repeat)
             boundary = timed(engine.settled_boundary, repeat)
-            messages = len(engine.projection.items)
-            pending = len(engine.marks)
+            messages = len(engine.view.projection.items)
+            pending = len(engine.view.marks)
         finally:
             engine.close()
         writable = Engine.open(state)

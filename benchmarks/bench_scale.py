@@ -141,22 +141,24 @@ def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
     cpu, wall = _clocks()
     for entry in synthetic_session(count):
         if entry.kind == "assistant":
-            covered = engine.checkpoint_records
+            covered = engine.view.checkpoint_records
             request = engine.prepare_request()
             now_cpu, now_wall = _clocks()
             (commits if request.commit is not None else requests).append(
                 (now_cpu - cpu, now_wall - wall)
             )
-            if engine.checkpoint_records != covered:
+            if engine.view.checkpoint_records != covered:
                 checkpoints.append((now_cpu - cpu, now_wall - wall))
             cpu, wall = now_cpu, now_wall
         kept = engine.append(entry)
         raw_bytes += len(kept.record_bytes)
-    final = request_digest(engine.projection.digests())
+    final = request_digest(engine.view.projection.digests())
     # The memory bound, counted: entries held whole against those no root fold holds.
-    held = engine.transcript.entries.held_whole()
+    held = engine.view.transcript.entries.held_whole()
     unfolded = sum(
-        1 for i in range(len(engine.transcript)) if engine.forest.root_containing(i) is None
+        1
+        for i in range(len(engine.view.transcript))
+        if engine.view.forest.root_containing(i) is None
     )
     engine.close()
     files = [Path(folder) / name for folder, _, names in os.walk(state) for name in names]
@@ -165,7 +167,7 @@ def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
         "requests": requests,
         "commits": commits,
         "checkpoints": checkpoints,
-        "folds": len(engine.forest),
+        "folds": len(engine.view.forest),
         "raw_bytes": raw_bytes,
         "state_bytes": sum(path.stat().st_size for path in files),
         # Where the bytes are: the log, the store, the checkpoint (what a size target weighs).
@@ -194,12 +196,12 @@ def reopen(state: Path, rebuild: bool) -> dict[str, Any]:
         if rebuild:
             aside.rename(state / CHECKPOINT_NAME)
     result = {
-        "checkpoint": engine.checkpoint_records,
-        "problem": engine.checkpoint_problem,
+        "checkpoint": engine.view.checkpoint_records,
+        "problem": engine.view.checkpoint_problem,
         "reopen": (end_cpu - cpu, end_wall - wall),
         "peak_rss_mb": _peak_rss_mb(),
-        "projection": request_digest(engine.projection.digests()),
-        "tokens": engine.projection.tokens,
+        "projection": request_digest(engine.view.projection.digests()),
+        "tokens": engine.view.projection.tokens,
     }
     engine.close()
     return result

@@ -95,19 +95,19 @@ async def play(entries: list[Entry], options: EngineOptions, state_dir: Path) ->
                 figures.user_messages += 1
             if isinstance(event, MessageStart) and event.role == "assistant":
                 # Emitted as the request goes out: the projection is exactly what was sent.
-                figures.peak_tokens = max(figures.peak_tokens, engine.projection.tokens)
+                figures.peak_tokens = max(figures.peak_tokens, engine.view.projection.tokens)
                 figures.request_tokens.append(engine.expected_tokens())
 
         agent.subscribe(observe)
         result: RunResult = await agent.run(provider.opening_prompt())
         figures.outcome, figures.error = result.outcome, result.error
-        counts = engine.audit.counts
+        counts = engine.view.audit_counts
         figures.requests, figures.appends = counts.requests, counts.appends
         figures.rewrites, figures.unattributed = counts.rewrites, counts.unattributed
-        figures.folds = len(engine.forest.folds)
+        figures.folds = len(engine.view.forest.folds)
         figures.verified_folds, figures.failures = verify_folds(engine)
-        figures.entries = len(engine.transcript.entries)
-        figures.final_tokens = engine.projection.tokens
+        figures.entries = len(engine.view.transcript.entries)
+        figures.final_tokens = engine.view.projection.tokens
     finally:
         engine.close()
     return figures

@@ -38,7 +38,7 @@ class Inspection:
 
     @property
     def read_only(self) -> bool:
-        return self.engine.read_only
+        return self.engine.view.read_only
 
 
 def open_for_inspection(state_dir: Path, read_only: bool = False) -> Inspection:

@@ -259,7 +259,7 @@ def _replay(
         claim_state(engine, trace, path.name, options.budget, lifetime[0])
         resume_at = _resume_point(engine, trace)
         driver = ReplayDriver(engine, lifetime[0])
-        counter = engine.projection.counter
+        counter = engine.view.projection.counter
         raw_estimate = 0
         total = len(trace.entries)
         for position, entry in enumerate(trace.entries):
@@ -275,7 +275,7 @@ def _replay(
         if window_out is not None:
             _write_window(engine, window_out)
         report = _report(engine, trace, path, driver.figures, recorded, verified, failures)
-        cold = sum(commit.cause == "cold-cache" for commit in engine.commit_history)
+        cold = sum(commit.cause == "cold-cache" for commit in engine.view.commit_history)
         return replace(
             report,
             cache_lifetime_s=lifetime[0],
@@ -289,7 +289,7 @@ def _replay(
 def _write_window(engine: Engine, window_out: Path) -> None:
     try:
         window_out.write_text(
-            json.dumps(engine.projection.messages(), ensure_ascii=False, indent=1),
+            json.dumps(engine.view.projection.messages(), ensure_ascii=False, indent=1),
             encoding="utf-8",
         )
     except OSError as error:
@@ -310,11 +310,11 @@ def _report(
     sizes = figures.sizes
     first_commit_at = figures.first_commit_at
     after = sizes[first_commit_at:] if first_commit_at is not None else []
-    counts = engine.audit.counts
-    kinds = Counter(fold.kind for fold in engine.forest.folds.values())
-    per_commit = Counter(fold.commit for fold in engine.forest.folds.values())
+    counts = engine.view.audit_counts
+    kinds = Counter(fold.kind for fold in engine.view.forest.folds.values())
+    per_commit = Counter(fold.commit for fold in engine.view.forest.folds.values())
     status = engine.status()
-    torn = engine.torn_tail
+    torn = engine.view.torn_tail
     torn_tail = (
         None
         if torn is None
@@ -324,12 +324,12 @@ def _report(
     return ReplayReport(
         trace=str(path),
         format=trace.format,
-        entries=len(engine.transcript),
+        entries=len(engine.view.transcript),
         requests=counts.requests,
         appends=counts.appends,
         rewrites=counts.rewrites,
         unattributed=counts.unattributed,
-        commits=engine.commit_count,
+        commits=engine.view.commit_count,
         folds={kind: kinds.get(kind, 0) for kind in ("tool", "span", "consolidated")},
         verified_folds=verified,
         failed_folds=len(failures),
@@ -347,16 +347,18 @@ def _report(
             recorded=recorded,
             bound=figures.bound,
             calibration_samples=figures.samples,
-            calibration=round(engine.meter.calibration, 4),
+            calibration=round(engine.view.calibration, 4),
             reading=str(status.occupancy.reading),
         ),
-        clipped=engine.clipped_total,
+        clipped=engine.view.clipped_total,
         pins=len(status.pins),
         marks_pending=len(status.marks),
         consolidations=kinds.get("consolidated", 0),
         overflows=figures.overflows,
         over_budget=requests_over_budget(sizes, engine.options.budget),
-        commit_sizes=[per_commit.get(number, 0) for number in range(1, engine.commit_count + 1)],
+        commit_sizes=[
+            per_commit.get(number, 0) for number in range(1, engine.view.commit_count + 1)
+        ],
         torn_tail=torn_tail,
         notes=list(trace.notes),
         failures=failures,
@@ -367,7 +369,7 @@ def _report(
 def _resume_point(engine: Engine, trace: ImportedTrace) -> int:
     """How many of the trace's entries the state already holds (0 for a new state)."""
     # The engine's own pre-commit notices are not part of the trace.
-    ids = [entry.id for entry in engine.transcript if entry.extra.get("pifold") != NOTICE_TAG]
+    ids = [entry.id for entry in engine.view.transcript if entry.extra.get("pifold") != NOTICE_TAG]
     held = len(ids)
     if held > len(trace.entries) or any(
         ids[index] != trace.entries[index].id for index in range(held)
@@ -380,8 +382,8 @@ def verify_folds(engine: Engine) -> tuple[int, list[str]]:
     """Peek every fold and compare it byte for byte with the entries it covers."""
     verified = 0
     failures: list[str] = []
-    for fold in engine.forest.in_order():
-        expected = source_of(engine.transcript.entries[fold.start : fold.end])
+    for fold in engine.view.forest.in_order():
+        expected = source_of(engine.view.transcript.entries[fold.start : fold.end])
         try:
             result = engine.peek(fold.handle)
         except (StoreError, ValueError) as error:

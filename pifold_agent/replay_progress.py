@@ -58,7 +58,7 @@ def trace_identity(trace: ImportedTrace) -> str:
 
 def replay_notes(engine: Engine) -> list[HostNote]:
     """This driver's notes in the engine's log, oldest first."""
-    return [note for note in engine.host_notes if isinstance(note.body.get(NOTE_KEY), str)]
+    return [note for note in engine.view.host_notes if isinstance(note.body.get(NOTE_KEY), str)]
 
 
 def claim_state(
@@ -77,7 +77,7 @@ def claim_state(
     notes = [note.body for note in replay_notes(engine) if note.body[NOTE_KEY] == "start"]
     identity = trace_identity(trace)
     if not notes:
-        if len(engine.transcript):
+        if len(engine.view.transcript):
             raise ReplayStateError(
                 f"{engine.state_dir} holds a session that pifold replay did not start "
                 "(no record of its trace); use another --state folder"
@@ -170,8 +170,8 @@ class ReplayDriver:
 
     def _counters(self) -> dict[str, JsonValue]:
         return {
-            "requests": self.engine.audit.counts.requests,
-            "commits": self.engine.commit_count,
+            "requests": self.engine.view.audit_counts.requests,
+            "commits": self.engine.view.commit_count,
         }
 
     def _pending(self, position: int) -> dict[str, HostNote]:
@@ -180,7 +180,7 @@ class ReplayDriver:
         # keeps every step's work independent of the session's length.
         return {
             str(note.body[NOTE_KEY]): note
-            for note in self.engine.host_notes[-3:]
+            for note in self.engine.view.host_notes[-3:]
             if isinstance(note.body.get(NOTE_KEY), str) and note.body.get("position") == position
         }
 
@@ -192,15 +192,15 @@ class ReplayDriver:
         asked = pending.get("request") or engine.note(
             {NOTE_KEY: "request", "position": position, **self._counters()}
         )
-        if engine.audit.counts.requests == asked.body["requests"]:
+        if engine.view.audit_counts.requests == asked.body["requests"]:
             engine.prepare_request(entry.timestamp_ms, self.cache_lifetime_s)
         overflow, answer = pending.get("overflow"), pending.get("answer")
         if overflow is None and answer is None and engine.expected_tokens() > engine.options.budget:
             # A live provider would refuse this request as too long: recover as a host would,
             # by folding at once and retrying the same request.
             overflow = engine.note({NOTE_KEY: "overflow", "position": position, **self._counters()})
-        if overflow is not None and engine.audit.counts.requests == overflow.body["requests"]:
-            if engine.commit_count == overflow.body["commits"]:
+        if overflow is not None and engine.view.audit_counts.requests == overflow.body["requests"]:
+            if engine.view.commit_count == overflow.body["commits"]:
                 engine.recover_from_overflow()
             engine.prepare_request()
         if answer is None:
@@ -208,7 +208,7 @@ class ReplayDriver:
             self.figures.add(answer.body)
         # The usage record, if any, comes right after the answer note: nothing logged after
         # the note means the kill came before it.
-        if answer.body["usage"] != "none" and engine.log_length == answer.sequence + 1:
+        if answer.body["usage"] != "none" and engine.view.log_length == answer.sequence + 1:
             self._use(answer.body, entry)
         engine.append(entry)
 
@@ -224,7 +224,7 @@ class ReplayDriver:
         the estimated growth of the same entries, to calibrate.
         """
         engine, figures = self.engine, self.figures
-        tokens = engine.projection.tokens
+        tokens = engine.view.projection.tokens
         usage, measured, estimated = "none", 0, 0
         previous, diverged = figures.previous, figures.diverged
         # 0 is "no reading" here: no usage, or one whose prompt is unknown.
@@ -232,7 +232,7 @@ class ReplayDriver:
         if prompt > 0:
             if previous is not None and prompt < COMPACTION_DROP * previous[0]:
                 diverged = True
-            if not diverged and engine.epoch == 0 and tokens == raw_estimate:
+            if not diverged and engine.view.epoch == 0 and tokens == raw_estimate:
                 usage = "bind"
             elif previous is not None and Meter.usable_sample(
                 prompt - previous[0], raw_estimate - previous[1]
@@ -243,10 +243,10 @@ class ReplayDriver:
         return {
             NOTE_KEY: "answer",
             "position": position,
-            "request": engine.audit.counts.requests,
+            "request": engine.view.audit_counts.requests,
             "tokens": tokens,
             "expected": engine.expected_tokens(),
-            "commits": engine.commit_count,
+            "commits": engine.view.commit_count,
             "overflowed": overflowed,
             "usage": usage,
             "measured": measured,

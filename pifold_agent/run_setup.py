@@ -269,15 +269,15 @@ def state_notices(engine: Engine) -> list[str]:
     """What the open found damaged but could work around, each with its consequence."""
     notices = []
     doctor = f"`pifold doctor {engine.state_dir} --repair`"
-    if engine.torn_tail is not None:
+    if engine.view.torn_tail is not None:
         notices.append(
-            f"the fold log's last line, {engine.torn_tail.describe()}, was torn (a write cut "
+            f"the fold log's last line, {engine.view.torn_tail.describe()}, was torn (a write cut "
             "short) and was cut off; nothing before it is lost, and the session file gives "
             "back its message"
         )
-    if engine.checkpoint_problem is not None:
+    if engine.view.checkpoint_problem is not None:
         notices.append(
-            f"the checkpoint was not used ({flatten(engine.checkpoint_problem)}); "
+            f"the checkpoint was not used ({flatten(engine.view.checkpoint_problem)}); "
             "the session was rebuilt from its log instead"
         )
     damaged = engine.status().damaged

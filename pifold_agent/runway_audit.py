@@ -130,7 +130,7 @@ def audit_replay(
     audit = RunwayAudit(str(path), budget, engine_options, lifetime)
     try:
         driver = ReplayDriver(engine, lifetime)
-        counter = engine.projection.counter
+        counter = engine.view.projection.counter
         raw_estimate = 0
         for position, entry in enumerate(trace.entries):
             if entry.kind == "assistant":
@@ -138,8 +138,8 @@ def audit_replay(
             else:
                 engine.append(entry)
             raw_estimate += counter.count_message(entry.wire, entry.wire_digest)
-        audit.unattributed = engine.audit.counts.unattributed
-        audit.folds = len(engine.forest.folds)
+        audit.unattributed = engine.view.audit_counts.unattributed
+        audit.folds = len(engine.view.forest.folds)
         audit.verified_folds, audit.failures = verify_folds(engine)
     finally:
         engine.close()
@@ -149,11 +149,11 @@ def audit_replay(
 def _step(
     engine: Engine, driver: ReplayDriver, position: int, entry: Entry, raw_estimate: int
 ) -> RequestStep:
-    before, floor_before = engine.expected_tokens(), engine.floor
-    history = len(engine.commit_history)
+    before, floor_before = engine.expected_tokens(), engine.view.floor
+    history = len(engine.view.commit_history)
     driver.answer(position, entry, raw_estimate)
-    causes = tuple(view.cause for view in engine.commit_history[history:])
-    floor = engine.floor if engine.floor is not floor_before else None
+    causes = tuple(view.cause for view in engine.view.commit_history[history:])
+    floor = engine.view.floor if engine.view.floor is not floor_before else None
     status_floor = engine.status().floor if floor is not None else None
     return RequestStep(position, before, driver.figures.sizes[-1], causes, floor, status_floor)
 

@@ -32,7 +32,7 @@ Both comparison arms keep cold-cache commits, because the criterion compares sch
 whether one arm may use a free re-send the other may not. ``fold-unbatched`` starts draining
 at either of ``fold``'s two triggers, the band's top or a cold cache (expired, or the host's
 prompt head changed) past the cold point, and on a cold cache it drains exactly the marks
-``fold`` lands there (:meth:`pifold_core.engine.Engine.cold_commit_choice`), so the first
+``fold`` lands there (:meth:`pifold_core.engine_view.EngineView.cold_commit_choice`), so the first
 mark lands on the free re-send as ``fold``'s whole batch does, and the rest land one per
 request after it. ``fold-immediate`` runs the engine with its
 defaults, so a mark the fresh tail held back when it was laid can still land on a cold cache;
@@ -137,10 +137,12 @@ class EngineArm:
 
     def append(self, entry: Entry) -> None:
         self.engine.append(entry)
-        if self.immediate and any(mark not in self._marks_committed for mark in self.engine.marks):
+        if self.immediate and any(
+            mark not in self._marks_committed for mark in self.engine.view.marks
+        ):
             # Only when a new mark appears: a mark the commit holds back (fresh tail) must not
             # trigger a commit after every later append.
-            self._marks_committed.update(self.engine.marks)
+            self._marks_committed.update(self.engine.view.marks)
             outcome = self.engine.commit_now("immediate")
             self._causes.append(f"commit {outcome.number} (immediate)")
 
@@ -163,10 +165,10 @@ class EngineArm:
 
     @property
     def events(self) -> int:
-        return self.engine.commit_count
+        return self.engine.view.commit_count
 
     def final_messages(self) -> list[dict[str, JsonValue]]:
-        return self.engine.projection.messages()
+        return self.engine.view.projection.messages()
 
     def peek(self, identifier: str) -> bytes | None:
         try:
@@ -217,7 +219,7 @@ class UnbatchedArm(EngineArm):
     one rewrite per mark. Draining stops once the occupancy is at or under ``minTarget`` x
     budget (0.20) or no eligible mark is left. When a request finds the cache cold (expired,
     or the host's head changed), the arm takes the marks ``fold``'s cold-cache commit would
-    land (:meth:`Engine.cold_commit_choice`, the same cold point) and lands them one per
+    land (:meth:`EngineView.cold_commit_choice`, the same cold point) and lands them one per
     request, the first on the free re-send. ``fold`` starts at the same points and lands
     the same marks, in the same order, each batch in one rewrite.
     :attr:`events` counts every commit the arm made (one per landed mark, plus any whose mark
@@ -255,7 +257,7 @@ class UnbatchedArm(EngineArm):
         """Whether the arm is between reaching :attr:`high` and getting back to :attr:`low`."""
         self.cold_queue: list[str] = []
         """The marks of a cold drain not landed yet: what ``fold``'s cold-cache commit landed
-        at once (:meth:`Engine.cold_commit_choice`), one per request, stalest first."""
+        at once (:meth:`EngineView.cold_commit_choice`), one per request, stalest first."""
         self.landed: list[tuple[int, str]] = []
         """``(request number, mark id)`` of every mark the arm landed (0-based requests)."""
         self._requests = 0
@@ -269,7 +271,7 @@ class UnbatchedArm(EngineArm):
     ) -> ArmRequest:
         if self._cold_start(now_ms, cache_lifetime_s, host_head):
             # The marks fold's cold-cache commit would land here, drained one per request.
-            self.cold_queue = self.engine.cold_commit_choice()
+            self.cold_queue = self.engine.view.cold_commit_choice()
         if self.cold_queue:
             self._land_queued()
         elif self.draining or self.engine.expected_tokens() >= self.high:
@@ -281,7 +283,7 @@ class UnbatchedArm(EngineArm):
         """Land the first mark of a cold drain still pending (one rewrite)."""
         while self.cold_queue:
             mark_id = self.cold_queue.pop(0)
-            if mark_id not in self.engine.marks:
+            if mark_id not in self.engine.view.marks:
                 continue  # landed inside an earlier one of the drain
             outcome = self.engine.commit_marks([mark_id], cause=UNBATCHED_CAUSE)
             self._causes.append(f"commit {outcome.number} ({UNBATCHED_CAUSE})")
@@ -296,7 +298,7 @@ class UnbatchedArm(EngineArm):
         cache expired or the host's head changed, and occupancy at the cold point)."""
         if not self.cold_cache_commits:
             return False
-        return self.engine.finds_cache_cold(now_ms, cache_lifetime_s, host_head)
+        return self.engine.view.finds_cache_cold(now_ms, cache_lifetime_s, host_head)
 
     def _land_one(self) -> bool:
         """Land the stalest eligible mark; whether to go on draining at the next request."""
@@ -315,10 +317,10 @@ class UnbatchedArm(EngineArm):
         return False
 
     def _stalest_eligible(self) -> Mark | None:
-        fresh = self.engine.transcript.fresh_start
+        fresh = self.engine.view.transcript.fresh_start
         eligible = [
             mark
-            for mark in self.engine.marks.values()
+            for mark in self.engine.view.marks.values()
             if mark.end <= fresh and mark.id not in self._held
         ]
         # The order a commit applies marks in (Committer.run), so the same marks go first.

@@ -57,11 +57,11 @@ def probe_engine(engine: Engine, values: Sequence[PlantedValue]) -> BriefProbe:
     folded = in_shown = in_first = 0
     hidden: list[str] = []
     for value in values:
-        index = engine.transcript.index_of.get(value.entry_id)
+        index = engine.view.transcript.index_of.get(value.entry_id)
         if index is None:
             continue
-        chain = engine.forest.chain_at(index)
-        shown = _shown_fold(chain, engine.forest.expanded)
+        chain = engine.view.forest.chain_at(index)
+        shown = _shown_fold(chain, engine.view.forest.expanded)
         if shown is None:
             continue
         folded += 1

@@ -68,6 +68,17 @@ class WireAudit:
     last: RequestRecord | None = None
     """The most recent verdict."""
 
+    def restore_state(
+        self,
+        previous: list[str],
+        counts: AuditCounts,
+        pending_causes: list[str],
+        last: RequestRecord | None,
+    ) -> None:
+        """Take back what a checkpoint kept of the audit (:mod:`pifold_core.checkpoint_state`)."""
+        self.previous, self.counts = previous, counts
+        self.pending_causes, self.last = pending_causes, last
+
     def declare(self, cause: str) -> None:
         """Record that ``cause`` (for example ``commit 3`` or ``expand fold-ab12``) rewrites."""
         self.pending_causes.append(cause)

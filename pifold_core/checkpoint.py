@@ -23,7 +23,7 @@ damage is found before anything is decompressed.
 (its body does not hash to its header), from another log or session, ahead of a truncated
 log, or behind an edited one (the log's first ``B`` bytes hash to something else) is not
 used: the session is rebuilt from the whole log, exactly as without one, and what was wrong
-is kept in :attr:`CheckpointRead.problem` (``Engine.checkpoint_problem``; ``pifold doctor``
+is kept in :attr:`CheckpointRead.problem` (``engine.view.checkpoint_problem``; ``pifold doctor``
 names it). A checkpoint counted with another token encoding is simply not applicable (not
 damage). The log stays the truth: a checkpoint only saves replaying it.
 
@@ -55,10 +55,11 @@ from typing import TYPE_CHECKING, Any
 
 from pifold_core.atomic_files import TEMPORARY_PREFIX, write_file_atomically
 from pifold_core.canonical import WIRE_FORMAT_VERSION, CanonicalError, parse_json, wire_bytes
-from pifold_core.checkpoint_body import inflate
+from pifold_core.checkpoint_body import CheckpointBody, inflate
+from pifold_core.log_digest import LogDigest
 
 if TYPE_CHECKING:
-    from pifold_core.engine import Engine
+    from pifold_core.session_state import SessionState
 
 CHECKPOINT_NAME = "checkpoint.json"
 """The checkpoint's file in the state folder."""
@@ -91,35 +92,6 @@ class CheckpointRead:
     """Why a checkpoint that exists was not used because it is damaged or doubtful."""
 
 
-class LogDigest:
-    """A running SHA-256 of the log's bytes, read forward as the log grows, so writing a
-    checkpoint reads only what was appended since the previous one."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._hash = hashlib.sha256()
-        self.position = 0
-        """Bytes of the log hashed so far."""
-
-    def seed(self, hashed: Any, position: int) -> None:
-        """Continue from a hash of the log's first ``position`` bytes (a verified reopen)."""
-        self._hash, self.position = hashed, position
-
-    def through(self, end: int) -> str:
-        """The SHA-256 of the log's first ``end`` bytes (``end`` at or past the position)."""
-        if end < self.position:
-            raise ValueError(f"the log digest is past byte {end} already")
-        with open(self.path, "rb") as handle:
-            handle.seek(self.position)
-            while self.position < end:
-                chunk = handle.read(min(_READ_CHUNK, end - self.position))
-                if not chunk:
-                    raise OSError(f"{self.path} ends before byte {end}")
-                self._hash.update(chunk)
-                self.position += len(chunk)
-        return self._hash.hexdigest()
-
-
 def due(records_now: int, records_then: int, closing: bool = False) -> bool:
     """Whether enough was logged since the checkpoint of ``records_then`` for a new one:
     :data:`CHECKPOINT_MIN_RECORDS`, and after a commit also :data:`CHECKPOINT_SHARE` of the
@@ -130,41 +102,45 @@ def due(records_now: int, records_then: int, closing: bool = False) -> bool:
     return closing or fresh >= CHECKPOINT_SHARE * records_now
 
 
-def write_if_due(engine: Engine, closing: bool = False) -> None:
-    """Write ``engine``'s checkpoint when one is :func:`due` (after a commit, on close); one
-    that cannot be written is skipped: the log stays the truth, the next try may work."""
-    if engine.read_only or engine.folding_stopped is not None:
+def write_if_due(
+    state: SessionState, body: CheckpointBody | None = None, closing: bool = False
+) -> None:
+    """Write ``state``'s checkpoint when one is :func:`due` (after a commit, on close); one
+    that cannot be written is skipped: the log stays the truth, the next try may work.
+    ``body`` builds the body, reusing what it built last time (a fresh one when ``None``)."""
+    if state.read_only or state.folding_stopped is not None:
         return
-    if not due(engine.journal.next_sequence, engine.checkpoint_records, closing):
+    if not due(state.journal.next_sequence, state.checkpoint_records, closing):
         return
     try:
-        engine.checkpoint_records = write(engine)
+        state.checkpoint_written(write(state, body))
     except OSError:
         return
 
 
-def write(engine: Engine) -> int:
-    """Write ``engine``'s checkpoint as of its log's end; returns the records it covers.
+def write(state: SessionState, body: CheckpointBody | None = None) -> int:
+    """Write ``state``'s checkpoint as of its log's end; returns the records it covers
+    (``body``: as :func:`write_if_due`).
 
     Raises:
         OSError: it could not be written (the previous checkpoint, if any, stays).
     """
-    engine.journal.sync()
-    records = engine.journal.next_sequence
-    log_bytes = engine.journal.path.stat().st_size
-    body = engine.checkpoint_body.build(engine)
+    state.journal.sync()
+    records = state.journal.next_sequence
+    log_bytes = state.journal.path.stat().st_size
+    built = (body if body is not None else CheckpointBody()).build(state)
     header = {
         "pifold-checkpoint": CHECKPOINT_FORMAT,
         "records": records,
         "logBytes": log_bytes,
-        "logDigest": engine.log_digest.through(log_bytes),
-        "counter": engine.projection.counter.name,
+        "logDigest": state.log_digest.through(log_bytes),
+        "counter": state.projection.counter.name,
         "wire": WIRE_FORMAT_VERSION,
-        "bodyBytes": len(body),
-        "bodyDigest": hashlib.sha256(body).hexdigest(),
+        "bodyBytes": len(built),
+        "bodyDigest": hashlib.sha256(built).hexdigest(),
     }
-    data = wire_bytes(header) + b"\n" + body
-    write_file_atomically(engine.state_dir / CHECKPOINT_NAME, data, CHECKPOINT_MODE)
+    data = wire_bytes(header) + b"\n" + built
+    write_file_atomically(state.state_dir / CHECKPOINT_NAME, data, CHECKPOINT_MODE)
     return records
 
 

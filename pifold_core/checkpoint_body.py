@@ -31,9 +31,9 @@ from pifold_core.canonical import wire_bytes
 from pifold_core.checkpoint_state import capture_rest, entry_state, fold_state
 
 if TYPE_CHECKING:
-    from pifold_core.engine import Engine
     from pifold_core.entry_list import EntryFacts
     from pifold_core.folds import Fold
+    from pifold_core.session_state import SessionState
 
 ENTRY_CHUNK = 1_024
 """Entries per cached chunk: small enough that the open chunk re-encoded at each write is
@@ -70,7 +70,7 @@ def inflate(body: bytes) -> bytes:
 
 
 class CheckpointBody:
-    """Builds checkpoint bodies for one engine, reusing the chunks that cannot change."""
+    """Builds checkpoint bodies for one session, reusing the chunks that cannot change."""
 
     def __init__(self, entry_chunk: int = ENTRY_CHUNK, fold_chunk: int = FOLD_CHUNK) -> None:
         if entry_chunk < 1 or fold_chunk < 1:
@@ -84,18 +84,18 @@ class CheckpointBody:
         self.reused = 0
         """Chunks taken from the cache by the latest :meth:`build` (for tests and the bench)."""
 
-    def build(self, engine: Engine) -> bytes:
-        """The compressed body of ``engine``'s state as of now (see the module)."""
+    def build(self, state: SessionState) -> bytes:
+        """The compressed body of ``state`` as of now (see the module)."""
         self.reused = 0
         pieces: list[bytes] = []
         fresh: list[bytes] = [b'{"entries":[']
-        for chunk in range(-(-len(engine.transcript) // self.entry_chunk)):
-            self._add(pieces, fresh, self._entry_chunk(engine, chunk))
+        for chunk in range(-(-len(state.transcript) // self.entry_chunk)):
+            self._add(pieces, fresh, self._entry_chunk(state, chunk))
         fresh.append(b'],"folds":[')
-        folds = list(engine.forest.folds.values())
+        folds = list(state.forest.folds.values())
         for chunk in range(-(-len(folds) // self.fold_chunk)):
             self._add(pieces, fresh, self._fold_chunk(folds, chunk))
-        rest = wire_bytes(capture_rest(engine))
+        rest = wire_bytes(capture_rest(state))
         fresh.append(b"]," + rest[1:])
         pieces.append(_deflate(b"".join(fresh)))
         pieces.append(_final_block())
@@ -112,18 +112,18 @@ class CheckpointBody:
             fresh.clear()
         pieces.append(data)
 
-    def _entry_chunk(self, engine: Engine, chunk: int) -> tuple[bool, bytes]:
+    def _entry_chunk(self, state: SessionState, chunk: int) -> tuple[bool, bytes]:
         """Chunk ``chunk`` of the entries: ``(True, compressed)`` when final, else its text."""
-        entries = engine.transcript.entries
+        entries = state.transcript.entries
         size = self.entry_chunk
         start, end = chunk * size, min(len(entries), (chunk + 1) * size)
         facts = tuple(entries.facts[start:end])
         cached = self._entries.get(chunk)
         if cached is not None and _same(cached[0], facts):
             return True, cached[1]
-        spans = engine.journal.entry_spans
+        spans = state.journal.entry_spans
         text = (b"," if chunk else b"") + b",".join(
-            wire_bytes(entry_state(engine, index, spans)) for index in range(start, end)
+            wire_bytes(entry_state(state, index, spans)) for index in range(start, end)
         )
         # Final: a full chunk of released entries (released ones are never held again).
         if end - start == size and not any(entries.is_whole(i) for i in range(start, end)):

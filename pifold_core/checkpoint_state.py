@@ -1,8 +1,9 @@
-"""What a checkpoint keeps of an engine, and how it is put back (issue 12).
+"""What a checkpoint keeps of a session's state, and how it is put back (issue 12).
 
-:func:`capture` turns the engine's derived state, everything :mod:`pifold_core.restore`
+:func:`capture` turns the derived part of a
+:class:`~pifold_core.session_state.SessionState`, everything :mod:`pifold_core.restore`
 rebuilds from the log, into one JSON object; :func:`restore` puts it into a freshly
-constructed engine. The two are exact inverses: a session reopened from a checkpoint plus
+constructed one. The two are exact inverses: a session reopened from a checkpoint plus
 the records after it equals the session rebuilt from the whole log (the tests compare every
 field :func:`tests.core.engine_checks.durable_state` reads, and more).
 
@@ -34,20 +35,20 @@ from pifold_core.transcript import Unit
 from pifold_core.views import ViewKind
 
 if TYPE_CHECKING:
-    from pifold_core.engine import Engine
+    from pifold_core.session_state import SessionState
 
 
 class CheckpointStateError(ValueError):
     """A checkpoint's state does not hold together; the message says where."""
 
 
-def capture(engine: Engine) -> dict[str, JsonValue]:
-    """The engine's derived state as one JSON object (see the module docstring)."""
-    spans = engine.journal.entry_spans
+def capture(state: SessionState) -> dict[str, JsonValue]:
+    """The session's derived state as one JSON object (see the module docstring)."""
+    spans = state.journal.entry_spans
     return {
-        "entries": [entry_state(engine, index, spans) for index in range(len(engine.transcript))],
-        "folds": [fold_state(fold) for fold in engine.forest.folds.values()],
-        **capture_rest(engine),
+        "entries": [entry_state(state, index, spans) for index in range(len(state.transcript))],
+        "folds": [fold_state(fold) for fold in state.forest.folds.values()],
+        **capture_rest(state),
     }
 
 
@@ -57,14 +58,14 @@ def fold_state(fold: Fold) -> JsonValue:
     return fold_log_record(fold.to_record())
 
 
-def capture_rest(engine: Engine) -> dict[str, JsonValue]:
+def capture_rest(state: SessionState) -> dict[str, JsonValue]:
     """The state but for its two growing lists, ``entries`` and ``folds`` (what
     :mod:`pifold_core.checkpoint_body` encodes chunk by chunk)."""
-    transcript, forest, projection = engine.transcript, engine.forest, engine.projection
-    meter, audit = engine.meter, engine.audit
+    transcript, forest, projection = state.transcript, state.forest, state.projection
+    meter, audit = state.meter, state.audit
     measured, estimated = meter.growth_evidence()
     return {
-        "options": engine.options.to_record(),
+        "options": state.options.to_record(),
         "units": [
             [
                 unit.start,
@@ -83,12 +84,12 @@ def capture_rest(engine: Engine) -> dict[str, JsonValue]:
             for item in projection.items
         ],
         "views": [[index, kind, text] for index, (kind, text) in sorted(projection.views.items())],
-        "marks": [mark.to_record() for mark in engine.marks.values()],
-        "markCount": engine.mark_count,
-        "stagedRefolds": sorted(engine.staged_refolds),
-        "pinOpened": sorted(engine.pin_opened),
-        "pinned": sorted(engine.pinned),
-        "ephemeral": [[call, peeked] for call, peeked in engine.ephemeral.items()],
+        "marks": [mark.to_record() for mark in state.marks.values()],
+        "markCount": state.mark_count,
+        "stagedRefolds": sorted(state.staged_refolds),
+        "pinOpened": sorted(state.pin_opened),
+        "pinned": sorted(state.pinned),
+        "ephemeral": [[call, peeked] for call, peeked in state.ephemeral.items()],
         "meter": {
             "last": _dataclass_state(meter.last),
             "sent": [_dataclass_state(sent) for sent in meter.sent.values()],
@@ -100,35 +101,35 @@ def capture_rest(engine: Engine) -> dict[str, JsonValue]:
             "pending": list(audit.pending_causes),
             "last": _dataclass_state(audit.last),
         },
-        "layer": cast(list[JsonValue], engine.layer.run_state()),
-        "commitCount": engine.commit_count,
-        "commitHistory": [_dataclass_state(view) for view in engine.commit_history],
-        "clippedTotal": engine.clipped_total,
-        "epoch": engine.epoch,
-        "sentThrough": engine.sent_through,
-        "stalledReason": engine.stalled_reason,
-        "stalledAt": list(engine.stalled_at) if engine.stalled_at is not None else None,
-        "noticed": engine.noticed,
-        "lastRequestMs": engine.last_request_ms,
-        "lastHostHead": engine.last_host_head,
-        "floor": engine.floor.to_record() if engine.floor is not None else None,
-        "hostNotes": [[note.sequence, note.body] for note in engine.host_notes],
-        "evidenceIds": sorted(engine.evidence_ids),
-        "evidenceBytes": engine.evidence.used_bytes,
+        "layer": cast(list[JsonValue], state.layer.run_state()),
+        "commitCount": state.commit_count,
+        "commitHistory": [_dataclass_state(view) for view in state.commit_history],
+        "clippedTotal": state.clipped_total,
+        "epoch": state.epoch,
+        "sentThrough": state.sent_through,
+        "stalledReason": state.stalled_reason,
+        "stalledAt": list(state.stalled_at) if state.stalled_at is not None else None,
+        "noticed": state.noticed,
+        "lastRequestMs": state.last_request_ms,
+        "lastHostHead": state.last_host_head,
+        "floor": state.floor.to_record() if state.floor is not None else None,
+        "hostNotes": [[note.sequence, note.body] for note in state.host_notes],
+        "evidenceIds": sorted(state.evidence_ids),
+        "evidenceBytes": state.evidence.used_bytes,
     }
 
 
-def entry_state(engine: Engine, index: int, spans: dict[str, LogSpan]) -> JsonValue:
+def entry_state(state: SessionState, index: int, spans: dict[str, LogSpan]) -> JsonValue:
     """Entry ``index`` as a checkpoint keeps it: its facts when a fold holds it and its log
     line is known, else its whole record and line (``spans``: the log's lines by id)."""
-    entries = engine.transcript.entries
+    entries = state.transcript.entries
     if not entries.is_whole(index):
         facts = entries.facts_of(index)
         return {"facts": _facts_state(facts)}
     entry = entries[index]
     span = spans.get(entry.id)
     where = [span.offset, span.length] if span is not None else None
-    if engine.forest.root_containing(index) is not None:
+    if state.forest.root_containing(index) is not None:
         facts = EntryFacts.of(entry, (span.offset, span.length) if span is not None else None)
         if facts.releasable:
             return {"facts": _facts_state(facts)}
@@ -158,8 +159,8 @@ def _dataclass_state(value: object) -> JsonValue:
     return {key: list(item) if isinstance(item, tuple) else item for key, item in state.items()}
 
 
-def restore(engine: Engine, state: dict[str, Any]) -> None:
-    """Put ``state`` (from :func:`capture`) into ``engine``, freshly constructed with the
+def restore(session: SessionState, state: dict[str, Any]) -> None:
+    """Put ``state`` (from :func:`capture`) into ``session``, freshly constructed with the
     state's options and an empty log position.
 
     Raises:
@@ -167,14 +168,14 @@ def restore(engine: Engine, state: dict[str, Any]) -> None:
             then rebuilds from the log instead).
     """
     try:
-        _restore(engine, state)
+        _restore(session, state)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
         raise CheckpointStateError(f"the checkpoint's state is malformed: {error!r}") from None
 
 
-def _restore(engine: Engine, state: dict[str, Any]) -> None:
+def _restore(session: SessionState, state: dict[str, Any]) -> None:
     entries: list[Entry | EntryFacts] = []
-    spans = engine.journal.entry_spans
+    spans = session.journal.entry_spans
     for item in state["entries"]:
         if "facts" in item:
             facts = _facts_from(item["facts"])
@@ -190,48 +191,47 @@ def _restore(engine: Engine, state: dict[str, Any]) -> None:
         Unit(int(start), int(end), int(chapter), set(pending), bool(sealed), bool(closed))
         for start, end, chapter, pending, sealed, closed in state["units"]
     ]
-    transcript = engine.transcript
-    transcript.restore(entries, units, int(state["closedThrough"]))
+    session.transcript.restore(entries, units, int(state["closedThrough"]))
     for record in state["folds"]:
-        engine.forest.add(Fold.from_record(fold_from_log(record)))
-    engine.forest.expanded.update(str(handle) for handle in state["expanded"])
+        session.forest.add(Fold.from_record(fold_from_log(record)))
+    session.forest.expanded.update(str(handle) for handle in state["expanded"])
     items: list[Item] = []
     for start, end, message, digest, tokens, fold in state["items"]:
         if wire_digest_of(message) != digest:
             raise ValueError(f"projected message at entry {start} does not match its digest")
         items.append(Item(int(start), int(end), message, str(digest), int(tokens), fold))
     views = {int(index): (cast(ViewKind, kind), str(text)) for index, kind, text in state["views"]}
-    engine.projection.load(items, views)
+    session.projection.load(items, views)
     for record in state["marks"]:
         mark = Mark.from_record(record)
-        engine.marks[mark.id] = mark
-    engine.mark_count = int(state["markCount"])
-    engine.staged_refolds.update(str(handle) for handle in state["stagedRefolds"])
-    engine.pin_opened.update(str(handle) for handle in state["pinOpened"])
-    engine.pinned.update(int(index) for index in state["pinned"])
-    engine.ephemeral.update((str(call), str(peeked)) for call, peeked in state["ephemeral"])
-    _restore_meter(engine, state["meter"])
-    _restore_audit(engine, state["audit"])
-    engine.layer.restore_run_state(list(state["layer"]))
-    engine.commit_count = int(state["commitCount"])
-    engine.commit_history = [CommitView(**view) for view in state["commitHistory"]]
-    engine.last_commit = engine.commit_history[-1] if engine.commit_history else None
-    engine.clipped_total = int(state["clippedTotal"])
-    engine.epoch = int(state["epoch"])
-    engine.sent_through = int(state["sentThrough"])
-    engine.stalled_reason = state["stalledReason"]
+        session.marks[mark.id] = mark
+    session.staged_refolds.update(str(handle) for handle in state["stagedRefolds"])
+    session.pin_opened.update(str(handle) for handle in state["pinOpened"])
+    session.pinned.update(int(index) for index in state["pinned"])
+    session.ephemeral.update((str(call), str(peeked)) for call, peeked in state["ephemeral"])
+    _restore_meter(session, state["meter"])
+    _restore_audit(session, state["audit"])
+    session.layer.restore_run_state(list(state["layer"]))
     stalled = state["stalledAt"]
-    engine.stalled_at = (int(stalled[0]), int(stalled[1])) if stalled is not None else None
-    engine.noticed = bool(state["noticed"])
-    engine.last_request_ms = state["lastRequestMs"]
     head = state.get("lastHostHead")  # absent from checkpoints written before it existed
-    engine.last_host_head = head if isinstance(head, str) else None
     floor = state.get("floor")  # the floor a held-back threshold commit named (status)
-    engine.floor = Floor.from_record(floor) if floor is not None else None
-    engine.host_notes = [HostNote(int(sequence), body) for sequence, body in state["hostNotes"]]
-    engine.evidence_ids = {str(identifier) for identifier in state["evidenceIds"]}
-    engine.evidence.used_bytes = int(state["evidenceBytes"])
-    engine.refresh_blacklisted_results()
+    session.restore_bookkeeping(
+        mark_count=int(state["markCount"]),
+        commit_count=int(state["commitCount"]),
+        commit_history=[CommitView(**view) for view in state["commitHistory"]],
+        clipped_total=int(state["clippedTotal"]),
+        epoch=int(state["epoch"]),
+        sent_through=int(state["sentThrough"]),
+        stalled_reason=state["stalledReason"],
+        stalled_at=(int(stalled[0]), int(stalled[1])) if stalled is not None else None,
+        noticed=bool(state["noticed"]),
+        last_request_ms=state["lastRequestMs"],
+        last_host_head=head if isinstance(head, str) else None,
+        floor=Floor.from_record(floor) if floor is not None else None,
+        host_notes=[HostNote(int(sequence), body) for sequence, body in state["hostNotes"]],
+        evidence_ids={str(identifier) for identifier in state["evidenceIds"]},
+    )
+    session.evidence.account(int(state["evidenceBytes"]))
 
 
 def _facts_from(value: list[Any]) -> EntryFacts:
@@ -251,23 +251,23 @@ def _facts_from(value: list[Any]) -> EntryFacts:
     )
 
 
-def _restore_meter(engine: Engine, state: dict[str, Any]) -> None:
-    meter = engine.meter
-    meter.last = Measurement(**state["last"]) if state["last"] is not None else None
-    meter.sent = {int(sent["number"]): SentRequest(**sent) for sent in state["sent"]}
+def _restore_meter(session: SessionState, state: dict[str, Any]) -> None:
+    last = Measurement(**state["last"]) if state["last"] is not None else None
+    sent = {int(sent["number"]): SentRequest(**sent) for sent in state["sent"]}
     measured, estimated = state["growth"]
-    meter.restore_growth_evidence(float(measured), float(estimated))
+    session.meter.restore_state(last, sent, float(measured), float(estimated))
 
 
-def _restore_audit(engine: Engine, state: dict[str, Any]) -> None:
-    audit = engine.audit
-    audit.previous = [str(digest) for digest in state["previous"]]
-    audit.counts = AuditCounts(**state["counts"])
-    audit.pending_causes = [str(cause) for cause in state["pending"]]
+def _restore_audit(session: SessionState, state: dict[str, Any]) -> None:
     last = state["last"]
     if last is not None:
         last = RequestRecord(**{**last, "causes": tuple(last["causes"])})
-    audit.last = last
+    session.audit.restore_state(
+        [str(digest) for digest in state["previous"]],
+        AuditCounts(**state["counts"]),
+        [str(cause) for cause in state["pending"]],
+        last,
+    )
 
 
 __all__ = [

@@ -11,32 +11,32 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pifold_core.engine import Engine
+    from pifold_core.session_state import SessionState
 
 
-def snapshot(engine: Engine) -> dict[str, Any]:
+def snapshot(state: SessionState) -> dict[str, Any]:
     """Copies of everything a commit may change."""
     return {
-        "forest_lists": engine.forest.snapshot(),
-        "projection": engine.projection.snapshot(),
-        "marks": dict(engine.marks),
-        "refolds": set(engine.staged_refolds),
-        "ephemeral": dict(engine.ephemeral),
+        "forest_lists": state.forest.snapshot(),
+        "projection": state.projection.snapshot(),
+        "marks": dict(state.marks),
+        "refolds": set(state.staged_refolds),
+        "ephemeral": dict(state.ephemeral),
     }
 
 
-def undo(engine: Engine, taken: dict[str, Any]) -> None:
+def undo(state: SessionState, taken: dict[str, Any]) -> None:
     """Put back what :func:`snapshot` copied."""
-    engine.forest.restore_snapshot(taken["forest_lists"])
+    state.forest.restore_snapshot(taken["forest_lists"])
     # Placeholders cached for folds the failed commit made would be served again if the
     # same span is folded later with another brief: the projection forgets them.
-    engine.projection.restore_snapshot(taken["projection"])
-    engine.marks.clear()
-    engine.marks.update(taken["marks"])
-    engine.staged_refolds.clear()
-    engine.staged_refolds.update(taken["refolds"])
-    engine.ephemeral.clear()
-    engine.ephemeral.update(taken["ephemeral"])
+    state.projection.restore_snapshot(taken["projection"])
+    state.marks.clear()
+    state.marks.update(taken["marks"])
+    state.staged_refolds.clear()
+    state.staged_refolds.update(taken["refolds"])
+    state.ephemeral.clear()
+    state.ephemeral.update(taken["ephemeral"])
 
 
 __all__ = ["snapshot", "undo"]

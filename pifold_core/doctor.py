@@ -30,13 +30,14 @@ from pathlib import Path
 from typing import Literal
 
 from pifold_core import checkpoint
-from pifold_core.engine import Engine
 from pifold_core.folds import Fold
 from pifold_core.journal import Journal, JournalCorrupt, TornTail
 from pifold_core.lock import LockHeld, LockHolder, SessionLock, current_holder
 from pifold_core.log_damage import lost_entries
 from pifold_core.merkle import FoldPart, fold_parts
-from pifold_core.opening import open_state
+from pifold_core.opening import open_session, open_state
+from pifold_core.reporting import damaged_objects
+from pifold_core.session_state import SessionState
 from pifold_core.state_folder import (
     LOG_NAME,
     held_objects,
@@ -179,13 +180,13 @@ def _examine_session(folder: Path, findings: list[Finding]) -> tuple[int, int, i
     """Rebuild the session read-only and check its objects; returns what was verified."""
     try:
         # From the whole log, the checkpoint left out: every object is checked against it.
-        engine = open_state(Engine, folder, None, None, True, None, use_checkpoint=False)
+        state = open_state(folder, None, None, True, None, use_checkpoint=False)
     except (ValueError, RuntimeError, LookupError, TypeError) as error:
         # The log reads line by line but does not rebuild a consistent session.
         findings.append(Finding("log", LOG_NAME, f"does not rebuild: {error}", False))
         return 0, 0, 0
     try:
-        for item in engine.status().damaged:
+        for item in damaged_objects(state):
             kind: FindingKind
             if item.kind == "fold":
                 kind = "store-missing" if item.problem == "missing" else "store-corrupt"
@@ -193,8 +194,8 @@ def _examine_session(folder: Path, findings: list[Finding]) -> tuple[int, int, i
             else:
                 kind = "evidence-missing" if item.problem == "missing" else "evidence-corrupt"
                 findings.append(Finding(kind, item.id, item.message, repairable=False))
-        referenced = referenced_objects(engine)
-        for path, digest in engine.store.object_paths():
+        referenced = referenced_objects(state)
+        for path, digest in state.store.object_paths():
             if digest is None:
                 findings.append(
                     Finding("store-foreign", str(path), "not a store object's place", False)
@@ -210,12 +211,12 @@ def _examine_session(folder: Path, findings: list[Finding]) -> tuple[int, int, i
                     )
                 )
         return (
-            len(engine.transcript),
-            len({fold.source_digest for fold in engine.forest.folds.values()}),
-            len(engine.evidence_ids),
+            len(state.transcript),
+            len({fold.source_digest for fold in state.forest.folds.values()}),
+            len(state.evidence_ids),
         )
     finally:
-        engine.close()
+        state.journal.close()
 
 
 def repair(state_dir: Path) -> RepairReport:
@@ -256,12 +257,12 @@ def repair(state_dir: Path) -> RepairReport:
     return report
 
 
-def referenced_objects(engine: Engine) -> set[str]:
+def referenced_objects(state: SessionState) -> set[str]:
     """Every store object the log's folds need: their own objects and their leaves."""
     referenced: set[str] = set()
-    for fold in engine.forest.folds.values():
+    for fold in state.forest.folds.values():
         referenced.add(fold.source_digest)
-        for part in fold_parts(fold, engine.forest.folds, engine.transcript.entries):
+        for part in fold_parts(fold, state.forest.folds, state.transcript.entries):
             referenced.add(part.digest)
     return referenced
 
@@ -274,32 +275,34 @@ def _rebuild_objects(folder: Path) -> list[str]:
     """
     actions: list[str] = []
     try:
-        engine = Engine.open(folder, read_only=True)  # we hold the lock: nobody writes
+        state = open_session(folder, None, None, True, True)  # we hold the lock: nobody writes
     except (ValueError, RuntimeError):
         return actions
     quarantine = folder / QUARANTINE_NAME
     try:
-        for fold in reversed(engine.forest.in_order()):
-            if fold.source_digest not in engine.store.damaged:
+        for fold in reversed(state.forest.in_order()):
+            if fold.source_digest not in state.store.damaged:
                 continue
             parts = fold_parts(
-                fold, engine.forest.folds, engine.transcript.entries, engine.journal.entry_spans
+                fold, state.forest.folds, state.transcript.entries, state.journal.entry_spans
             )
             try:
-                actions.extend(_rebuild_fold(engine, fold, parts, quarantine))
+                actions.extend(_rebuild_fold(state, fold, parts, quarantine))
             except (StoreError, OSError) as error:
                 actions.append(f"could not rebuild the object of fold {fold.handle}: {error}")
     finally:
-        engine.close()
+        state.journal.close()
     return actions
 
 
-def _rebuild_fold(engine: Engine, fold: Fold, parts: list[FoldPart], quarantine: Path) -> list[str]:
+def _rebuild_fold(
+    state: SessionState, fold: Fold, parts: list[FoldPart], quarantine: Path
+) -> list[str]:
     """Rebuild one damaged fold: an older object's damaged leaves from the log's entries
     when its own file is sound, else the object itself, listing the entries' log lines.
     Raises StoreError when a part cannot be rebuilt (the log's own bytes of it are damaged).
     """
-    actions, store, digest = [], engine.store, fold.source_digest
+    actions, store, digest = [], state.store, fold.source_digest
     listed = store.read_listing(digest) if store.own_error(digest) is None else None
     payloads = {part.digest: part.payload for part in parts if part.payload is not None}
     for part in listed[0] if listed is not None else []:

@@ -62,6 +62,11 @@ class EvidenceStore:
         self.damaged: dict[str, StoreError] = {}
         """Artifacts found missing or corrupt by a read, by evidence id: what status reports."""
 
+    def account(self, count: int) -> None:
+        """Count ``count`` more bytes as used (negative: a failed append taking its artifact's
+        bytes back), as a replayed entry's or a checkpoint's figure says."""
+        self.used_bytes += count
+
     def path_of(self, digest: str) -> Path:
         """Where the artifact with this SHA-256 lives."""
         return self.root / "sha256" / digest[:2] / f"{digest}.json"

@@ -74,6 +74,10 @@ class MarkLayer:
         self._run_chars = 0
         self._run_chapter = -2
 
+    def set_options(self, options: EngineOptions) -> None:
+        """Propose marks under ``options`` from now on (a settings change)."""
+        self.options = options
+
     def run_state(self) -> list[int | None]:
         """Where the walk stands: the next unit and the open run (start, end, characters,
         chapter), what a checkpoint keeps (:mod:`pifold_core.checkpoint`)."""

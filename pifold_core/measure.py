@@ -118,6 +118,18 @@ class Meter:
         checkpoint keeps, :mod:`pifold_core.checkpoint`)."""
         return self._measured_growth, self._estimated_growth
 
+    def restore_state(
+        self,
+        last: Measurement | None,
+        sent: dict[int, SentRequest],
+        measured: float,
+        estimated: float,
+    ) -> None:
+        """Take back the measurement, the requests awaiting one and the growth evidence a
+        checkpoint kept (:mod:`pifold_core.checkpoint_state`)."""
+        self.restore_growth_evidence(measured, estimated)
+        self.last, self.sent = last, sent
+
     def restore_growth_evidence(self, measured: float, estimated: float) -> None:
         """Take back what :meth:`growth_evidence` gave (a checkpoint's reopen)."""
         if not (measured > 0 and estimated > 0):

@@ -12,20 +12,21 @@ from typing import TYPE_CHECKING
 
 from pifold_core.entries import Entry, text_entry
 from pifold_core.placeholders import TOOL_NAME
+from pifold_core.reporting import build_status
 from pifold_core.transcript import TranscriptError
 
 if TYPE_CHECKING:
-    from pifold_core.engine import Engine
+    from pifold_core.session_state import SessionState
 
 NOTICE_TAG = "pre-commit-notice"
 """Value of ``extra["pifold"]`` on a notice entry: how a reopened session recognises one."""
 
 
-def notice_text(engine: Engine, expected: int) -> str:
+def notice_text(state: SessionState, expected: int) -> str:
     """What the notice says: where the commit fires, what it would do, and the verbs."""
-    options = engine.options
+    options = state.options
     trigger = options.max_tokens
-    status = engine.status()
+    status = build_status(state)
     marked = status.marked_tokens
     lines = [
         f"[pi-fold] A fold commit fires at {trigger:,} tokens "
@@ -43,35 +44,35 @@ def notice_text(engine: Engine, expected: int) -> str:
     return "\n".join(lines)
 
 
-def notice_entry(engine: Engine, expected: int) -> Entry:
+def notice_entry(state: SessionState, expected: int) -> Entry:
     """The note to append, stamped with the newest entry's time (replays stay identical)."""
-    transcript = engine.transcript
+    transcript = state.transcript
     timestamp = transcript.entries[-1].timestamp_ms if len(transcript) else 0
     return text_entry(
-        f"pifold-notice-{engine.commit_count + 1}-{len(transcript)}",
+        f"pifold-notice-{state.commit_count + 1}-{len(transcript)}",
         "note",
-        notice_text(engine, expected),
+        notice_text(state, expected),
         timestamp,
         extra={"pifold": NOTICE_TAG},
     )
 
 
-def maybe_notice(engine: Engine) -> None:
-    """Append the pre-commit notice when occupancy is within the lead of the threshold, once
-    per epoch, never inside an unfinished tool batch (before each request)."""
-    if not engine.options.pre_commit_notice or engine.noticed:
-        return
-    expected = engine.expected_tokens()
-    lead = engine.options.thresholds.max_target - engine.options.notice_lead_share
-    if not lead * engine.options.budget <= expected < engine.options.max_tokens:
-        return
-    units = engine.transcript.units
+def due_notice(state: SessionState) -> Entry | None:
+    """The pre-commit notice to append now, if it is due: occupancy within the lead of the
+    threshold, once per epoch, never inside an unfinished tool batch (before each request).
+    The engine appends it, then marks the state noticed."""
+    if not state.options.pre_commit_notice or state.noticed:
+        return None
+    expected = state.expected_tokens()
+    lead = state.options.thresholds.max_target - state.options.notice_lead_share
+    if not lead * state.options.budget <= expected < state.options.max_tokens:
+        return None
+    units = state.transcript.units
     if units and units[-1].pending_calls and not units[-1].sealed:
-        return  # mid-batch (results still to come): speak at the next request instead
-    entry = notice_entry(engine, expected)
+        return None  # mid-batch (results still to come): speak at the next request instead
+    entry = notice_entry(state, expected)
     try:
-        engine.transcript.check_append(entry)
+        state.transcript.check_append(entry)
     except TranscriptError:
-        return  # its id is taken: speak at the next request instead
-    engine.append(entry)
-    engine.noticed = True
+        return None  # its id is taken: speak at the next request instead
+    return entry

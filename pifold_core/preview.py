@@ -18,7 +18,7 @@ from pifold_core.commit import CommitOutcome
 from pifold_core.projection import Item
 
 if TYPE_CHECKING:
-    from pifold_core.engine import Engine
+    from pifold_core.session_state import SessionState
 
 PREVIEW_CAUSES = ("command", "threshold", "overflow")
 """Causes a preview accepts: the ``/fold`` command (every mark) or a band commit."""
@@ -69,7 +69,7 @@ class CommitPreview:
     target: int | None
     """The committer's own stopping point, on the engine's uncalibrated tiktoken scale
     (``None``: every eligible mark lands). Not a figure for people: it is
-    :attr:`aim_tokens` moved onto that scale, net of what the provider counts and the engine
+    :attr:`aim_tokens` moved onto that scale, net of what the provider counts and the state
     never sees (the host's system prompt and tools), and may be far below it."""
     aim_tokens: int | None
     """Occupancy the commit aims for (``minTarget`` × budget), on the same scale as the
@@ -145,13 +145,15 @@ def first_difference(before: Sequence[str], after: Sequence[str]) -> int | None:
     return min(len(before), len(after))
 
 
-def _landing(engine: Engine, mark_ids: Sequence[str], before: Sequence[Item]) -> list[LandingMark]:
+def _landing(
+    state: SessionState, mark_ids: Sequence[str], before: Sequence[Item]
+) -> list[LandingMark]:
     """Views of the marks named, read from the state before the dry run ran."""
-    entries = engine.transcript.entries
+    entries = state.transcript.entries
     starts = [item.start for item in before]
     views: list[LandingMark] = []
     for mark_id in mark_ids:
-        mark = engine.marks.get(mark_id)
+        mark = state.marks.get(mark_id)
         if mark is None:
             continue
         first = bisect.bisect_right(starts, mark.start) - 1
@@ -169,7 +171,7 @@ def _landing(engine: Engine, mark_ids: Sequence[str], before: Sequence[Item]) ->
 
 
 def build_preview(
-    engine: Engine,
+    state: SessionState,
     outcome: CommitOutcome,
     before: Sequence[Item],
     after: Sequence[Item],
@@ -179,22 +181,22 @@ def build_preview(
     ``before`` and ``after`` are the projection's items around the dry run.
     """
     settled = set(outcome.applied_marks) | set(outcome.held_marks) | set(outcome.dropped_marks)
-    stalest_first = sorted(engine.marks.values(), key=lambda mark: (mark.start, -mark.end, mark.id))
+    stalest_first = sorted(state.marks.values(), key=lambda mark: (mark.start, -mark.end, mark.id))
     waiting = [mark.id for mark in stalest_first if mark.id not in settled]
     first = first_difference([item.digest for item in before], [item.digest for item in after])
     uncached = 0 if first is None else sum(item.tokens for item in after[first:])
-    entries = engine.transcript.entries
+    entries = state.transcript.entries
     return CommitPreview(
         cause=outcome.cause,
         target=outcome.target,
-        aim_tokens=None if outcome.target is None else engine.options.min_tokens,
+        aim_tokens=None if outcome.target is None else state.options.min_tokens,
         tokens_before=outcome.tokens_before,
         tokens_after=outcome.tokens_after,
-        expected_before=engine.meter.expected(outcome.tokens_before),
-        expected_after=engine.meter.expected(outcome.tokens_after),
-        landing=tuple(_landing(engine, outcome.applied_marks, before)),
-        waiting=tuple(_landing(engine, waiting, before)),
-        held=tuple(_landing(engine, outcome.held_marks, before)),
+        expected_before=state.meter.expected(outcome.tokens_before),
+        expected_after=state.meter.expected(outcome.tokens_after),
+        landing=tuple(_landing(state, outcome.applied_marks, before)),
+        waiting=tuple(_landing(state, waiting, before)),
+        held=tuple(_landing(state, outcome.held_marks, before)),
         dropped=tuple(sorted(outcome.dropped_marks.items())),
         folds=tuple(
             PreviewFold(
@@ -214,13 +216,13 @@ def build_preview(
         uncached_tokens=uncached,
         messages_after=len(after),
         short_reason=outcome.short_reason,
-        refusal=None if outcome.changed else nothing_staged_reason(engine, outcome),
+        refusal=None if outcome.changed else nothing_staged_reason(state, outcome),
     )
 
 
-def nothing_staged_reason(engine: Engine, outcome: CommitOutcome) -> str:
+def nothing_staged_reason(state: SessionState, outcome: CommitOutcome) -> str:
     """Why a commit would change nothing, naming what holds the pending marks back."""
-    if not engine.marks:
+    if not state.marks:
         return (
             "nothing staged: no pending mark, no staged refold or pin, and no tool result "
             "due to clip"
@@ -233,13 +235,13 @@ def nothing_staged_reason(engine: Engine, outcome: CommitOutcome) -> str:
     if dropped:
         parts.append(f"{dropped} too small or blocked")
     detail = ", ".join(parts) if parts else "none can land"
-    return f"nothing staged that can land: {len(engine.marks)} pending marks, {detail}"
+    return f"nothing staged that can land: {len(state.marks)} pending marks, {detail}"
 
 
-def stopped_preview(engine: Engine, cause: str, reason: str) -> CommitPreview:
+def stopped_preview(state: SessionState, cause: str, reason: str) -> CommitPreview:
     """The preview when no commit may run at all (folding stopped)."""
-    tokens = engine.projection.tokens
-    expected = engine.meter.expected(tokens)
+    tokens = state.projection.tokens
+    expected = state.meter.expected(tokens)
     return CommitPreview(
         cause=cause,
         target=None,
@@ -259,7 +261,7 @@ def stopped_preview(engine: Engine, cause: str, reason: str) -> CommitPreview:
         withdrawn=0,
         first_changed=None,
         uncached_tokens=0,
-        messages_after=len(engine.projection.items),
+        messages_after=len(state.projection.items),
         short_reason=None,
         refusal=reason,
     )

@@ -1,14 +1,16 @@
-"""Building the engine's status report and fold tree (DESIGN §7 ``status``).
+"""Building the engine's status report, window composition and fold tree (DESIGN §7
+``status``).
 
-Pure reads of engine state; the data types live in :mod:`pifold_core.status` and the text
+Pure reads of the session state; the data types live in :mod:`pifold_core.status` and the text
 in the tool's renderer.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
-from pifold_core.composition import Category, FoldCounts
+from pifold_core.composition import Category, Composition, FoldCounts
 from pifold_core.status import (
     AuditView,
     DamagedObject,
@@ -19,15 +21,16 @@ from pifold_core.status import (
     Occupancy,
 )
 from pifold_core.store import StoreError, StoreObjectMissing
+from pifold_core.window import compose
 
 if TYPE_CHECKING:
-    from pifold_core.engine import Engine
     from pifold_core.marks import Mark
+    from pifold_core.session_state import SessionState
 
 
-def _mark_view(engine: Engine, mark: Mark) -> MarkView:
-    entries = engine.transcript.entries
-    projection = engine.projection
+def _mark_view(state: SessionState, mark: Mark) -> MarkView:
+    entries = state.transcript.entries
+    projection = state.projection
     first = projection.item_index_at(mark.start)
     last = projection.item_index_at(mark.end - 1)
     tokens = sum(item.tokens for item in projection.items[first : last + 1])
@@ -37,32 +40,32 @@ def _mark_view(engine: Engine, mark: Mark) -> MarkView:
         start_id=entries[mark.start].id,
         end_id=entries[mark.end - 1].id,
         entries=mark.end - mark.start,
-        chars=engine.transcript.size_chars(mark.start, mark.end),
+        chars=state.transcript.size_chars(mark.start, mark.end),
         tokens=tokens,
         brief=mark.brief,
     )
 
 
-def build_status(engine: Engine) -> EngineStatus:
-    """Everything ``status`` reports, read from the engine without changing it."""
-    options = engine.options
-    composition = engine.composition()
-    estimate = engine.projection.tokens
-    marks = sorted(engine.marks.values(), key=lambda m: (m.start, -m.end, m.id))
-    entries = engine.transcript.entries
-    pins = sorted(engine.pinned)
-    counts = engine.audit.counts
-    sources = {fold.source_digest: fold.source_bytes for fold in engine.forest.folds.values()}
+def build_status(state: SessionState) -> EngineStatus:
+    """Everything ``status`` reports, read from the session without changing it."""
+    options = state.options
+    composition = build_composition(state)
+    estimate = state.projection.tokens
+    marks = sorted(state.marks.values(), key=lambda m: (m.start, -m.end, m.id))
+    entries = state.transcript.entries
+    pins = sorted(state.pinned)
+    counts = state.audit.counts
+    sources = {fold.source_digest: fold.source_bytes for fold in state.forest.folds.values()}
     return EngineStatus(
         budget=options.budget,
         max_tokens=options.max_tokens,
         min_tokens=options.min_tokens,
         occupancy=Occupancy(
-            tokens=engine.expected_tokens(),
+            tokens=state.expected_tokens(),
             reading=composition.reading,
             shown_tokens=composition.fill_tokens,
             estimated_tokens=estimate,
-            calibration=round(engine.meter.calibration, 4),
+            calibration=round(state.meter.calibration, 4),
         ),
         counts=FoldCounts(
             consolidated=composition.counts.consolidated,
@@ -71,52 +74,68 @@ def build_status(engine: Engine) -> EngineStatus:
             marks=len(marks),
             pins=len(pins),
         ),
-        total_folds=len(engine.forest),
-        marks=tuple(_mark_view(engine, mark) for mark in marks),
+        total_folds=len(state.forest),
+        marks=tuple(_mark_view(state, mark) for mark in marks),
         marked_tokens=composition.mass(Category.MARKED),
         pins=tuple(entries[index].id for index in pins),
         staged_pins=tuple(
             entries[index].id
             for index in pins
-            if not engine.forest.shows_raw(index) or index in engine.projection.views
+            if not state.forest.shows_raw(index) or index in state.projection.views
         ),
-        pinned_tokens=sum(engine.projection.whole_tokens(index) for index in pins),
+        pinned_tokens=sum(state.projection.whole_tokens(index) for index in pins),
         pin_cap_tokens=options.min_tokens,
-        staged_refolds=tuple(sorted(engine.staged_refolds)),
-        clipped=sum(1 for kind, _ in engine.projection.views.values() if kind == "clipped"),
+        staged_refolds=tuple(sorted(state.staged_refolds)),
+        clipped=sum(1 for kind, _ in state.projection.views.values() if kind == "clipped"),
         audit=AuditView(
             requests=counts.requests,
             appends=counts.appends,
             attributed=counts.rewrites,
             unattributed=counts.unattributed,
         ),
-        commits=engine.commit_count,
-        last_commit=engine.last_commit,
-        stalled_reason=engine.stalled_reason,
-        floor=engine.floor,
-        folding_stopped=engine.folding_stopped,
-        torn_tail=engine.torn_tail,
-        damaged=damaged_objects(engine),
-        commit_history=tuple(engine.commit_history),
-        clipped_total=engine.clipped_total,
-        evidence_bytes=engine.evidence.used_bytes,
-        evidence_cap_bytes=engine.evidence.cap_bytes,
+        commits=state.commit_count,
+        last_commit=state.last_commit,
+        stalled_reason=state.stalled_reason,
+        floor=state.floor,
+        folding_stopped=state.folding_stopped,
+        torn_tail=state.journal.torn,
+        damaged=damaged_objects(state),
+        commit_history=tuple(state.commit_history),
+        clipped_total=state.clipped_total,
+        evidence_bytes=state.evidence.used_bytes,
+        evidence_cap_bytes=state.evidence.cap_bytes,
         store_objects=len(sources),
         store_bytes=sum(sources.values()),
-        max_depth=max((row.depth + 1 for row in fold_rows(engine)), default=0),
+        max_depth=max((row.depth + 1 for row in fold_rows(state)), default=0),
     )
 
 
-def damaged_objects(engine: Engine) -> tuple[DamagedObject, ...]:
+def build_composition(state: SessionState) -> Composition:
+    """What fills the window, for the fold bar."""
+    reading = state.meter.reading(state.epoch)
+    composed = compose(
+        state.projection,
+        state.forest,
+        state.marks.values(),
+        state.pinned,
+        state.options,
+        fill_tokens=state.meter.shown(state.projection.tokens, state.epoch),
+        reading=reading,
+        folding_stopped=state.folding_stopped is not None,
+    )
+    return replace(composed, floor=state.floor)  # a threshold commit held for runway
+
+
+def damaged_objects(state: SessionState) -> tuple[DamagedObject, ...]:
     """Folds whose store object, and evidence whose artifact, a read found damaged."""
     found: list[DamagedObject] = []
-    for fold in engine.forest.in_order():
-        error = engine.store.damaged.get(fold.source_digest)
+    for fold in state.forest.in_order():
+        error = state.store.damaged.get(fold.source_digest)
         if error is not None:
             found.append(
                 DamagedObject(fold.handle, "fold", error.digest, _problem(error), str(error))
             )
-    for identifier, error in sorted(engine.evidence.damaged.items()):
+    for identifier, error in sorted(state.evidence.damaged.items()):
         found.append(
             DamagedObject(identifier, "evidence", error.digest, _problem(error), str(error))
         )
@@ -127,20 +146,20 @@ def _problem(error: StoreError) -> Literal["missing", "corrupt"]:
     return "missing" if isinstance(error, StoreObjectMissing) else "corrupt"
 
 
-def fold_rows(engine: Engine) -> list[FoldRow]:
+def fold_rows(state: SessionState) -> list[FoldRow]:
     """Every fold in transcript order, parents before children."""
-    forest = engine.forest
-    entries = engine.transcript.entries
+    forest = state.forest
+    entries = state.transcript.entries
     rows: list[FoldRow] = []
     for fold in forest.in_order():
         ancestors = list(forest.ancestors(fold.handle))
-        state: FoldState
+        shown: FoldState
         if any(ancestor.handle not in forest.expanded for ancestor in ancestors):
-            state = "hidden"
+            shown = "hidden"
         elif fold.handle in forest.expanded:
-            state = "expanded"
+            shown = "expanded"
         else:
-            state = "collapsed"
+            shown = "collapsed"
         rows.append(
             FoldRow(
                 handle=fold.handle,
@@ -151,8 +170,8 @@ def fold_rows(engine: Engine) -> list[FoldRow]:
                 end_id=entries[fold.end - 1].id,
                 entries=fold.end - fold.start,
                 source_bytes=fold.source_bytes,
-                state=state,
-                staged_refold=fold.handle in engine.staged_refolds,
+                state=shown,
+                staged_refold=fold.handle in state.staged_refolds,
                 brief_line=fold.brief.splitlines()[0] if fold.brief else "",
             )
         )

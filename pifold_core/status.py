@@ -7,7 +7,7 @@ into text. Nothing here reads engine state or changes it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pifold_core.composition import FoldCounts, Reading
 from pifold_core.journal import TornTail
@@ -121,6 +121,28 @@ class CommitView:
     """Entries in the transcript when it ran."""
     newest_timestamp_ms: int | None = None
     """Timestamp of the newest entry when it ran (the host's clock), if there was one."""
+
+    @classmethod
+    def from_record(
+        cls, body: dict[str, Any], request: int, entries: int, newest_timestamp_ms: int | None
+    ) -> CommitView:
+        """The view of a commit from its log record, before request ``request`` with
+        ``entries`` entries in the transcript (the live commit and a reopen alike)."""
+        return cls(
+            number=int(body["n"]),
+            cause=str(body["cause"]),
+            tokens_before=int(body.get("tokensBefore", 0)),  # absent from logs before 2026-11-30
+            tokens_after=int(body.get("tokensAfter", 0)),
+            folds_made=len(body["folds"]),
+            marks_applied=len(body["applied"]),
+            clipped=len(body.get("clipped", [])),
+            withdrawn=len(body.get("withdrawn", [])),
+            pins_landed=len(body.get("pinOpened", [])),
+            short_reason=body.get("shortReason"),
+            request=request,
+            entries=entries,
+            newest_timestamp_ms=newest_timestamp_ms,
+        )
 
 
 @dataclass(frozen=True, slots=True)

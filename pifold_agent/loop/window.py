@@ -123,7 +123,7 @@ class EngineWindow:
         """The model's cache lifetime (its descriptor's), when known."""
 
     def entries(self) -> Sequence[Entry]:
-        return self.engine.transcript.entries
+        return self.engine.view.transcript.entries
 
     def append(self, entry: Entry) -> None:
         self.engine.append(entry)
@@ -132,7 +132,7 @@ class EngineWindow:
         return [FoldTool(self.engine)]
 
     def used_ids(self) -> Container[str]:
-        return self.engine.transcript.index_of
+        return self.engine.view.transcript.index_of
 
     def result_limit_bytes(self) -> int | None:
         # Past this the engine keeps the result as evidence and shows a head and a tail: a
@@ -140,10 +140,10 @@ class EngineWindow:
         return self.engine.options.evidence_threshold_bytes
 
     def used_call_ids(self) -> Container[str]:
-        return self.engine.transcript.call_site
+        return self.engine.view.transcript.call_site
 
     def catch_up(self, recorded: Sequence[Entry]) -> list[Entry]:
-        known = self.engine.transcript.index_of
+        known = self.engine.view.transcript.index_of
         context = [entry for entry in recorded if in_context(entry)]
         # Only what follows the last message the log holds: a kill between the two writes
         # leaves such a tail. One missing before it was added to the file by hand, and the
@@ -162,8 +162,8 @@ class EngineWindow:
 
     def estimate_text(self, text: str) -> int:
         # The engine's own count, scaled as it scales a projection to the provider's figures.
-        counted = self.engine.projection.counter.count_text(text)
-        return round(self.engine.meter.calibration * counted)
+        counted = self.engine.view.projection.counter.count_text(text)
+        return round(self.engine.view.calibration * counted)
 
     async def prepare(
         self, emit: Callable[[AgentEvent], None], head: str | None = None
@@ -174,7 +174,7 @@ class EngineWindow:
             emit(commit_event(request.commit))
         if (
             request.expected_tokens > self.engine.options.budget
-            and self.engine.folding_stopped is None  # a stopped engine cannot commit: send
+            and self.engine.view.folding_stopped is None  # a stopped engine cannot commit: send
         ):
             # The engine holds back a commit that buys no runway, even past the budget:
             # overflow recovery is the net (issue 12). A budget below the model's window is

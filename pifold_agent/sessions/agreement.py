@@ -88,7 +88,7 @@ def compare_with_log(session: SessionFile, engine: Engine) -> Disagreement | Non
     only (no folded entry is read back)."""
     recorded = [entry for entry in session.messages() if in_context(entry)]
     position = {entry.id: index for index, entry in enumerate(recorded)}
-    logged = engine.transcript.entries
+    logged = engine.view.transcript.entries
     found: list[tuple[DisagreementKind, str]] = []
     common: list[int] = []
     for index in range(len(logged)):
@@ -121,9 +121,9 @@ def _kept_as_evidence(entry: Entry, engine: Engine, index: int) -> bool:
     leaves nothing to compare."""
     if entry.kind != "tool_result":
         return False
-    if evidence_id(entry.digest) in engine.evidence_ids:
+    if evidence_id(entry.digest) in engine.view.evidence_ids:
         return True
-    evidence = engine.transcript.entries[index].extra.get("evidence")
+    evidence = engine.view.transcript.entries[index].extra.get("evidence")
     return isinstance(evidence, dict) and evidence.get("id") is None
 
 

@@ -95,7 +95,7 @@ def _dispatch(engine: Engine, action: ToolAction, call_id: str | None) -> tuple[
         return render_brief(engine.set_brief(action.mark_id, action.text)), False
     if isinstance(action, ExpandAction):
         outcome = engine.expand(action.fold_id)
-        return render_expand(action.fold_id, outcome, engine.projection.tokens), True
+        return render_expand(action.fold_id, outcome, engine.view.projection.tokens), True
     if isinstance(action, RefoldAction):
         engine.refold(action.fold_id)
         return render_refold(action.fold_id), False

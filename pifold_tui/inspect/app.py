@@ -59,7 +59,7 @@ class InspectApp(App[None]):
         """The session inspected."""
         self.settings = settings if settings is not None else SettingsFile()
         """The user's settings file."""
-        self.read_only = read_only or engine.read_only
+        self.read_only = read_only or engine.view.read_only
         """Every action that would change the session is refused (asked for, or the engine
         was opened read-only)."""
         self.note = note if note is not None else (READ_ONLY_NOTE if self.read_only else None)

@@ -115,7 +115,7 @@ async def test_a_scripted_session_folds_inside_a_long_turn_and_peeks_exact_bytes
     assert (repository / "NOTES.md").read_text() == "Every module defines value_N_* constants.\n"
     ends = [event for event in events if isinstance(event, ToolExecutionEnd)]
     assert len(ends) == MODULES + 4 and not any(event.is_error for event in ends)
-    results = {entry.call_id: entry for entry in engine.transcript.entries if entry.call_id}
+    results = {entry.call_id: entry for entry in engine.view.transcript.entries if entry.call_id}
     assert "module_0.py" in results["ls-1"].text and "module_11.py" in results["ls-1"].text
 
     # The threshold commit landed between two batches of the first, long turn: after several
@@ -135,16 +135,16 @@ async def test_a_scripted_session_folds_inside_a_long_turn_and_peeks_exact_bytes
 
     # Every request sent exactly the engine's projection of its moment; the last one is the
     # engine's projection now, less the final reply appended after it.
-    assert list(provider.requests[-1].messages) == engine.projection.messages()[:-1]
-    assert len(provider.requests) == engine.audit.counts.requests
-    assert engine.audit.counts.unattributed == 0
+    assert list(provider.requests[-1].messages) == engine.view.projection.messages()[:-1]
+    assert len(provider.requests) == engine.view.audit_counts.requests
+    assert engine.view.audit_counts.unattributed == 0
 
     # The model peeked a fold by the handle it read in its context and got the exact bytes.
     peek = results["peek-1"]
     assert not peek.is_error and "(verified)" in peek.text.splitlines()[0]
     handle = peek.text.split()[1]
-    fold = engine.fold(handle)
-    exact = source_of(engine.transcript.entries[fold.start : fold.end]).decode("utf-8")
+    fold = engine._verbs.fold(handle)
+    exact = source_of(engine.view.transcript.entries[fold.start : fold.end]).decode("utf-8")
     body = peek.text.split("\n", 1)[1].rsplit("\n", 2)[0]
     assert body.encode("utf-8") == exact.encode("utf-8")[:PEEK_BYTES]
     assert f"bytes 0 to {PEEK_BYTES:,} of {len(exact.encode('utf-8')):,}" in peek.text
@@ -156,7 +156,7 @@ async def test_a_scripted_session_folds_inside_a_long_turn_and_peeks_exact_bytes
         entry.id for entry in SessionFile.open(session.path).messages() if in_context(entry)
     ]
     assert recorded == [
-        entry.id for entry in engine.transcript.entries if entry.extra.get("pifold") is None
+        entry.id for entry in engine.view.transcript.entries if entry.extra.get("pifold") is None
     ]
     engine.close()
     session.close()

@@ -144,8 +144,8 @@ def ordered(value: Any) -> Any:
 
 def logged_prefixes(engine: Engine) -> list[str]:
     """The request digests the engine wrote to its log, in order."""
-    engine.journal.sync()
-    log = Journal(engine.journal.path)  # a reader of its own: the live one is the writer
+    engine._state.journal.sync()
+    log = Journal(engine._state.journal.path)  # a reader of its own: the live one is the writer
     return [record.body["prefix"] for record in log.read_all() if record.kind == "request"]
 
 
@@ -176,19 +176,19 @@ async def test_a_session_through_each_sdk_sends_the_projection_byte_for_byte(
     assert result.outcome == "stop", result.error
     assert result.final_text == "Every module defines numbered value constants."
     # The engine committed inside the long turn, and the model peeked the exact bytes.
-    assert engine.commit_count >= 1
+    assert engine.view.commit_count >= 1
     assert model.peeked is not None
     # Responses calls are kept as ``call_id|item_id``.
     peek = next(
         entry
-        for entry in engine.transcript.entries
+        for entry in engine.view.transcript.entries
         if (entry.call_id or "").split("|")[0] == "call_peek"
     )
     assert not peek.is_error and "(verified)" in peek.text.splitlines()[0]
 
     sent = server.requests
-    assert len(sent) == len(recording.requests) == engine.audit.counts.requests == MODULES + 3
-    assert engine.audit.counts.unattributed == 0
+    assert len(sent) == len(recording.requests) == engine.view.audit_counts.requests == MODULES + 3
+    assert engine.view.audit_counts.unattributed == 0
     prefixes = logged_prefixes(engine)
     for number, (wire, handed) in enumerate(zip(sent, recording.requests, strict=True)):
         # What the loop handed the adapter is the engine's projection of that request...
@@ -208,7 +208,7 @@ async def test_a_session_through_each_sdk_sends_the_projection_byte_for_byte(
     else:
         assert all(wire.body["stream_options"] == {"include_usage": True} for wire in sent)
     # The final projection is the last request plus the final reply.
-    assert list(recording.requests[-1].messages) == engine.projection.messages()[:-1]
+    assert list(recording.requests[-1].messages) == engine.view.projection.messages()[:-1]
     engine.close()
     assert_reopens_identically(engine)
 

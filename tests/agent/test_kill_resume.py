@@ -62,7 +62,7 @@ def logged_projection_holds(state: Path) -> Engine:
     requests = [body for body in requests if "prefix" in body]
     engine = Engine.open(state, read_only=True)
     last = requests[-1]
-    assert request_digest(engine.projection.digests()[: last["count"]]) == last["prefix"]
+    assert request_digest(engine.view.projection.digests()[: last["count"]]) == last["prefix"]
     return engine
 
 
@@ -78,12 +78,12 @@ def resume_and_check(
     session = latest_for(repository, home / "sessions")
     assert session is not None
     engine = Engine.open(session.state_directory, read_only=True)
-    engine_ids = [entry.id for entry in engine.transcript.entries]
+    engine_ids = [entry.id for entry in engine.view.transcript.entries]
     assert all(identifier in engine_ids for identifier in before)
     session_ids = [entry.id for entry in session.messages() if in_context(entry)]
     assert session_ids[: len(before)] == before
     assert [identifier for identifier in engine_ids if identifier in session_ids] == session_ids
-    assert engine.audit.counts.unattributed == 0
+    assert engine.view.audit_counts.unattributed == 0
     return session, engine
 
 
@@ -126,10 +126,10 @@ def test_sigkill_during_a_tool_batch_then_continue(tmp_path: Path) -> None:
     logged_projection_holds(session.state_directory).close()
 
     session, engine = resume_and_check(repository, home, tmp_path, before)
-    results = {entry.call_id: entry for entry in engine.transcript.entries if entry.call_id}
+    results = {entry.call_id: entry for entry in engine.view.transcript.entries if entry.call_id}
     assert results["fast"].text.strip() == "quick" and not results["fast"].is_error
     assert results["slow"].is_error and results["slow"].text == ORPHAN_RESULT
-    assert engine.transcript.entries[-1].text == "Resumed and done."
+    assert engine.view.transcript.entries[-1].text == "Resumed and done."
     engine.close()
 
 
@@ -155,14 +155,14 @@ def test_sigkill_during_a_commit_then_continue(tmp_path: Path) -> None:
     before = [entry.id for entry in session.messages() if in_context(entry)]
     assert len(before) > 10
     engine = logged_projection_holds(session.state_directory)
-    committed = engine.commit_count
+    committed = engine.view.commit_count
     engine.close()
 
     session, engine = resume_and_check(repository, home, tmp_path, before)
     # Whether the kill came before the commit's record or after it, the resumed session
     # commits (again, or further) and every fold it holds is verified on open.
-    assert engine.commit_count >= max(committed, 1)
-    assert engine.forest.folds
+    assert engine.view.commit_count >= max(committed, 1)
+    assert engine.view.forest.folds
     engine.close()
 
 
@@ -199,5 +199,5 @@ def test_ctrl_c_aborts_cleanly_with_exit_one(tmp_path: Path) -> None:
     assert [entry.kind for entry in entries] == ["user", "assistant", "tool_result"]
     assert entries[-1].is_error
     engine = Engine.open(session.state_directory, read_only=True)
-    assert [entry.id for entry in engine.transcript.entries] == [entry.id for entry in entries]
+    assert [entry.id for entry in engine.view.transcript.entries] == [entry.id for entry in entries]
     engine.close()

@@ -42,9 +42,9 @@ def test_every_trace_replays_cleanly(trace: Path, budget: int, tmp_path: Path) -
     sent = json.loads(window_out.read_text(encoding="utf-8"))
     reopened = Engine.open(tmp_path / "state")
     try:
-        assert sent == reopened.projection.messages()
-        assert reopened.audit.counts.unattributed == 0
-        assert reopened.clipped_total == report.clipped
+        assert sent == reopened.view.projection.messages()
+        assert reopened.view.audit_counts.unattributed == 0
+        assert reopened.view.clipped_total == report.clipped
     finally:
         reopened.close()
 
@@ -126,7 +126,7 @@ def test_pre_commit_notices_are_appends_and_survive_resume(tmp_path: Path) -> No
     assert report.unattributed == 0
     engine = Engine.open(tmp_path)
     try:
-        notices = [entry for entry in engine.transcript if entry.extra.get("pifold")]
+        notices = [entry for entry in engine.view.transcript if entry.extra.get("pifold")]
         # One notice per approach: at most one more than the commits that followed them.
         assert 1 <= len(notices) <= report.commits + 1
         assert all("commit fires at 48,000 tokens" in entry.text for entry in notices)
@@ -162,7 +162,7 @@ def test_a_resumed_replay_with_overflows_matches_an_uninterrupted_one(tmp_path: 
     first = Engine.open(tmp_path / "whole")
     second = Engine.open(tmp_path / "resumed")
     try:
-        assert first.projection.digests() == second.projection.digests()
+        assert first.view.projection.digests() == second.view.projection.digests()
     finally:
         first.close()
         second.close()

@@ -85,7 +85,10 @@ def test_a_resume_with_another_lifetime_is_refused_and_changes_nothing(
         replay_trace(TRACES[0], BUDGET, state, cache_lifetime_s=None)
     assert (state / LOG_NAME).read_bytes() == before
     again = replay_trace(TRACES[0], BUDGET, state)  # the same lifetime: it resumes (at the end)
-    assert (again.commits, again.cold_commits) == (reference[0].commits, reference[0].cold_commits)
+    assert (again.commits, again.cold_commits) == (
+        reference[0].commits,
+        reference[0].cold_commits,
+    )
 
 
 def _kill_points(state: Path) -> list[int]:

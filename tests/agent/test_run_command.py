@@ -59,10 +59,10 @@ def test_a_scripted_run_prints_the_answer_and_records_the_session(tmp_path: Path
     kinds = [entry.kind for entry in session.messages()]
     assert kinds == ["user", "assistant", "tool_result", "assistant"]
     engine = Engine.open(session.state_directory, read_only=True)
-    assert [entry.id for entry in engine.transcript.entries] == [
+    assert [entry.id for entry in engine.view.transcript.entries] == [
         entry.id for entry in session.messages()
     ]
-    assert engine.audit.counts.unattributed == 0
+    assert engine.view.audit_counts.unattributed == 0
     engine.close()
 
 
@@ -106,7 +106,7 @@ def test_continue_resumes_the_newest_session(tmp_path: Path) -> None:
         "Second answer.",
     ]
     engine = Engine.open(session.state_directory, read_only=True)
-    assert len(engine.transcript.entries) == 4
+    assert len(engine.view.transcript.entries) == 4
     engine.close()
 
 

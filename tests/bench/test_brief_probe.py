@@ -61,7 +61,7 @@ def _folded_session(tmp_path: Path) -> tuple[Engine, list[PlantedValue]]:
     drive(engine, session.entries)
     engine.commit_now()
     engine.prepare_request()
-    assert engine.audit.counts.unattributed == 0
+    assert engine.view.audit_counts.unattributed == 0
     return engine, values
 
 
@@ -81,8 +81,8 @@ def test_probe_counts_folded_values_and_those_their_brief_shows(tmp_path: Path) 
 def test_an_expanded_fold_does_not_count_as_folded(tmp_path: Path) -> None:
     engine, values = _folded_session(tmp_path)
     try:
-        index = engine.transcript.index_of[values[0].entry_id]
-        for fold in engine.forest.chain_at(index):
+        index = engine.view.transcript.index_of[values[0].entry_id]
+        for fold in engine.view.forest.chain_at(index):
             engine.expand(fold.handle)
         probe = probe_engine(engine, values)
     finally:

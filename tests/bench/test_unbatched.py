@@ -50,7 +50,7 @@ def test_unbatched_lands_one_mark_per_request_between_the_band_edges(tmp_path: P
     landed = [number for number, _ in arm.landed]
     assert len(landed) == len(set(landed)) >= 4  # never two marks before one request
     # Every commit is the arm's, one requested mark each, landed in that commit.
-    commits = arm.engine.commits
+    commits = arm.engine._state.commits
     assert [commit.cause for commit in commits] == [UNBATCHED_CAUSE] * len(landed)
     assert all(
         mark in commit.applied_marks for commit, (_, mark) in zip(commits, arm.landed, strict=True)
@@ -90,8 +90,8 @@ def test_a_span_mark_lands_with_the_tool_marks_inside_it(tmp_path: Path) -> None
     landed = [number for number, _ in arm.landed]
     assert len(landed) == len(set(landed))
     assert all(run.classes[number] == "attributed" for number in landed)
-    assert any(len(commit.applied_marks) > 1 for commit in arm.engine.commits)
-    for commit, (_, mark) in zip(arm.engine.commits, arm.landed, strict=True):
+    assert any(len(commit.applied_marks) > 1 for commit in arm.engine._state.commits)
+    for commit, (_, mark) in zip(arm.engine._state.commits, arm.landed, strict=True):
         # The requested mark is the outermost one: the last the commit applied.
         assert commit.applied_marks[-1] == mark
     assert run.recall is not None and run.recall.lost_values == []

@@ -215,7 +215,7 @@ def drive(
 
 def expected_source(engine: Engine, fold: Fold) -> bytes:
     """What a fold's source must be: the canonical records of the entries it covers."""
-    return source_of(engine.transcript.entries[fold.start : fold.end])
+    return source_of(engine.view.transcript.entries[fold.start : fold.end])
 
 
 def tool_call_of(entry: Entry) -> ToolCallBlock:

@@ -16,21 +16,21 @@ from tests.core.builders import CharCounter, SessionBuilder, drive, expected_sou
 
 def durable_state(engine: Engine) -> dict[str, Any]:
     """Everything a reopen must rebuild: projection, marks, pins, views, forest, meter, audit."""
-    meter = engine.meter
+    meter = engine._state.meter
     return {
-        "digests": engine.projection.digests(),
-        "messages": engine.projection.messages(),
-        "tokens": engine.projection.tokens,
-        "marks": dict(engine.marks),
-        "mark_count": engine.mark_count,
-        "pins": set(engine.pinned),
-        "views": dict(engine.projection.views),
-        "folds": dict(engine.forest.folds),
-        "parents": dict(engine.forest.parent),
-        "expanded": set(engine.forest.expanded),
-        "refolds": set(engine.staged_refolds),
-        "pin_opened": set(engine.pin_opened),
-        "ephemeral": dict(engine.ephemeral),
+        "digests": engine.view.projection.digests(),
+        "messages": engine.view.projection.messages(),
+        "tokens": engine.view.projection.tokens,
+        "marks": dict(engine.view.marks),
+        "mark_count": engine._state.mark_count,
+        "pins": set(engine.view.pinned),
+        "views": dict(engine.view.projection.views),
+        "folds": dict(engine.view.forest.folds),
+        "parents": dict(engine.view.forest.parent),
+        "expanded": set(engine.view.forest.expanded),
+        "refolds": set(engine.view.staged_refolds),
+        "pin_opened": set(engine._state.pin_opened),
+        "ephemeral": dict(engine._state.ephemeral),
         "meter": (
             meter.last,
             dict(meter.sent),
@@ -38,18 +38,21 @@ def durable_state(engine: Engine) -> dict[str, Any]:
             meter._measured_growth,
             meter._estimated_growth,
         ),
-        "reading": meter.reading(engine.epoch),
+        "reading": meter.reading(engine.view.epoch),
         "expected": engine.expected_tokens(),
-        "audit": (dataclasses.replace(engine.audit.counts), list(engine.audit.previous)),
-        "commit_count": engine.commit_count,
-        "last_commit": engine.last_commit,
-        "epoch": engine.epoch,
-        "sent_through": engine.sent_through,
+        "audit": (
+            dataclasses.replace(engine.view.audit_counts),
+            list(engine._state.audit.previous),
+        ),
+        "commit_count": engine.view.commit_count,
+        "last_commit": engine._state.last_commit,
+        "epoch": engine.view.epoch,
+        "sent_through": engine._state.sent_through,
         "options": engine.options,
-        "noticed": engine.noticed,
-        "stalled": (engine.stalled_at, engine.stalled_reason),
-        "floor": engine.floor,
-        "entries": [entry.record_bytes for entry in engine.transcript.entries],
+        "noticed": engine._state.noticed,
+        "stalled": (engine._state.stalled_at, engine._state.stalled_reason),
+        "floor": engine.view.floor,
+        "entries": [entry.record_bytes for entry in engine.view.transcript.entries],
     }
 
 
@@ -57,9 +60,9 @@ def full_state(engine: Engine) -> dict[str, Any]:
     """:func:`durable_state` plus the log's bytes and the process-only flags."""
     return {
         **durable_state(engine),
-        "log": engine.journal.path.read_bytes(),
-        "folding_stopped": engine.folding_stopped,
-        "commits": len(engine.commits),
+        "log": engine._state.journal.path.read_bytes(),
+        "folding_stopped": engine.view.folding_stopped,
+        "commits": len(engine._state.commits),
     }
 
 
@@ -78,7 +81,7 @@ def reopen(engine: Engine) -> Engine:
     """Open the engine's state again from its log, as a restarted process would: the old
     engine is closed first (it gives up the writer's lock, as a process that ends does)."""
     engine.close()
-    return Engine.open(engine.state_dir, None, CharCounter(), engine.meter.host_measures)
+    return Engine.open(engine.state_dir, None, CharCounter(), engine._state.meter.host_measures)
 
 
 def assert_reopens_identically(engine: Engine, counter: TokenCounter | None = None) -> Engine:
@@ -88,15 +91,15 @@ def assert_reopens_identically(engine: Engine, counter: TokenCounter | None = No
     closed) engine; the live one stays writable."""
     assert_clean_audit(engine)
     assert_lossless(engine)
-    engine.journal.sync()
+    engine._state.journal.sync()
     reopened = Engine.open(
         engine.state_dir,
         None,
         CharCounter() if counter is None else counter,
-        engine.meter.host_measures,
+        engine._state.meter.host_measures,
         read_only=True,
     )
-    assert reopened.torn_tail is None
+    assert reopened.view.torn_tail is None
     assert reopened.status().damaged == ()
     live, rebuilt = durable_state(engine), durable_state(reopened)
     for key, value in live.items():
@@ -107,29 +110,29 @@ def assert_reopens_identically(engine: Engine, counter: TokenCounter | None = No
 
 def assert_clean_audit(engine: Engine) -> None:
     """The wire audit found no unattributed rewrite (DESIGN §4)."""
-    assert engine.audit.counts.unattributed == 0
+    assert engine.view.audit_counts.unattributed == 0
 
 
 def assert_lossless(engine: Engine) -> None:
     """Every fold, at any depth, peeks back exactly the entries it covers (DESIGN §3)."""
-    for fold in engine.forest.folds.values():
+    for fold in engine.view.forest.folds.values():
         result = engine.peek(fold.handle)
         assert result.complete and result.data == expected_source(engine, fold), fold.handle
 
 
 def shown_raw(engine: Engine, index: int) -> bool:
     """Entry ``index`` is a message of its own in the projection, byte for byte."""
-    item = engine.projection.items[engine.projection.item_index_at(index)]
+    item = engine.view.projection.items[engine.view.projection.item_index_at(index)]
     return (
         item.fold is None
         and (item.start, item.end) == (index, index + 1)
-        and item.digest == engine.transcript.entries[index].wire_digest
+        and item.digest == engine.view.transcript.entries[index].wire_digest
     )
 
 
 def raw_tokens(engine: Engine, index: int) -> int:
     """What entry ``index`` costs shown whole, counted as the tests count (characters / 4)."""
-    entry = engine.transcript.entries[index]
+    entry = engine.view.transcript.entries[index]
     return CharCounter().count_message(entry.wire, entry.wire_digest)
 
 
@@ -158,7 +161,7 @@ def pending_engine(
         CharCounter(),
     )
     drive(engine, session.entries)
-    assert engine.marks and not engine.forest.folds
+    assert engine.view.marks and not engine.view.forest.folds
     assert_clean_audit(engine)
     return engine, session
 
@@ -170,7 +173,7 @@ def folded_engine(
     engine, session = pending_engine(path, count, options)
     engine.commit_now()
     engine.prepare_request()
-    assert engine.forest.folds
+    assert engine.view.forest.folds
     return engine, session
 
 

@@ -26,7 +26,7 @@ def hold(state: Path, rounds: int) -> None:
         engine.append(session.user(f"question {number}: " + filler(300, seed=number)))
         engine.prepare_request()
         engine.append(session.assistant(f"answer {number}"))
-        print(f"round {number} {len(engine.transcript)}", flush=True)
+        print(f"round {number} {len(engine.view.transcript)}", flush=True)
     if sys.stdin.readline().strip() == "close":
         engine.close()
 

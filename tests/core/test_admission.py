@@ -72,7 +72,7 @@ def test_a_split_surrogate_pair_is_combined_and_survives_a_restart(
     engine.append(entry)
     engine.prepare_request()
     reopened = assert_reopens_identically(engine)
-    assert reopened.transcript.entries[-1].record_bytes == entry.record_bytes
+    assert reopened.view.transcript.entries[-1].record_bytes == entry.record_bytes
 
 
 @pytest.mark.parametrize("field", sorted(_entries_with("")))

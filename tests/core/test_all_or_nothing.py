@@ -71,16 +71,16 @@ def test_a_failed_entry_write_applies_nothing_and_the_retry_matches_a_clean_run(
         failing.armed = True
         with unchanged(engine), pytest.raises(OSError, match="No space left"):
             engine.append(entry)
-        marks_before = engine.mark_count
+        marks_before = engine._state.mark_count
         engine.append(entry)  # the retry succeeds
-        appends_laying_marks += engine.mark_count > marks_before
+        appends_laying_marks += engine._state.mark_count > marks_before
     assert appends_laying_marks >= 3  # a failure while logging marks was tried too
     live, reference = durable_state(engine), durable_state(clean)
     for key, value in reference.items():
         assert live[key] == value, f"{key} differs from a run without failures"
     reopened = assert_reopens_identically(engine)
     # After the reopen a new mark continues the numbering, never reusing a pending id.
-    assert reopened.mark_count == engine.mark_count == len(engine.marks)
+    assert reopened._state.mark_count == engine._state.mark_count == len(engine.view.marks)
     engine.close()
     clean.close()
 
@@ -90,16 +90,16 @@ def test_a_failed_request_write_is_not_counted_live_or_after_a_reopen(
 ) -> None:
     engine = Engine.open(tmp_path / "state", _options(), CharCounter())
     drive(engine, _session().entries)
-    counted = engine.audit.counts.requests
+    counted = engine.view.audit_counts.requests
     failing = _FailNext(monkeypatch, "request")
     with unchanged(engine), pytest.raises(OSError, match="No space left"):
         engine.prepare_request()
     assert not failing.armed
     request = engine.prepare_request()
     assert request.record.number == counted + 1
-    assert engine.audit.counts.requests == counted + 1
+    assert engine.view.audit_counts.requests == counted + 1
     reopened = assert_reopens_identically(engine)
-    assert reopened.audit.counts == engine.audit.counts
+    assert reopened.view.audit_counts == engine.view.audit_counts
     engine.close()
 
 
@@ -133,8 +133,8 @@ def test_a_late_result_of_a_folded_call_is_refused_live_and_the_session_reopens(
     drive(engine, session.entries)
     engine.commit_now()
     engine.prepare_request()
-    call_site = engine.transcript.call_site[str(late.call_id)]
-    (holder,) = engine.forest.root_overlapping(call_site, call_site + 1)
+    call_site = engine.view.transcript.call_site[str(late.call_id)]
+    (holder,) = engine.view.forest.root_overlapping(call_site, call_site + 1)
     refusal = f"fold {holder.handle} already holds"
     with unchanged(engine), pytest.raises(EngineError, match=refusal):
         engine.append(late)
@@ -148,13 +148,13 @@ def test_a_late_result_of_a_call_not_yet_folded_is_kept_whole_through_a_commit(
     session, late = _late_session()
     engine = Engine.open(tmp_path / "state", _options(), CharCounter())
     drive(engine, session.entries)
-    call_site = engine.transcript.call_site[str(late.call_id)]
-    assert any(m.start <= call_site < m.end for m in engine.marks.values())
+    call_site = engine.view.transcript.call_site[str(late.call_id)]
+    assert any(m.start <= call_site < m.end for m in engine.view.marks.values())
     engine.append(late)  # the call is raw: the result joins the transcript
     engine.commit_now()  # a mark laid before the result must not separate the two
     engine.prepare_request()
-    index = engine.transcript.index_of[late.id]
-    for fold in engine.forest.folds.values():
+    index = engine.view.transcript.index_of[late.id]
+    for fold in engine.view.forest.folds.values():
         assert (fold.start <= call_site < fold.end) == (fold.start <= index < fold.end)
     assert_clean_audit(engine)
     assert_reopens_identically(engine)

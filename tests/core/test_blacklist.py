@@ -25,7 +25,7 @@ def _session() -> SessionBuilder:
 def _blacklisted_indices(engine: Engine) -> list[int]:
     return [
         index
-        for index, entry in enumerate(engine.transcript.entries)
+        for index, entry in enumerate(engine.view.transcript.entries)
         if entry.kind == "tool_result" and entry.tool_name == "bash"
     ]
 
@@ -39,18 +39,18 @@ def test_blacklisted_results_stay_raw_through_commits(tmp_path: Path) -> None:
     engine = Engine.open(tmp_path / "state", options, CharCounter())
     requests = drive(engine, _session().entries)
     assert any(request.commit is not None for request in requests)
-    assert engine.forest.folds, "the other tools' results were folded"
+    assert engine.view.forest.folds, "the other tools' results were folded"
     indices = _blacklisted_indices(engine)
     assert indices
     for index in indices:
-        assert engine.forest.root_containing(index) is None, index
+        assert engine.view.forest.root_containing(index) is None, index
         assert shown_raw(engine, index), index
     assert_clean_audit(engine)
     assert_lossless(engine)
     engine.close()
     reopened = Engine.open(tmp_path / "state", None, CharCounter())
     try:
-        assert reopened.projection.digests() == engine.projection.digests()
+        assert reopened.view.projection.digests() == engine.view.projection.digests()
         assert reopened.options.blacklist == frozenset({"bash"})
     finally:
         reopened.close()
@@ -61,7 +61,7 @@ def test_without_the_blacklist_the_same_results_fold(tmp_path: Path) -> None:
         tmp_path / "state", small_options(budget=12_000, min_fold_chars=2_000), CharCounter()
     )
     drive(engine, _session().entries)
-    assert any(engine.forest.root_containing(index) for index in _blacklisted_indices(engine))
+    assert any(engine.view.forest.root_containing(index) for index in _blacklisted_indices(engine))
     assert_clean_audit(engine)
     assert_lossless(engine)
 
@@ -74,13 +74,13 @@ def test_blacklisting_live_protects_results_from_the_next_commit(tmp_path: Path)
     engine.apply_options(replace(engine.options, blacklist=frozenset({"bash"})))
     engine.commit_now()
     for index in _blacklisted_indices(engine):
-        assert engine.forest.root_containing(index) is None, index
+        assert engine.view.forest.root_containing(index) is None, index
     assert engine.prepare_request().record.classification == "attributed"
     assert_clean_audit(engine)
     assert_lossless(engine)
     engine.close()
     reopened = Engine.open(tmp_path / "state", None, CharCounter())
     try:
-        assert reopened.projection.digests() == engine.projection.digests()
+        assert reopened.view.projection.digests() == engine.view.projection.digests()
     finally:
         reopened.close()

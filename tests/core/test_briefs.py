@@ -408,7 +408,7 @@ def test_a_reopened_session_keeps_the_briefs_its_commits_made(tmp_path: Path) ->
     engine.prepare_request()
     used_first = [
         fold
-        for fold in engine.forest.folds.values()
+        for fold in engine.view.forest.folds.values()
         if fold.kind == "tool" and " · ids: src/pkg/area_5" in fold.brief
     ]
     assert used_first, "a tool fold's brief should lead with the path the agent read next"
@@ -418,10 +418,12 @@ def test_a_reopened_session_keeps_the_briefs_its_commits_made(tmp_path: Path) ->
         engine, [session.entries[-1], session.assistant("Opening src/pkg/area_10/handler_10.py.")]
     )
     last = used_first[-1]
-    recomputed = FoldBuilder(engine.transcript, Forest()).build("tool", last.start, last.end, 9)
+    recomputed = FoldBuilder(engine.view.transcript, Forest()).build(
+        "tool", last.start, last.end, 9
+    )
     assert recomputed.fold.brief != last.brief
     reopened = assert_reopens_identically(engine)
-    assert {h: f.brief for h, f in reopened.forest.folds.items()} == {
-        h: f.brief for h, f in engine.forest.folds.items()
+    assert {h: f.brief for h, f in reopened.view.forest.folds.items()} == {
+        h: f.brief for h, f in engine.view.forest.folds.items()
     }
     engine.close()

@@ -32,10 +32,10 @@ def _driven(folder: Path, seed: int, segments: int, share: float) -> Engine:
     engine = Engine.open(folder, small_options(budget=6_000), CharCounter())
     cut = int(len(entries) * share)
     drive(engine, entries[:cut])
-    engine.checkpoint_records = checkpoint.write(engine)
+    engine._state.checkpoint_written(checkpoint.write(engine._state))
     drive(engine, entries[cut:])
     engine.prepare_request()
-    engine.journal.sync()
+    engine._state.journal.sync()
     return engine
 
 
@@ -48,7 +48,7 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
 
 def _rebuilt(folder: Path) -> Engine:
     """The session rebuilt from the whole log, the checkpoint ignored."""
-    return open_state(Engine, folder, None, CharCounter(), True, None, use_checkpoint=False)
+    return Engine(open_state(folder, None, CharCounter(), True, None, use_checkpoint=False))
 
 
 def _copy(engine: Engine, tmp_path: Path) -> Path:
@@ -61,23 +61,23 @@ def _assert_same(left: Engine, right: Engine) -> None:
     first, second = durable_state(left), durable_state(right)
     for key, value in first.items():
         assert second[key] == value, f"{key} differs"
-    assert left.host_notes == right.host_notes
-    assert left.layer.run_state() == right.layer.run_state()
-    assert left.commit_history == right.commit_history
-    assert left.transcript.units == right.transcript.units
-    assert left.journal.next_sequence == right.journal.next_sequence
-    assert left.floor == right.floor
+    assert left.view.host_notes == right.view.host_notes
+    assert left._state.layer.run_state() == right._state.layer.run_state()
+    assert left.view.commit_history == right.view.commit_history
+    assert left.view.transcript.units == right.view.transcript.units
+    assert left._state.journal.next_sequence == right._state.journal.next_sequence
+    assert left.view.floor == right.view.floor
 
 
 def test_a_reopen_from_the_checkpoint_replays_only_the_tail_and_equals_the_live_session(
     session: Engine,
 ) -> None:
     reopened = assert_reopens_identically(session)
-    assert reopened.checkpoint_problem is None
-    assert 0 < reopened.checkpoint_records < session.journal.next_sequence
+    assert reopened.view.checkpoint_problem is None
+    assert 0 < reopened.view.checkpoint_records < session._state.journal.next_sequence
     _assert_same(session, reopened)
     rebuilt = _rebuilt(session.state_dir)
-    assert rebuilt.checkpoint_records == 0
+    assert rebuilt.view.checkpoint_records == 0
     _assert_same(rebuilt, reopened)
 
 
@@ -85,12 +85,12 @@ def test_folded_entries_stay_on_disk_after_a_checkpoint_reopen_and_read_back_exa
     session: Engine,
 ) -> None:
     reopened = Engine.open(session.state_dir, None, CharCounter(), read_only=True)
-    entries = reopened.transcript.entries
+    entries = reopened.view.transcript.entries
     released = [index for index in range(len(entries)) if not entries.is_whole(index)]
     assert released, "the checkpoint kept every entry whole"
-    assert all(reopened.forest.root_containing(index) is not None for index in released)
+    assert all(reopened.view.forest.root_containing(index) is not None for index in released)
     assert_lossless(reopened)  # every fold peeks its exact source, read back from the log
-    live = session.transcript.entries
+    live = session.view.transcript.entries
     assert [entries[i].record_bytes for i in released] == [live[i].record_bytes for i in released]
     reopened.close()
 
@@ -102,15 +102,17 @@ def test_a_session_reopened_from_its_checkpoint_goes_on_and_reopens_identically(
     first, second = len(entries) // 3, 2 * len(entries) // 3
     engine = Engine.open(tmp_path / "state", small_options(budget=6_000), CharCounter())
     drive(engine, entries[:first])
-    engine.checkpoint_records = checkpoint.write(engine)
+    engine._state.checkpoint_written(checkpoint.write(engine._state))
     engine.close()
     resumed = Engine.open(tmp_path / "state", None, CharCounter())
-    assert resumed.checkpoint_records > 0
+    assert resumed.view.checkpoint_records > 0
     drive(resumed, entries[first:second])
-    resumed.checkpoint_records = checkpoint.write(resumed)  # hashes on from the verified bytes
+    resumed._state.checkpoint_written(
+        checkpoint.write(resumed._state)
+    )  # hashes on from the verified bytes
     drive(resumed, entries[second:])
     reopened = assert_reopens_identically(resumed)
-    assert reopened.checkpoint_records == resumed.checkpoint_records
+    assert reopened.view.checkpoint_records == resumed.view.checkpoint_records
     _assert_same(_rebuilt(tmp_path / "state"), reopened)
     resumed.close()
 
@@ -169,9 +171,11 @@ def test_a_damaged_or_doubtful_checkpoint_is_named_and_the_log_rebuilds_the_sess
     damage, named = DAMAGE[case]
     damage(folder)
     reopened = Engine.open(folder, None, CharCounter(), read_only=True)
-    assert reopened.checkpoint_records == 0
-    assert reopened.checkpoint_problem is not None and named in reopened.checkpoint_problem
-    assert CHECKPOINT in reopened.checkpoint_problem
+    assert reopened.view.checkpoint_records == 0
+    assert (
+        reopened.view.checkpoint_problem is not None and named in reopened.view.checkpoint_problem
+    )
+    assert CHECKPOINT in reopened.view.checkpoint_problem
     _assert_same(_rebuilt(folder), reopened)
     assert reopened.status().damaged == ()  # the store and evidence are untouched
 
@@ -183,8 +187,8 @@ def test_a_checkpoint_from_another_session_is_refused(session: Engine, tmp_path:
     (folder / CHECKPOINT).chmod(0o600)
     shutil.copyfile(tmp_path / "other" / CHECKPOINT, folder / CHECKPOINT)
     reopened = Engine.open(folder, None, CharCounter(), read_only=True)
-    assert reopened.checkpoint_records == 0
-    assert reopened.checkpoint_problem is not None
+    assert reopened.view.checkpoint_records == 0
+    assert reopened.view.checkpoint_problem is not None
     _assert_same(session, reopened)
 
 
@@ -194,12 +198,15 @@ def test_a_log_cut_short_of_the_checkpoint_rebuilds_from_what_it_holds(
     folder = _copy(session, tmp_path)
     log = folder / "fold-log.jsonl"
     lines = log.read_bytes().split(b"\n")
-    keep = session.checkpoint_records // 2
+    keep = session.view.checkpoint_records // 2
     log.write_bytes(b"\n".join(lines[:keep]) + b"\n")
     reopened = Engine.open(folder, None, CharCounter(), read_only=True)
-    assert reopened.checkpoint_records == 0
-    assert reopened.checkpoint_problem is not None and "shorter" in reopened.checkpoint_problem
-    assert reopened.journal.next_sequence == keep
+    assert reopened.view.checkpoint_records == 0
+    assert (
+        reopened.view.checkpoint_problem is not None
+        and "shorter" in reopened.view.checkpoint_problem
+    )
+    assert reopened._state.journal.next_sequence == keep
     _assert_same(_rebuilt(folder), reopened)
 
 
@@ -210,8 +217,8 @@ def test_a_checkpoint_counted_with_another_tokenizer_is_not_applicable_and_not_d
         name = "other/4"
 
     reopened = Engine.open(session.state_dir, None, OtherCounter(), read_only=True)
-    assert reopened.checkpoint_records == 0 and reopened.checkpoint_problem is None
-    assert reopened.projection.digests() == session.projection.digests()
+    assert reopened.view.checkpoint_records == 0 and reopened.view.checkpoint_problem is None
+    assert reopened.view.projection.digests() == session.view.projection.digests()
 
 
 def test_a_checkpoint_that_cannot_be_written_changes_nothing(
@@ -227,11 +234,11 @@ def test_a_checkpoint_that_cannot_be_written_changes_nothing(
 
     monkeypatch.setattr(checkpoint, "write_file_atomically", full_disk)
     monkeypatch.setattr(checkpoint, "CHECKPOINT_MIN_RECORDS", 1)
-    covered = engine.checkpoint_records
+    covered = engine.view.checkpoint_records
     engine.commit_now()  # a commit tries a checkpoint; the failure stays out of its way
-    assert engine.checkpoint_records == covered
+    assert engine.view.checkpoint_records == covered
     assert (tmp_path / "state" / CHECKPOINT).read_bytes() == before
-    assert engine.folding_stopped is None
+    assert engine.view.folding_stopped is None
     assert_reopens_identically(engine)
     engine.close()
 
@@ -253,12 +260,12 @@ def test_the_engine_writes_its_own_checkpoint_once_one_is_due(
     monkeypatch.setattr(checkpoint, "CHECKPOINT_MIN_RECORDS", 50)
     engine = Engine.open(tmp_path / "state", small_options(budget=6_000), CharCounter())
     drive(engine, random_session(3, 8))
-    assert engine.commit_count > 0
-    assert engine.checkpoint_records > 0  # written after a commit
+    assert engine.view.commit_count > 0
+    assert engine.view.checkpoint_records > 0  # written after a commit
     assert (tmp_path / "state" / CHECKPOINT).stat().st_mode & 0o777 == checkpoint.CHECKPOINT_MODE
     engine.close()
     reopened = Engine.open(tmp_path / "state", None, CharCounter(), read_only=True)
-    assert reopened.checkpoint_records == engine.checkpoint_records
+    assert reopened.view.checkpoint_records == engine.view.checkpoint_records
 
 
 @settings(
@@ -273,7 +280,7 @@ def test_any_checkpoint_point_reopens_to_the_whole_log_rebuild(
     folder = tmp_path_factory.mktemp("any") / "state"
     engine = _driven(folder, seed, 5, share)
     reopened = assert_reopens_identically(engine)
-    assert reopened.checkpoint_records > 0
+    assert reopened.view.checkpoint_records > 0
     _assert_same(_rebuilt(folder), reopened)
     engine.close()
 
@@ -285,8 +292,10 @@ def test_a_released_entry_whose_log_line_was_damaged_is_refused_naming_it(
     session = _driven(tmp_path / "state", 4, 6, 1.0)
     folder = _copy(session, tmp_path)
     reopened = Engine.open(folder, None, CharCounter(), read_only=True)
-    assert reopened.checkpoint_records >= session.journal.next_sequence - 1  # one request
-    entries = reopened.transcript.entries
+    assert (
+        reopened.view.checkpoint_records >= session._state.journal.next_sequence - 1
+    )  # one request
+    entries = reopened.view.transcript.entries
     released = [i for i in range(len(entries)) if not entries.is_whole(i)]
     log = folder / "fold-log.jsonl"
     data = bytearray(log.read_bytes())
@@ -295,7 +304,7 @@ def test_a_released_entry_whose_log_line_was_damaged_is_refused_naming_it(
         assert span is not None
         data[span[0] + span[1] // 2] ^= 0x01
     log.write_bytes(bytes(data))
-    live = session.transcript.entries
+    live = session.view.transcript.entries
     refused = 0
     for index in released:
         facts = entries.facts_of(index)
@@ -341,7 +350,7 @@ def test_the_state_is_stored_compressed_and_an_uncompressed_one_still_reads(
     assert isinstance(state, dict) and len(stored) < len(wire_bytes(state)) / 2
     _as_format_1(copy)
     reopened = Engine.open(copy, None, CharCounter(), read_only=True)
-    assert reopened.checkpoint_problem is None and reopened.checkpoint_records > 0
+    assert reopened.view.checkpoint_problem is None and reopened.view.checkpoint_records > 0
     _assert_same(session, reopened)
     reopened.close()
 
@@ -350,7 +359,7 @@ def test_a_format_2_checkpoint_one_zlib_stream_still_reads(session: Engine, tmp_
     copy = _copy(session, tmp_path)
     _as_format_1(copy, layout=2)
     reopened = Engine.open(copy, None, CharCounter(), read_only=True)
-    assert reopened.checkpoint_problem is None and reopened.checkpoint_records > 0
+    assert reopened.view.checkpoint_problem is None and reopened.view.checkpoint_records > 0
     _assert_same(session, reopened)
     reopened.close()
 
@@ -368,8 +377,8 @@ def test_a_body_that_hashes_but_does_not_decompress_is_named_and_rebuilt(
     path.chmod(0o600)
     path.write_bytes(wire_bytes(header) + b"\n" + body)
     reopened = Engine.open(copy, None, CharCounter(), read_only=True)
-    assert reopened.checkpoint_problem is not None
-    assert "does not decompress" in reopened.checkpoint_problem
-    assert reopened.checkpoint_records == 0
+    assert reopened.view.checkpoint_problem is not None
+    assert "does not decompress" in reopened.view.checkpoint_problem
+    assert reopened.view.checkpoint_records == 0
     _assert_same(session, reopened)
     reopened.close()

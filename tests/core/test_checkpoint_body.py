@@ -33,8 +33,8 @@ def _drive_checking(path: Path, seed: int, body: CheckpointBody) -> tuple[Engine
 
     def check(engine: Engine, _request: object) -> None:
         nonlocal most
-        built = parse_json(inflate(body.build(engine)))
-        assert built == parse_json(wire_bytes(capture(engine)))
+        built = parse_json(inflate(body.build(engine._state)))
+        assert built == parse_json(wire_bytes(capture(engine._state)))
         most = max(most, body.reused)
 
     drive(engine, random_session(seed, segments=8), check)
@@ -49,7 +49,7 @@ def _drive_checking(path: Path, seed: int, body: CheckpointBody) -> tuple[Engine
 @given(seed=st.integers(0, 10_000))
 def test_a_body_from_reused_chunks_is_the_whole_state(tmp_path: Path, seed: int) -> None:
     engine, most = _drive_checking(tmp_path / f"state-{seed}", seed, CheckpointBody(4, 2))
-    if engine.forest.folds:
+    if engine.view.forest.folds:
         assert most > 0, "a session that folds must reuse chunks"
     assert_clean_audit(engine)
     engine.close()
@@ -60,18 +60,18 @@ def test_a_reopen_from_a_body_of_reused_chunks_is_identical(
 ) -> None:
     monkeypatch.setattr(checkpoint, "CHECKPOINT_MIN_RECORDS", 20)
     engine = Engine.open(tmp_path / "state", small_options(budget=6_000), CharCounter())
-    engine.checkpoint_body = CheckpointBody(4, 2)
+    engine._commits.checkpoint_body = CheckpointBody(4, 2)
     reused: list[int] = []
 
     def written(engine: Engine, _request: object) -> None:
-        reused.append(engine.checkpoint_body.reused)
+        reused.append(engine._commits.checkpoint_body.reused)
 
     drive(engine, random_session(3, segments=10), written)
-    assert engine.checkpoint_records > 0 and max(reused) > 0
-    engine.journal.sync()
+    assert engine.view.checkpoint_records > 0 and max(reused) > 0
+    engine._state.journal.sync()
     reopened = Engine.open(engine.state_dir, None, CharCounter(), read_only=True)
-    assert reopened.checkpoint_problem is None
-    assert reopened.checkpoint_records == engine.checkpoint_records
+    assert reopened.view.checkpoint_problem is None
+    assert reopened.view.checkpoint_records == engine.view.checkpoint_records
     live, rebuilt = durable_state(engine), durable_state(reopened)
     for key, value in live.items():
         assert rebuilt[key] == value, f"{key} differs after reopen"

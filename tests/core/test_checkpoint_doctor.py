@@ -15,7 +15,7 @@ from tests.core.engine_checks import assert_reopens_identically
 def _session(folder: Path) -> Engine:
     engine = Engine.open(folder, small_options(budget=6_000), CharCounter())
     drive(engine, random_session(5, 6))
-    engine.checkpoint_records = checkpoint.write(engine)
+    engine._state.checkpoint_written(checkpoint.write(engine._state))
     engine.close()
     return engine
 
@@ -45,7 +45,7 @@ def test_a_damaged_checkpoint_is_named_and_repair_sets_it_aside(tmp_path: Path) 
     assert not path.exists()
     assert [p.read_bytes() for p in (folder / QUARANTINE_NAME).iterdir()] == [bytes(data)]
     engine = Engine.open(folder, None, CharCounter())  # no checkpoint: the log rebuilds it
-    assert engine.checkpoint_problem is None and engine.checkpoint_records == 0
+    assert engine.view.checkpoint_problem is None and engine.view.checkpoint_records == 0
     assert_reopens_identically(engine)
     engine.close()
 
@@ -55,7 +55,7 @@ def test_the_doctor_finds_a_damaged_store_object_behind_a_sound_checkpoint(
 ) -> None:
     folder = tmp_path / "state"
     engine = _session(folder)
-    digest = next(iter(engine.forest.folds.values())).source_digest
+    digest = next(iter(engine.view.forest.folds.values())).source_digest
     target = folder / "store" / "sha256" / digest[:2] / digest
     target.chmod(0o600)
     target.write_bytes(target.read_bytes()[:-3])

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pifold_core import checkpoint
+from pifold_core.commit_policy import cold_point_tokens
 from pifold_core.engine import Engine, EngineError
 from pifold_core.marks import Mark
 from pifold_core.runway import COLD_KEEP_SHARE, cache_is_cold, cold_commit_marks
@@ -30,8 +31,8 @@ BUDGET = 12_000
 
 def _engine(path: Path, cold: bool = True) -> Engine:
     engine, _ = pending_engine(path, 6, small_options(budget=BUDGET, min_fold_chars=2_000))
-    engine.cold_cache_commits = cold
-    assert engine.cold_commit_share * BUDGET <= engine.expected_tokens()
+    engine._policy.cold_cache_commits = cold
+    assert engine._policy.cold_commit_share * BUDGET <= engine.expected_tokens()
     assert engine.expected_tokens() < engine.options.max_tokens
     # A first timed request: the clock the next one is measured against.
     assert engine.prepare_request(START_MS, LIFETIME_S).commit is None
@@ -46,14 +47,14 @@ def _next_turn(engine: Engine, prefix: str) -> None:
 
 def test_a_request_after_the_lifetime_commits_standing_marks(tmp_path: Path) -> None:
     engine = _engine(tmp_path)
-    pending = set(engine.marks)
+    pending = set(engine.view.marks)
     before = engine.expected_tokens()
     _next_turn(engine, "late")
     request = engine.prepare_request(START_MS + (LIFETIME_S + 1) * 1_000, LIFETIME_S)
     assert request.commit is not None and request.commit.cause == "cold-cache"
     assert set(request.commit.applied_marks) <= pending and request.commit.applied_marks
     assert engine.expected_tokens() < before
-    assert engine.last_commit is not None and engine.last_commit.cause == "cold-cache"
+    assert engine._state.last_commit is not None and engine._state.last_commit.cause == "cold-cache"
     assert request.record.classification != "unattributed"
     assert_reopens_identically(engine)
 
@@ -62,7 +63,7 @@ def test_a_request_within_the_lifetime_does_not_commit(tmp_path: Path) -> None:
     engine = _engine(tmp_path)
     _next_turn(engine, "warm")
     request = engine.prepare_request(START_MS + LIFETIME_S * 1_000, LIFETIME_S)
-    assert request.commit is None and engine.commit_count == 0
+    assert request.commit is None and engine.view.commit_count == 0
     assert_reopens_identically(engine)
 
 
@@ -73,7 +74,7 @@ def test_without_a_clock_or_a_lifetime_the_engine_never_guesses_an_expiry(
     _next_turn(engine, "noclock")
     assert engine.prepare_request(None, LIFETIME_S).commit is None
     assert engine.prepare_request(START_MS + 10**9, None).commit is None
-    assert engine.commit_count == 0
+    assert engine.view.commit_count == 0
     assert not cache_is_cold(None, START_MS, LIFETIME_S)
 
 
@@ -81,22 +82,22 @@ def test_the_flag_turns_cold_commits_off(tmp_path: Path) -> None:
     engine = _engine(tmp_path, cold=False)
     _next_turn(engine, "off")
     request = engine.prepare_request(START_MS + 3_600_000, LIFETIME_S)
-    assert request.commit is None and engine.commit_count == 0
+    assert request.commit is None and engine.view.commit_count == 0
 
 
 def test_below_the_cold_point_a_cold_cache_commits_nothing(tmp_path: Path) -> None:
     engine = _engine(tmp_path)
-    engine.cold_commit_share = 0.9  # above the occupancy: too early to give detail up
+    engine._policy.cold_commit_share = 0.9  # above the occupancy: too early to give detail up
     _next_turn(engine, "early")
     request = engine.prepare_request(START_MS + 3_600_000, LIFETIME_S)
-    assert request.commit is None and engine.commit_count == 0
+    assert request.commit is None and engine.view.commit_count == 0
 
 
 def test_the_logged_clock_survives_a_reopen(tmp_path: Path) -> None:
     engine = _engine(tmp_path)
     reopened = reopen(engine)
     try:
-        assert reopened.last_request_ms == START_MS
+        assert reopened._state.last_request_ms == START_MS
         _next_turn(reopened, "after")
         request = reopened.prepare_request(START_MS + (LIFETIME_S + 1) * 1_000, LIFETIME_S)
         assert request.commit is not None and request.commit.cause == "cold-cache"
@@ -127,9 +128,9 @@ def test_a_bad_clock_is_refused_and_changes_nothing(
 
 def _eligible_marks(engine: Engine) -> set[str]:
     """Standing marks a commit could land now (before the fresh tail; nothing is pinned)."""
-    assert not engine.pinned
-    fresh = engine.transcript.fresh_start
-    return {mark.id for mark in engine.marks.values() if mark.end <= fresh}
+    assert not engine.view.pinned
+    fresh = engine.view.transcript.fresh_start
+    return {mark.id for mark in engine.view.marks.values() if mark.end <= fresh}
 
 
 def test_a_cold_commit_lands_the_stalest_marks_down_to_the_cold_point_below_min_target(
@@ -140,13 +141,17 @@ def test_a_cold_commit_lands_the_stalest_marks_down_to_the_cold_point_below_min_
     # point, and never folds the window under the keep.
     budget = 60_000
     engine, _ = pending_engine(tmp_path, 6, small_options(budget=budget, min_fold_chars=2_000))
-    assert engine.cold_point_tokens() < engine.expected_tokens() < engine.options.min_tokens
+    assert (
+        cold_point_tokens(engine._state, engine._policy.cold_commit_share)
+        < engine.expected_tokens()
+        < engine.options.min_tokens
+    )
     engine.prepare_request(START_MS, LIFETIME_S)
     eligible = _eligible_marks(engine)
     in_order = sorted(
-        (engine.marks[mark_id] for mark_id in eligible), key=lambda m: (m.start, -m.end, m.id)
+        (engine.view.marks[mark_id] for mark_id in eligible), key=lambda m: (m.start, -m.end, m.id)
     )
-    choice = engine.cold_commit_choice()
+    choice = engine.view.cold_commit_choice()
     assert choice and choice == [mark.id for mark in in_order][: len(choice)]
     _next_turn(engine, "down-to-point")
     request = engine.prepare_request(START_MS + (LIFETIME_S + 1) * 1_000, LIFETIME_S)
@@ -154,7 +159,10 @@ def test_a_cold_commit_lands_the_stalest_marks_down_to_the_cold_point_below_min_
     assert set(choice) <= set(request.commit.applied_marks)
     after = engine.expected_tokens()
     assert after >= COLD_KEEP_SHARE * budget
-    assert after <= engine.cold_point_tokens() or not engine.cold_commit_choice()
+    assert (
+        after <= cold_point_tokens(engine._state, engine._policy.cold_commit_share)
+        or not engine.view.cold_commit_choice()
+    )
     assert request.record.classification != "unattributed"
     assert_reopens_identically(engine)
 
@@ -204,7 +212,7 @@ def test_a_changed_host_head_is_a_cold_cache_within_the_lifetime(tmp_path: Path)
     _next_turn(engine, "changed")
     request = engine.prepare_request(START_MS + 3_000, LIFETIME_S, "head-2")
     assert request.commit is not None and request.commit.cause == "cold-cache"
-    assert engine.last_host_head == "head-2"
+    assert engine._state.last_host_head == "head-2"
     assert request.record.classification != "unattributed"
     assert_reopens_identically(engine)
 
@@ -215,10 +223,10 @@ def test_an_unknown_host_head_on_either_side_is_never_a_reset(tmp_path: Path) ->
     assert engine.prepare_request(START_MS + 1_000, LIFETIME_S, "head-1").commit is None
     _next_turn(engine, "no-head")
     assert engine.prepare_request(START_MS + 2_000, LIFETIME_S, None).commit is None
-    assert engine.last_host_head is None
+    assert engine._state.last_host_head is None
     _next_turn(engine, "head-again")
     assert engine.prepare_request(START_MS + 3_000, LIFETIME_S, "head-2").commit is None
-    assert engine.commit_count == 0
+    assert engine.view.commit_count == 0
 
 
 @pytest.mark.parametrize("from_checkpoint", [False, True])
@@ -226,11 +234,11 @@ def test_the_logged_host_head_survives_a_reopen(tmp_path: Path, from_checkpoint:
     engine = _engine(tmp_path)
     engine.prepare_request(START_MS + 1_000, LIFETIME_S, "head-1")
     if from_checkpoint:
-        checkpoint.write(engine)  # the reopen starts from it, not from the whole log
+        checkpoint.write(engine._state)  # the reopen starts from it, not from the whole log
     reopened = reopen(engine)
     try:
-        assert reopened.last_host_head == "head-1"
-        assert reopened.checkpoint_problem is None
+        assert reopened._state.last_host_head == "head-1"
+        assert reopened.view.checkpoint_problem is None
         assert (reopened.state_dir / checkpoint.CHECKPOINT_NAME).is_file() == from_checkpoint
         _next_turn(reopened, "after-reopen")
         request = reopened.prepare_request(START_MS + 2_000, LIFETIME_S, "head-2")

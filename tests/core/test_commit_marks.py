@@ -12,21 +12,21 @@ from tests.core.engine_checks import assert_reopens_identically, pending_engine,
 
 def test_only_the_named_marks_land(tmp_path: Path) -> None:
     engine, _ = pending_engine(tmp_path)
-    stalest = min(engine.marks.values(), key=lambda mark: (mark.start, -mark.end))
+    stalest = min(engine.view.marks.values(), key=lambda mark: (mark.start, -mark.end))
     outside = {
         mark.id: mark
-        for mark in engine.marks.values()
+        for mark in engine.view.marks.values()
         if mark.start >= stalest.end or mark.end <= stalest.start
     }
     assert outside
-    before = engine.projection.digests()
+    before = engine.view.projection.digests()
     outcome = engine.commit_marks([stalest.id])
     # The named mark landed (a span takes the tool marks inside it along); no other did.
     assert stalest.id in outcome.applied_marks
     for mark_id in outcome.applied_marks:
         assert mark_id == stalest.id or mark_id not in outside
-    assert {mark_id: engine.marks[mark_id] for mark_id in outside} == outside
-    root = engine.forest.root_containing(stalest.start)
+    assert {mark_id: engine.view.marks[mark_id] for mark_id in outside} == outside
+    root = engine.view.forest.root_containing(stalest.start)
     assert root is not None and (root.start, root.end) == (stalest.start, stalest.end)
     request = engine.prepare_request()
     assert request.digests != before

@@ -53,8 +53,8 @@ def test_a_healthy_session_exits_zero_and_examining_changes_nothing(tmp_path: Pa
     assert "healthy" in output and "not open" in output
     assert _snapshot(engine.state_dir) == before
     report = examine(engine.state_dir)
-    assert report.folds == len({fold.source_digest for fold in engine.forest.folds.values()})
-    assert report.evidence == 1 and report.entries == len(engine.transcript)
+    assert report.folds == len({fold.source_digest for fold in engine.view.forest.folds.values()})
+    assert report.evidence == 1 and report.entries == len(engine.view.transcript)
 
 
 @pytest.mark.parametrize("damage", ["deleted", "flipped", "folder"])
@@ -62,8 +62,8 @@ def test_a_damaged_store_object_is_rebuilt_from_the_log_verified(
     tmp_path: Path, damage: str
 ) -> None:
     engine = _session(tmp_path)
-    fold = next(iter(engine.forest.folds.values()))
-    path = engine.store.path_of(fold.source_digest)
+    fold = next(iter(engine.view.forest.folds.values()))
+    path = engine._state.store.path_of(fold.source_digest)
     original = path.read_bytes()
     path.unlink()
     if damage == "flipped":
@@ -74,7 +74,7 @@ def test_a_damaged_store_object_is_rebuilt_from_the_log_verified(
     kind = "store-missing" if damage == "deleted" else "store-corrupt"
     # The folds above it list it by digest (Merkle objects): they cannot be read either.
     unreadable = [fold.handle]
-    while (parent := engine.forest.parent.get(unreadable[-1])) is not None:
+    while (parent := engine.view.forest.parent.get(unreadable[-1])) is not None:
         unreadable.append(parent)
     assert sorted(_kinds(engine.state_dir)) == sorted((kind, handle) for handle in unreadable)
     code, output = _doctor(str(engine.state_dir))
@@ -94,8 +94,8 @@ def test_a_damaged_store_object_is_rebuilt_from_the_log_verified(
 
 def test_damaged_evidence_is_reported_and_never_rebuilt(tmp_path: Path) -> None:
     engine = _session(tmp_path)
-    (identifier,) = engine.evidence_ids
-    path = engine.evidence.path_of(identifier.removeprefix("evidence-"))
+    (identifier,) = engine.view.evidence_ids
+    path = engine._state.evidence.path_of(identifier.removeprefix("evidence-"))
     path.unlink()
     code, output = _doctor(str(engine.state_dir), "--repair")
     assert code == 1 and f"evidence-missing {identifier}" in output
@@ -104,7 +104,7 @@ def test_damaged_evidence_is_reported_and_never_rebuilt(tmp_path: Path) -> None:
 
 def test_torn_tail_is_reported_then_cut_by_repair(tmp_path: Path) -> None:
     engine = _session(tmp_path)
-    log = engine.journal.path
+    log = engine._state.journal.path
     whole = log.read_bytes()
     lines = whole.count(b"\n")
     log.write_bytes(whole + b'{"n":12345,"k":"entry","b":{}}\n')  # complete, bad checksum
@@ -117,7 +117,7 @@ def test_torn_tail_is_reported_then_cut_by_repair(tmp_path: Path) -> None:
 
 def test_a_damaged_middle_line_is_named_and_left_alone(tmp_path: Path) -> None:
     engine = _session(tmp_path)
-    log = engine.journal.path
+    log = engine._state.journal.path
     lines = log.read_bytes().split(b"\n")
     lines[3] = lines[3].replace(b'"n":3', b'"n":33')
     log.write_bytes(b"\n".join(lines))
@@ -131,9 +131,9 @@ def test_a_damaged_middle_line_is_named_and_left_alone(tmp_path: Path) -> None:
 def test_a_lost_log_is_reported(tmp_path: Path, how: str) -> None:
     engine = _session(tmp_path)
     if how == "deleted":
-        engine.journal.path.unlink()
+        engine._state.journal.path.unlink()
     else:
-        engine.journal.path.write_bytes(b"")
+        engine._state.journal.path.write_bytes(b"")
     assert _kinds(engine.state_dir) == [("lost-log", "fold-log.jsonl")]
     code, _ = _doctor(str(engine.state_dir))
     assert code == 1
@@ -142,11 +142,11 @@ def test_a_lost_log_is_reported(tmp_path: Path, how: str) -> None:
 def test_leftovers_foreign_files_and_modes(tmp_path: Path) -> None:
     engine = _session(tmp_path)
     state = engine.state_dir
-    fold = next(iter(engine.forest.folds.values()))
-    folder = engine.store.path_of(fold.source_digest).parent
+    fold = next(iter(engine.view.forest.folds.values()))
+    folder = engine._state.store.path_of(fold.source_digest).parent
     (folder / ".half.tmp").write_bytes(b"x")
     (folder / "README").write_text("not an object")
-    os.chmod(engine.journal.path, 0o644)
+    os.chmod(engine._state.journal.path, 0o644)
     kinds = {kind for kind, _ in _kinds(state)}
     assert kinds == {"temporary", "store-foreign", "mode"}
     code, output = _doctor(str(state), "--repair")
@@ -157,7 +157,7 @@ def test_leftovers_foreign_files_and_modes(tmp_path: Path) -> None:
 
 def test_an_unreferenced_object_is_a_note_not_damage(tmp_path: Path) -> None:
     engine = _session(tmp_path)
-    digest = engine.store.put(b"a commit that never reached the log")
+    digest = engine._state.store.put(b"a commit that never reached the log")
     report = examine(engine.state_dir)
     assert report.healthy
     assert [(f.kind, f.subject) for f in report.findings] == [("store-unreferenced", digest)]
@@ -166,7 +166,7 @@ def test_an_unreferenced_object_is_a_note_not_damage(tmp_path: Path) -> None:
 def test_repair_is_refused_while_the_session_is_open(tmp_path: Path) -> None:
     engine = _session(tmp_path)
     writer = Engine.open(engine.state_dir, None, CharCounter())
-    os.chmod(engine.journal.path, 0o644)
+    os.chmod(engine._state.journal.path, 0o644)
     with pytest.raises(DoctorError, match=f"open for writing by pid {os.getpid()}"):
         repair(engine.state_dir)
     result = RUNNER.invoke(app, ["doctor", str(engine.state_dir), "--repair"])
@@ -189,7 +189,7 @@ def test_bad_usage_exits_two(tmp_path: Path) -> None:
 
 def test_a_log_cut_inside_a_line_is_torn_when_no_writer_holds_it(tmp_path: Path) -> None:
     engine = _session(tmp_path)
-    log = engine.journal.path
+    log = engine._state.journal.path
     whole = log.read_bytes()
     lines = whole.split(b"\n")[:-1]
     cut = len(whole) - len(lines[-1]) // 2 - 1

@@ -63,35 +63,35 @@ def test_marks_never_move_bytes(tmp_path: Path) -> None:
     for entry in _chapters(6).entries:
         if entry.kind == "assistant":
             engine.prepare_request()
-        before = engine.projection.digests()
-        marks_before = len(engine.marks)
+        before = engine.view.projection.digests()
+        marks_before = len(engine.view.marks)
         kept = engine.append(entry)
-        assert engine.projection.digests() == [*before, kept.wire_digest]
-        laid += len(engine.marks) - marks_before
+        assert engine.view.projection.digests() == [*before, kept.wire_digest]
+        laid += len(engine.view.marks) - marks_before
     assert laid >= 10  # marks were laid on closed batches and chapters...
-    assert engine.commits == []  # ...and none of them moved a byte
-    assert not engine.forest.folds
+    assert engine._state.commits == []  # ...and none of them moved a byte
+    assert not engine.view.forest.folds
     composition = engine.composition()
-    assert composition.counts.marks == len(engine.marks)
+    assert composition.counts.marks == len(engine.view.marks)
     assert composition.masses[Category.MARKED] > 0
 
 
 def test_marks_are_stalest_first_and_outside_the_fresh_tail(tmp_path: Path) -> None:
     engine = _engine(tmp_path, budget=1_000_000, min_fold_chars=1_000)
     drive(engine, _chapters(5).entries)
-    starts = [mark.start for mark in engine.marks.values()]
-    assert starts == sorted(starts) or len({m.kind for m in engine.marks.values()}) == 2
-    fresh = engine.transcript.fresh_start
-    assert all(mark.end <= fresh for mark in engine.marks.values())
-    kinds = {mark.kind for mark in engine.marks.values()}
+    starts = [mark.start for mark in engine.view.marks.values()]
+    assert starts == sorted(starts) or len({m.kind for m in engine.view.marks.values()}) == 2
+    fresh = engine.view.transcript.fresh_start
+    assert all(mark.end <= fresh for mark in engine.view.marks.values())
+    kinds = {mark.kind for mark in engine.view.marks.values()}
     assert kinds == {"tool", "span"}
-    for mark in engine.marks.values():
+    for mark in engine.view.marks.values():
         if mark.kind == "span":
-            assert engine.transcript.split_call(mark.start, mark.end) is None
-            assert engine.transcript.unit_aligned(mark.start, mark.end)
+            assert engine.view.transcript.split_call(mark.start, mark.end) is None
+            assert engine.view.transcript.unit_aligned(mark.start, mark.end)
         else:
             # A tool mark is exactly the results of one batch: the call stays visible.
-            unit = engine.transcript.units[engine.transcript.unit_of[mark.start]]
+            unit = engine.view.transcript.units[engine.view.transcript.unit_of[mark.start]]
             assert (unit.start + 1, unit.end) == (mark.start, mark.end)
 
 
@@ -118,10 +118,10 @@ def test_commit_fires_at_max_target_and_lands_at_or_under_min_target(tmp_path: P
             assert request.record.classification == "attributed"
             assert request.record.causes == (f"commit {commit.number} (threshold)",)
             # Later marks wait for the next epoch: the commit stopped at the target.
-            assert engine.marks or commit is not commits[-1].commit
+            assert engine.view.marks or commit is not commits[-1].commit
         previous = request
-    assert engine.audit.counts.unattributed == 0
-    assert engine.audit.counts.rewrites == len(commits)
+    assert engine.view.audit_counts.unattributed == 0
+    assert engine.view.audit_counts.rewrites == len(commits)
 
 
 def test_commit_applies_marks_stalest_first_and_keeps_the_newest_raw(tmp_path: Path) -> None:
@@ -131,25 +131,25 @@ def test_commit_applies_marks_stalest_first_and_keeps_the_newest_raw(tmp_path: P
     commit = next(request.commit for request in requests if request.commit is not None)
     assert commit is not None and commit.applied_marks
     folded_end = max(built.fold.end for built in commit.built)
-    pending = [mark for mark in engine.marks.values()]
+    pending = [mark for mark in engine.view.marks.values()]
     assert pending, "a commit that reached its target leaves later marks pending"
     assert all(mark.start >= folded_end for mark in pending)
     # The newest entries stay raw.
-    last = engine.projection.items[-1]
+    last = engine.view.projection.items[-1]
     assert last.fold is None
 
 
 def test_commit_now_applies_every_eligible_mark(tmp_path: Path) -> None:
     engine = _engine(tmp_path, budget=1_000_000, min_fold_chars=1_000)
     drive(engine, _chapters(3).entries)
-    marks = set(engine.marks)
+    marks = set(engine.view.marks)
     outcome = engine.commit_now()
     assert set(outcome.applied_marks) | set(outcome.dropped_marks) == marks - set(
         outcome.held_marks
     )
     assert outcome.applied_marks
-    assert not engine.marks or all(
-        mark.end > engine.transcript.fresh_start for mark in engine.marks.values()
+    assert not engine.view.marks or all(
+        mark.end > engine.view.transcript.fresh_start for mark in engine.view.marks.values()
     )
     request = engine.prepare_request()
     assert request.record.classification == "attributed"
@@ -159,24 +159,24 @@ def test_commit_now_applies_every_eligible_mark(tmp_path: Path) -> None:
 def test_every_fold_round_trips_through_peek(tmp_path: Path) -> None:
     engine = _engine(tmp_path, budget=8_000, min_fold_chars=1_000)
     drive(engine, random_session(3, segments=8))
-    assert engine.commits and len(engine.forest) > 3
-    assert {fold.kind for fold in engine.forest.folds.values()} >= {"tool", "span"}
-    for fold in engine.forest.folds.values():
+    assert engine._state.commits and len(engine.view.forest) > 3
+    assert {fold.kind for fold in engine.view.forest.folds.values()} >= {"tool", "span"}
+    for fold in engine.view.forest.folds.values():
         result = engine.peek(fold.handle)
         assert result.data == expected_source(engine, fold)
         assert result.complete and result.kind == "fold"
         assert result.source_digest == fold.source_digest
         records = parse_json(result.data)
         assert [Entry.from_record(r).id for r in records] == [
-            entry.id for entry in engine.transcript.entries[fold.start : fold.end]
+            entry.id for entry in engine.view.transcript.entries[fold.start : fold.end]
         ]
-    engine.forest.validate(engine.transcript)
-    assert engine.audit.counts.unattributed == 0
+    engine.view.forest.validate(engine.view.transcript)
+    assert engine.view.audit_counts.unattributed == 0
 
 
 def test_peek_slices(tmp_path: Path) -> None:
     engine, _ = _folded(tmp_path)
-    fold = next(iter(engine.forest.folds.values()))
+    fold = next(iter(engine.view.forest.folds.values()))
     source = expected_source(engine, fold)
     head = engine.peek(fold.handle, offset=0, length=100)
     assert head.data == source[:100] and head.next_offset == 100
@@ -213,7 +213,7 @@ def test_bad_peeks_raise_and_change_nothing(
 ) -> None:
     engine, _ = _folded(tmp_path)
     if identifier == "FIRST":
-        identifier = next(iter(engine.forest.folds))
+        identifier = next(iter(engine.view.forest.folds))
     before = full_state(engine)
     with pytest.raises(PeekError, match=message):
         engine.peek(identifier, **kwargs)
@@ -224,19 +224,19 @@ def test_bad_peeks_raise_and_change_nothing(
 
 
 def _root_with_child(engine: Engine) -> Fold:
-    return next(fold for fold in engine.forest.roots() if fold.children)
+    return next(fold for fold in engine.view.forest.roots() if fold.children)
 
 
 def test_expand_restores_one_level_as_an_attributed_rewrite(tmp_path: Path) -> None:
     engine, _ = _folded(tmp_path)
     root = _root_with_child(engine)
-    child = engine.forest.folds[root.children[0]]
-    assert engine.forest.in_order()[0].handle == root.handle
-    before = engine.projection.digests()
+    child = engine.view.forest.folds[root.children[0]]
+    assert engine.view.forest.in_order()[0].handle == root.handle
+    before = engine.view.projection.digests()
     outcome = engine.expand(root.handle)
     assert outcome.cause == f"expand {root.handle}"
-    assert root.handle in engine.forest.expanded
-    items = [item for item in engine.projection.items if root.start <= item.start < root.end]
+    assert root.handle in engine.view.forest.expanded
+    items = [item for item in engine.view.projection.items if root.start <= item.start < root.end]
     # One level only: the children come back as placeholders (the small gaps between the
     # chapters were absorbed by minFoldChars, so there are no raw leaves at this level).
     assert {item.fold for item in items if item.fold} == set(root.children)
@@ -247,15 +247,15 @@ def test_expand_restores_one_level_as_an_attributed_rewrite(tmp_path: Path) -> N
     # The child can be expanded next (its parent is open): raw leaves come back byte for
     # byte, and its own child stays a placeholder.
     engine.expand(child.handle)
-    items = [item for item in engine.projection.items if child.start <= item.start < child.end]
+    items = [item for item in engine.view.projection.items if child.start <= item.start < child.end]
     assert not any(item.fold == child.handle for item in items)
     assert any(item.fold is None for item in items)
     assert {item.fold for item in items if item.fold} == set(child.children)
     for item in items:
         if item.fold is None:
-            assert item.digest == engine.transcript.entries[item.start].wire_digest
-    engine.forest.validate(engine.transcript)
-    assert engine.audit.counts.unattributed == 0
+            assert item.digest == engine.view.transcript.entries[item.start].wire_digest
+    engine.view.forest.validate(engine.view.transcript)
+    assert engine.view.audit_counts.unattributed == 0
 
 
 def test_expand_lands_pending_marks_in_the_same_rewrite(tmp_path: Path) -> None:
@@ -266,17 +266,17 @@ def test_expand_lands_pending_marks_in_the_same_rewrite(tmp_path: Path) -> None:
     more.user("and?")
     more.assistant("ok")
     drive(engine, more.entries)
-    pending = set(engine.marks)
+    pending = set(engine.view.marks)
     assert pending
-    root = engine.forest.roots()[0]
+    root = engine.view.forest.roots()[0]
     outcome = engine.expand(root.handle)
     assert set(outcome.applied_marks) & pending
     request = engine.prepare_request()
     assert request.record.classification == "attributed"
     assert len(request.record.causes) == 1  # one rewrite carries both
-    assert root.handle in engine.forest.expanded
-    assert engine.forest.is_visible_open(root.handle)
-    engine.forest.validate(engine.transcript)
+    assert root.handle in engine.view.forest.expanded
+    assert engine.view.forest.is_visible_open(root.handle)
+    engine.view.forest.validate(engine.view.transcript)
 
 
 def test_expand_is_not_swallowed_by_consolidation_in_the_same_commit(tmp_path: Path) -> None:
@@ -289,16 +289,16 @@ def test_expand_is_not_swallowed_by_consolidation_in_the_same_commit(tmp_path: P
     more.user("and?")
     more.assistant("ok")
     drive(engine, more.entries)
-    first = engine.forest.roots()[0]
+    first = engine.view.forest.roots()[0]
     engine.expand(first.handle)
-    assert engine.forest.is_visible_open(first.handle)
+    assert engine.view.forest.is_visible_open(first.handle)
     assert any(
         item.fold is None and first.start <= item.start < first.end
-        for item in engine.projection.items
+        for item in engine.view.projection.items
     )
     assert engine.prepare_request().record.classification == "attributed"
-    engine.forest.validate(engine.transcript)
-    engine.projection.rebuild()
+    engine.view.forest.validate(engine.view.transcript)
+    engine.view.projection.rebuild()
 
 
 def test_expand_refusals_change_nothing(tmp_path: Path) -> None:
@@ -323,7 +323,7 @@ def test_expand_refusals_change_nothing(tmp_path: Path) -> None:
 def test_refold_is_staged_until_the_next_commit(tmp_path: Path) -> None:
     engine, _ = _folded(tmp_path)
     root = _root_with_child(engine)
-    collapsed = engine.projection.digests()
+    collapsed = engine.view.projection.digests()
     engine.expand(root.handle)
     opened = engine.prepare_request().digests
     engine.refold(root.handle)
@@ -337,7 +337,7 @@ def test_refold_is_staged_until_the_next_commit(tmp_path: Path) -> None:
     request = engine.prepare_request()
     assert request.digests == collapsed
     assert request.record.classification == "attributed"
-    assert root.handle not in engine.forest.expanded
+    assert root.handle not in engine.view.forest.expanded
 
 
 def test_expand_under_a_parent_staged_to_refold(tmp_path: Path) -> None:
@@ -347,20 +347,20 @@ def test_expand_under_a_parent_staged_to_refold(tmp_path: Path) -> None:
     engine.refold(root.handle)
     child = root.children[0]
     engine.expand(child)  # the later request keeps its parent open
-    assert engine.forest.is_visible_open(child)
+    assert engine.view.forest.is_visible_open(child)
     engine.prepare_request()
-    engine.forest.validate(engine.transcript)
-    assert root.handle not in engine.staged_refolds  # the expand cancelled it
-    rebuilt = list(engine.projection.digests())
-    engine.projection.rebuild()
-    assert engine.projection.digests() == rebuilt
+    engine.view.forest.validate(engine.view.transcript)
+    assert root.handle not in engine.view.staged_refolds  # the expand cancelled it
+    rebuilt = list(engine.view.projection.digests())
+    engine.view.projection.rebuild()
+    assert engine.view.projection.digests() == rebuilt
     engine.close()
     reopened = Engine.open(engine.state_dir, None, CharCounter())
-    assert reopened.staged_refolds == engine.staged_refolds == set()
-    assert reopened.projection.digests() == rebuilt
+    assert reopened.view.staged_refolds == engine.view.staged_refolds == set()
+    assert reopened.view.projection.digests() == rebuilt
     # The next commit does the same thing in both: the parent stays open.
     reopened.commit_now()
-    assert reopened.forest.is_visible_open(root.handle)
+    assert reopened.view.forest.is_visible_open(root.handle)
 
 
 # -- corruption ------------------------------------------------------------------------------
@@ -376,7 +376,7 @@ def _damage(path: Path) -> None:
 def test_corrupt_store_object_fails_loudly(tmp_path: Path) -> None:
     engine, _ = _folded(tmp_path)
     root = _root_with_child(engine)
-    path = engine.store.path_of(root.source_digest)
+    path = engine._state.store.path_of(root.source_digest)
     _damage(path)
     before = full_state(engine)
     with pytest.raises(StoreObjectCorrupt) as caught:
@@ -405,7 +405,7 @@ def test_huge_tool_result_becomes_evidence(tmp_path: Path) -> None:
     original = session.result(call.tool_calls[0], huge)
     session.assistant("It is long.")
     drive(engine, session.entries)
-    kept = engine.transcript.entries[2]
+    kept = engine.view.transcript.entries[2]
     assert kept.id == original.id and kept.call_id == original.call_id
     assert len(kept.text) < 20_000
     assert kept.text.startswith(huge[:1000]) and kept.text.endswith(huge[-1000:])
@@ -428,17 +428,17 @@ def test_huge_tool_result_becomes_evidence(tmp_path: Path) -> None:
 
 def test_evidence_past_the_cap_is_truncated_with_a_note(tmp_path: Path) -> None:
     engine = _engine(tmp_path, budget=1_000_000)
-    engine.evidence.cap_bytes = 100_000
+    engine._state.evidence.cap_bytes = 100_000
     session = SessionBuilder()
     call = session.assistant("", [("bash", {}), ("bash", {})])
     session.result(call.tool_calls[0], filler(60_000, 1))
     session.result(call.tool_calls[1], filler(60_000, 2))
     drive(engine, session.entries)
-    first, second = engine.transcript.entries[1], engine.transcript.entries[2]
+    first, second = engine.view.transcript.entries[1], engine.view.transcript.entries[2]
     assert first.extra["evidence"]["id"] is not None
     assert second.extra["evidence"]["id"] is None
     assert "cap" in second.text and "dropped" in second.text
-    assert engine.evidence.used_bytes <= 100_000
+    assert engine._state.evidence.used_bytes <= 100_000
 
 
 def test_small_results_are_kept_whole(tmp_path: Path) -> None:
@@ -447,7 +447,7 @@ def test_small_results_are_kept_whole(tmp_path: Path) -> None:
     call = session.assistant("", [("read", {})])
     result = session.result(call.tool_calls[0], filler(10_000))
     drive(engine, session.entries)
-    assert engine.transcript.entries[1] is result
+    assert engine.view.transcript.entries[1] is result
 
 
 # -- restart ---------------------------------------------------------------------------------
@@ -465,18 +465,18 @@ def test_reopen_rebuilds_a_byte_identical_projection(tmp_path: Path) -> None:
     engine.close()
 
     reopened = Engine.open(tmp_path / "state", None, CharCounter())
-    assert reopened.torn_tail is None
+    assert reopened.view.torn_tail is None
     assert reopened.options == options
-    assert reopened.projection.digests() == engine.projection.digests()
-    assert reopened.projection.messages() == engine.projection.messages()
-    assert reopened.audit.counts == engine.audit.counts
-    assert reopened.audit.previous == engine.audit.previous
-    assert reopened.marks == engine.marks
-    assert reopened.forest.folds == engine.forest.folds
-    assert reopened.forest.expanded == engine.forest.expanded
-    assert reopened.staged_refolds == engine.staged_refolds
-    assert reopened.commit_count == engine.commit_count
-    for fold in reopened.forest.folds.values():
+    assert reopened.view.projection.digests() == engine.view.projection.digests()
+    assert reopened.view.projection.messages() == engine.view.projection.messages()
+    assert reopened.view.audit_counts == engine.view.audit_counts
+    assert reopened._state.audit.previous == engine._state.audit.previous
+    assert reopened.view.marks == engine.view.marks
+    assert reopened.view.forest.folds == engine.view.forest.folds
+    assert reopened.view.forest.expanded == engine.view.forest.expanded
+    assert reopened.view.staged_refolds == engine.view.staged_refolds
+    assert reopened.view.commit_count == engine.view.commit_count
+    for fold in reopened.view.forest.folds.values():
         assert reopened.peek(fold.handle).data == expected_source(reopened, fold)
 
 
@@ -493,25 +493,25 @@ def test_reopen_and_continue_matches_an_uninterrupted_run(tmp_path: Path) -> Non
     second = Engine.open(tmp_path / "split", None, CharCounter())
     got += [request.digests for request in drive(second, entries[half:])]
     assert got == expected
-    assert second.audit.counts == whole.audit.counts
+    assert second.view.audit_counts == whole.view.audit_counts
 
 
 def test_torn_last_log_line_is_reported_and_nothing_earlier_is_lost(tmp_path: Path) -> None:
     engine, session = _folded(tmp_path)
-    digests = engine.projection.digests()
-    counts = engine.audit.counts
+    digests = engine.view.projection.digests()
+    counts = engine.view.audit_counts
     log = engine.state_dir / LOG_NAME
     engine.close()
     intact = log.read_bytes()
     # A partially written line (as a kill mid-write leaves it).
     log.write_bytes(intact + b'{"n":999,"k":"entry","b":{"rec')
     reopened = Engine.open(engine.state_dir, None, CharCounter())
-    assert reopened.torn_tail is not None
-    assert reopened.torn_tail.line_number == intact.count(b"\n") + 1
+    assert reopened.view.torn_tail is not None
+    assert reopened.view.torn_tail.line_number == intact.count(b"\n") + 1
     assert log.read_bytes() == intact
-    assert reopened.projection.digests() == digests
-    assert reopened.audit.counts == counts
-    assert len(reopened.transcript) == len(session.entries)
+    assert reopened.view.projection.digests() == digests
+    assert reopened.view.audit_counts == counts
+    assert len(reopened.view.transcript) == len(session.entries)
     # The session goes on from where it was.
     more = SessionBuilder(prefix="t")
     more.user("continue")
@@ -519,21 +519,21 @@ def test_torn_last_log_line_is_reported_and_nothing_earlier_is_lost(tmp_path: Pa
     drive(reopened, more.entries)
     reopened.close()
     again = Engine.open(engine.state_dir, None, CharCounter())
-    assert again.torn_tail is None
-    assert len(again.transcript) == len(session.entries) + 2
+    assert again.view.torn_tail is None
+    assert len(again.view.transcript) == len(session.entries) + 2
 
 
 def test_reopen_reports_a_missing_store_object_and_keeps_the_rest(tmp_path: Path) -> None:
     engine, _ = _folded(tmp_path)
-    fold = next(iter(engine.forest.folds.values()))
+    fold = next(iter(engine.view.forest.folds.values()))
     engine.close()
-    engine.store.path_of(fold.source_digest).unlink()
+    engine._state.store.path_of(fold.source_digest).unlink()
     reopened = Engine.open(engine.state_dir, None, CharCounter())
     damaged = reopened.status().damaged
     # A parent's object lists its children by digest (Merkle), so the folds above the
     # missing object cannot be read either; each names the missing object.
     ancestors = [fold.handle]
-    while (parent := reopened.forest.parent.get(ancestors[-1])) is not None:
+    while (parent := reopened.view.forest.parent.get(ancestors[-1])) is not None:
         ancestors.append(parent)
     assert sorted((item.id, item.problem) for item in damaged) == sorted(
         (handle, "missing") for handle in ancestors
@@ -562,23 +562,23 @@ def test_engine_with_tiktoken(tmp_path: Path) -> None:
     engine = Engine.open(tmp_path / "state", options, counter)
     entries = random_session(21, segments=10, max_size=5_000)
     requests = drive(engine, entries)
-    assert engine.commits
+    assert engine._state.commits
     for request in requests:
         if request.commit is None:
             assert request.record.classification == "append"
             assert request.tokens < options.max_tokens
         else:
             assert request.commit.tokens_before >= options.max_tokens
-    assert engine.audit.counts.unattributed == 0
-    assert engine.projection.tokens == sum(
-        counter.count_message(item.message, item.digest) for item in engine.projection.items
+    assert engine.view.audit_counts.unattributed == 0
+    assert engine.view.projection.tokens == sum(
+        counter.count_message(item.message, item.digest) for item in engine.view.projection.items
     )
-    for fold in engine.forest.folds.values():
+    for fold in engine.view.forest.folds.values():
         assert engine.peek(fold.handle).data == expected_source(engine, fold)
     engine.close()
     reopened = Engine.open(tmp_path / "state", None, TiktokenCounter())
-    assert reopened.projection.digests() == engine.projection.digests()
-    assert reopened.projection.tokens == engine.projection.tokens
+    assert reopened.view.projection.digests() == engine.view.projection.digests()
+    assert reopened.view.projection.tokens == engine.view.projection.tokens
 
 
 def test_a_stalled_commit_stays_stalled_after_reopen(tmp_path: Path) -> None:
@@ -593,7 +593,7 @@ def test_a_stalled_commit_stays_stalled_after_reopen(tmp_path: Path) -> None:
     drive(engine, session.entries)
     stalled = engine.prepare_request()
     assert stalled.commit is not None and stalled.commit.short_of_target
-    handle = next(h for h in engine.forest.folds if engine.forest.is_visible(h))
+    handle = next(h for h in engine.view.forest.folds if engine.view.forest.is_visible(h))
     engine.expand(handle)
     engine.prepare_request()
     engine.refold(handle)
@@ -604,5 +604,5 @@ def test_a_stalled_commit_stays_stalled_after_reopen(tmp_path: Path) -> None:
     again = reopened.prepare_request()
     assert again.commit is None
     assert again.digests == live.digests
-    assert reopened.staged_refolds == {handle}
-    assert reopened.commit_count == engine.commit_count
+    assert reopened.view.staged_refolds == {handle}
+    assert reopened.view.commit_count == engine.view.commit_count

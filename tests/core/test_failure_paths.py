@@ -29,7 +29,7 @@ def test_a_commit_retried_after_a_failure_carries_the_new_brief(
     engine, _ = pending_engine(
         tmp_path, options=small_options(budget=200_000, consolidate_after=50)
     )
-    span = next(mark for mark in engine.marks.values() if mark.kind == "span")
+    span = next(mark for mark in engine.view.marks.values() if mark.kind == "span")
 
     def full_disk(self: FoldStore, payload: bytes, *rest: object) -> str:
         raise OSError(28, "No space left on device")
@@ -42,8 +42,8 @@ def test_a_commit_retried_after_a_failure_carries_the_new_brief(
     # say so, not repeat the one rendered for the commit that failed.
     engine.set_brief(span.id, "Agent brief: the parser rewrite in src/x0.py, tests green")
     engine.commit_marks([span.id])
-    fold = next(f for f in engine.forest.folds.values() if f.start == span.start)
-    item = engine.projection.items[engine.projection.item_index_at(span.start)]
+    fold = next(f for f in engine.view.forest.folds.values() if f.start == span.start)
+    item = engine.view.projection.items[engine.view.projection.item_index_at(span.start)]
     assert item.fold == fold.handle
     assert "Agent brief: the parser rewrite" in str(item.message)
     engine.prepare_request()
@@ -54,7 +54,7 @@ def test_a_calibration_sample_that_cannot_be_logged_is_not_learned(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     engine, _ = pending_engine(tmp_path)
-    before = engine.meter.calibration
+    before = engine.view.calibration
 
     def broken_append(self: Journal, kind: str, body: object, durable: bool = False) -> int:
         raise OSError(5, "Input/output error")
@@ -63,7 +63,7 @@ def test_a_calibration_sample_that_cannot_be_logged_is_not_learned(
     with pytest.raises(OSError):
         engine.calibrate(1_500, 1_000)
     monkeypatch.undo()
-    assert engine.meter.calibration == before
+    assert engine.view.calibration == before
     assert_reopens_identically(engine)
 
 
@@ -96,11 +96,11 @@ def test_a_floor_cleared_by_a_later_commit_stays_cleared_after_reopen(tmp_path: 
     assert commits and not commits[-1].short_of_target
     assert_clean_audit(engine)
     assert_lossless(engine)
-    assert engine.stalled_reason is None
+    assert engine._state.stalled_reason is None
     assert engine.status().floor is None
     reopened = reopen(engine)
     try:
-        assert reopened.stalled_reason is None
+        assert reopened._state.stalled_reason is None
         assert reopened.status().stalled_reason is None
         assert reopened.status().floor is None
     finally:

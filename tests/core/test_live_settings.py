@@ -28,12 +28,12 @@ def test_a_saved_change_reaches_the_running_engine(tmp_path: Path) -> None:
     settings = SettingsFile(tmp_path / "settings.json", base=engine.options)
     settings.subscribe(engine.apply_options)
     drive(engine, _session().entries)
-    assert engine.commit_count == 0  # a million tokens: nothing to do yet
-    before = engine.projection.digests()
+    assert engine.view.commit_count == 0  # a million tokens: nothing to do yet
+    before = engine.view.projection.digests()
     # The user narrows the budget in /fold-settings: applied at once, no byte moved by it.
     settings.save(replace(engine.options, budget=5_000))
     assert engine.options.budget == 5_000
-    assert engine.projection.digests() == before
+    assert engine.view.projection.digests() == before
     # The next request commits under the new band, attributed like any commit.
     request = engine.prepare_request()
     assert request.commit is not None
@@ -44,8 +44,8 @@ def test_a_saved_change_reaches_the_running_engine(tmp_path: Path) -> None:
     reopened = Engine.open(tmp_path / "state", None, CharCounter())
     try:
         assert reopened.options.budget == 5_000
-        assert reopened.projection.digests() == request.digests
-        assert reopened.audit.counts.unattributed == 0
+        assert reopened.view.projection.digests() == request.digests
+        assert reopened.view.audit_counts.unattributed == 0
     finally:
         reopened.close()
 
@@ -69,7 +69,7 @@ def test_a_refused_file_leaves_the_engine_alone(tmp_path: Path) -> None:
     settings = SettingsFile(path, base=engine.options)
     settings.subscribe(engine.apply_options)
     settings.load()
-    log_before = engine.journal.path.read_bytes()
+    log_before = engine._state.journal.path.read_bytes()
     path.write_text(
         json.dumps(
             {
@@ -88,14 +88,14 @@ def test_a_refused_file_leaves_the_engine_alone(tmp_path: Path) -> None:
     assert isinstance(result.error, SettingsError)
     assert "minTarget" in str(result.error)
     assert engine.options.thresholds.max_target == 0.8
-    assert engine.journal.path.read_bytes() == log_before
+    assert engine._state.journal.path.read_bytes() == log_before
 
 
 def test_apply_options_refuses_what_is_not_options(tmp_path: Path) -> None:
     engine = Engine.open(tmp_path / "state", small_options(), CharCounter())
-    log_before = engine.journal.path.read_bytes()
+    log_before = engine._state.journal.path.read_bytes()
     with pytest.raises(EngineError, match="EngineOptions"):
         engine.apply_options({"budget": 3})  # type: ignore[arg-type]
     # Options equal to the ones in force write nothing either.
     engine.apply_options(replace(engine.options))
-    assert engine.journal.path.read_bytes() == log_before
+    assert engine._state.journal.path.read_bytes() == log_before

@@ -57,10 +57,10 @@ def _rounds(process: subprocess.Popen[str]) -> Iterator[int]:
 
 def test_a_second_open_in_the_same_process_is_refused(tmp_path: Path) -> None:
     first = Engine.open(tmp_path / "state", small_options(), CharCounter())
-    log = first.journal.path.read_bytes()
+    log = first._state.journal.path.read_bytes()
     with pytest.raises(SessionLocked, match=rf"state is already open .* by pid {os.getpid()}"):
         Engine.open(tmp_path / "state", small_options(), CharCounter())
-    assert first.journal.path.read_bytes() == log  # the refused open wrote nothing
+    assert first._state.journal.path.read_bytes() == log  # the refused open wrote nothing
     first.close()
     again = Engine.open(tmp_path / "state", small_options(), CharCounter())  # freed by close
     again.close()
@@ -70,7 +70,7 @@ def test_a_second_open_in_the_same_process_is_refused(tmp_path: Path) -> None:
 def test_a_failed_open_gives_the_lock_back(tmp_path: Path) -> None:
     engine = Engine.open(tmp_path / "state", small_options(), CharCounter())
     engine.close()
-    log = engine.journal.path
+    log = engine._state.journal.path
     lines = log.read_bytes().split(b"\n")
     log.write_bytes(lines[0].replace(b'"open"', b'"opne"') + b"\n" + lines[0] + b"\n")
     with pytest.raises(RuntimeError, match="line 1 is damaged"):
@@ -107,7 +107,7 @@ def test_a_second_process_is_refused_and_a_killed_holder_leaves_no_lock(tmp_path
         process.wait()
     assert current_holder(state) is None  # the kernel freed it with the process
     engine = Engine.open(state, small_options(), CharCounter())
-    assert len(engine.transcript) == 4 and engine.torn_tail is None
+    assert len(engine.view.transcript) == 4 and engine.view.torn_tail is None
     engine.close()
 
 
@@ -120,10 +120,10 @@ def test_read_only_beside_a_writer_that_keeps_appending(tmp_path: Path) -> None:
             viewer = Engine.open(state, None, CharCounter(), read_only=True)
             # Everything the writer reported is there; a line it is still writing is not
             # taken for a torn tail (and nothing is cut from under it).
-            assert len(viewer.transcript) >= written
-            assert viewer.torn_tail is None
+            assert len(viewer.view.transcript) >= written
+            assert viewer.view.torn_tail is None
             assert viewer.status().audit.unattributed == 0
-            seen.append(len(viewer.transcript))
+            seen.append(len(viewer.view.transcript))
             viewer.close()
             if written == 2 * rounds:
                 break
@@ -133,20 +133,20 @@ def test_read_only_beside_a_writer_that_keeps_appending(tmp_path: Path) -> None:
         process.stdin.close()
         assert process.wait() == 0
     reopened = Engine.open(state, None, CharCounter())
-    assert len(reopened.transcript) == 2 * rounds and reopened.torn_tail is None
-    assert reopened.audit.counts.requests == rounds
+    assert len(reopened.view.transcript) == 2 * rounds and reopened.view.torn_tail is None
+    assert reopened.view.audit_counts.requests == rounds
     reopened.close()
 
 
 def test_read_only_rebuilds_the_same_state_and_refuses_every_change(tmp_path: Path) -> None:
     engine, session = folded_engine(tmp_path)
-    engine.journal.sync()
+    engine._state.journal.sync()
     viewer = Engine.open(engine.state_dir, None, CharCounter(), read_only=True)
     assert durable_state(viewer) == durable_state(engine)
     assert_lossless(viewer)  # peek works read-only
     files = sorted(path for path in engine.state_dir.rglob("*"))
-    log = engine.journal.path.read_bytes()
-    fold = next(iter(viewer.forest.folds))
+    log = engine._state.journal.path.read_bytes()
+    fold = next(iter(viewer.view.forest.folds))
     entry = session.entries[-1].id
     more = SessionBuilder(prefix="more-")
     refusals = [
@@ -175,7 +175,7 @@ def test_read_only_rebuilds_the_same_state_and_refuses_every_change(tmp_path: Pa
     assert durable_state(viewer) == before
     viewer.close()
     assert sorted(path for path in engine.state_dir.rglob("*")) == files
-    assert engine.journal.path.read_bytes() == log
+    assert engine._state.journal.path.read_bytes() == log
     engine.close()
 
 
@@ -191,11 +191,11 @@ def test_read_only_does_not_cut_a_torn_tail_a_writer_then_reports(tmp_path: Path
     engine = Engine.open(tmp_path / "state", small_options(budget=200_000), CharCounter())
     drive(engine, session.entries)
     engine.close()
-    log = engine.journal.path
+    log = engine._state.journal.path
     whole = log.read_bytes()
     log.write_bytes(whole + b'{"n":999,"k":"entry"')  # a writer killed in its last append
     viewer = Engine.open(tmp_path / "state", None, CharCounter(), read_only=True)
-    assert viewer.status().torn_tail is None and len(viewer.transcript) == len(session.entries)
+    assert viewer.status().torn_tail is None and len(viewer.view.transcript) == len(session.entries)
     assert log.read_bytes().endswith(b'"k":"entry"')
     writer = Engine.open(tmp_path / "state", None, CharCounter())
     torn = writer.status().torn_tail

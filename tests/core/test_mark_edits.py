@@ -36,14 +36,14 @@ def _id(index: int) -> str:
 
 
 def _fold_at(engine: Engine, start: int, end: int) -> Fold:
-    return next(f for f in engine.forest.folds.values() if (f.start, f.end) == (start, end))
+    return next(f for f in engine.view.forest.folds.values() if (f.start, f.end) == (start, end))
 
 
 def test_the_pending_marks_are_where_these_tests_expect(tmp_path: Path) -> None:
     engine, _ = pending_engine(tmp_path)
-    spans = {(m.id, m.kind, m.start, m.end) for m in engine.marks.values()}
+    spans = {(m.id, m.kind, m.start, m.end) for m in engine.view.marks.values()}
     assert {("mark-1", "tool", 2, 4), ("mark-2", "span", 0, 6), ("mark-4", "span", 7, 13)} <= spans
-    assert engine.transcript.fresh_start == 28
+    assert engine.view.transcript.fresh_start == 28
     assert_clean_audit(engine)
 
 
@@ -52,19 +52,19 @@ def test_the_pending_marks_are_where_these_tests_expect(tmp_path: Path) -> None:
 
 def test_a_brief_is_free_rewritable_and_lands_in_the_fold(tmp_path: Path) -> None:
     engine, _ = pending_engine(tmp_path)
-    digests = engine.projection.digests()
+    digests = engine.view.projection.digests()
     engine.set_brief("mark-4", "first draft of the brief")
     text = "Chapter 1: read src/x1.py and module_1_0.py; nothing to change (ticket X-1)."
     mark = engine.set_brief("mark-4", text)
-    assert mark.brief == text and engine.marks["mark-4"].brief == text
-    assert engine.projection.digests() == digests
+    assert mark.brief == text and engine.view.marks["mark-4"].brief == text
+    assert engine.view.projection.digests() == digests
     assert engine.prepare_request().record.classification == "append"
     assert_reopens_identically(engine)
 
     engine.commit_now()
     fold = _fold_at(engine, 6, 13)  # widened over the closing message of chapter 0
     assert fold.brief == text and fold.brief_provenance == "agent"
-    item = engine.projection.items[engine.projection.item_index_at(0)]
+    item = engine.view.projection.items[engine.view.projection.item_index_at(0)]
     assert item.fold is not None and item.fold != fold.handle  # consolidated over it
     assert engine.fold_rows()[[r.handle for r in engine.fold_rows()].index(fold.handle)].brief_line
     assert engine.peek(fold.handle).data == expected_source(engine, fold)
@@ -121,12 +121,12 @@ def test_a_brief_that_was_refused_cannot_break_a_later_commit(tmp_path: Path) ->
 
 def test_reboundary_is_free_and_the_commit_folds_the_new_range(tmp_path: Path) -> None:
     engine, _ = pending_engine(tmp_path)
-    digests = engine.projection.digests()
+    digests = engine.view.projection.digests()
     # mark-1 (a tool mark on chapter 0's first batch) becomes a span over chapters 0 and 1.
     mark = engine.reboundary("mark-1", _id(0), _id(13))
     assert (mark.kind, mark.start, mark.end) == ("span", 0, 14)
-    assert engine.marks["mark-1"] == mark
-    assert engine.projection.digests() == digests
+    assert engine.view.marks["mark-1"] == mark
+    assert engine.view.projection.digests() == digests
     assert engine.prepare_request().record.classification == "append"
     assert_reopens_identically(engine)
     # The edit keeps a brief written before it.
@@ -139,7 +139,7 @@ def test_reboundary_is_free_and_the_commit_folds_the_new_range(tmp_path: Path) -
     fold = _fold_at(engine, 0, 14)
     assert fold.kind == "span" and fold.brief == "Chapters 0 and 1 in one fold"
     # The marks inside it were applied first (as its children) or are covered by it.
-    assert "mark-2" not in engine.marks and "mark-4" not in engine.marks
+    assert "mark-2" not in engine.view.marks and "mark-4" not in engine.view.marks
     assert engine.peek(fold.handle).data == expected_source(engine, fold)
     assert engine.prepare_request().record.classification == "attributed"
     assert_clean_audit(engine)
@@ -148,22 +148,22 @@ def test_reboundary_is_free_and_the_commit_folds_the_new_range(tmp_path: Path) -
 
 def test_reboundary_may_take_in_a_whole_fold(tmp_path: Path) -> None:
     engine, _ = pending_engine(tmp_path)
-    for mark_id in [m for m in engine.marks if engine.marks[m].start >= 7]:
+    for mark_id in [m for m in engine.view.marks if engine.view.marks[m].start >= 7]:
         engine.unmark(mark_id)
     engine.commit_now()  # chapter 0 only
     engine.prepare_request()
-    root = engine.forest.roots()[0]
+    root = engine.view.forest.roots()[0]
     assert (root.start, root.end) == (0, 6)
     session = SessionBuilder(prefix="r")
     chapters(session, 1, first=40)
     session.user("more")
     session.assistant("ok")
     drive(engine, session.entries)
-    mark_id = next(m.id for m in engine.marks.values() if m.start >= 28)
+    mark_id = next(m.id for m in engine.view.marks.values() if m.start >= 28)
     mark = engine.reboundary(mark_id, _id(0), _id(20))
     assert (mark.start, mark.end) == (0, 21)
     engine.commit_now()
-    assert engine.forest.parent[root.handle] is not None
+    assert engine.view.forest.parent[root.handle] is not None
     assert_clean_audit(engine)
     assert_reopens_identically(engine)
 
@@ -208,11 +208,11 @@ def test_reboundary_refuses_to_overlap_or_repeat_a_fold(tmp_path: Path) -> None:
     session.user("more")
     session.assistant("ok")
     drive(engine, session.entries)
-    mark_id = next(iter(engine.marks))
-    entries = engine.transcript.entries
-    last = engine.forest.roots()[-1]
-    newest = entries[engine.transcript.fresh_start - 1].id
-    assert last.end < engine.transcript.fresh_start - 1
+    mark_id = next(iter(engine.view.marks))
+    entries = engine.view.transcript.entries
+    last = engine.view.forest.roots()[-1]
+    newest = entries[engine.view.transcript.fresh_start - 1].id
+    assert last.end < engine.view.transcript.fresh_start - 1
     with unchanged(engine):
         with pytest.raises(EngineError, match=f"overlap fold {last.handle} partially"):
             engine.reboundary(mark_id, entries[last.start + 1].id, newest)
@@ -228,16 +228,16 @@ def test_reboundary_refuses_to_overlap_or_repeat_a_fold(tmp_path: Path) -> None:
 
 def test_unmark_withdraws_a_mark_for_free(tmp_path: Path) -> None:
     engine, _ = pending_engine(tmp_path)
-    digests = engine.projection.digests()
+    digests = engine.view.projection.digests()
     withdrawn = engine.unmark("mark-4")
-    assert withdrawn.id == "mark-4" and "mark-4" not in engine.marks
-    assert engine.projection.digests() == digests
+    assert withdrawn.id == "mark-4" and "mark-4" not in engine.view.marks
+    assert engine.view.projection.digests() == digests
     assert engine.prepare_request().record.classification == "append"
     assert_reopens_identically(engine)
     engine.unmark("mark-3")  # the tool mark inside it too: chapter 1 must stay raw
     commit = engine.commit_now()
     assert "mark-4" not in commit.applied_marks
-    assert all(not (f.start <= 9 < f.end) for f in engine.forest.folds.values())
+    assert all(not (f.start <= 9 < f.end) for f in engine.view.forest.folds.values())
     assert_clean_audit(engine)
     assert_reopens_identically(engine)
 

@@ -160,7 +160,7 @@ def test_occupancy_before_and_after_the_first_measurement(tmp_path: Path) -> Non
     assert composition.reading is Reading.NOT_MEASURED and composition.fill_tokens is None
     status = engine.status().occupancy
     assert status.reading is Reading.NOT_MEASURED and status.shown_tokens is None
-    assert status.tokens == status.estimated_tokens == engine.projection.tokens
+    assert status.tokens == status.estimated_tokens == engine.view.projection.tokens
 
     request = engine.prepare_request()
     engine.report_usage(request.record.number, _usage(request.tokens + 2_500))
@@ -170,7 +170,7 @@ def test_occupancy_before_and_after_the_first_measurement(tmp_path: Path) -> Non
     more = SessionBuilder(prefix="m")
     more.user("one more thing: " + "x" * 400)
     engine.append(more.entries[0])
-    grown = engine.projection.tokens - request.tokens
+    grown = engine.view.projection.tokens - request.tokens
     assert grown > 0
     assert engine.expected_tokens() == request.tokens + 2_500 + grown
     assert engine.composition().fill_tokens == engine.expected_tokens()
@@ -224,8 +224,8 @@ def test_the_engine_calibrates_from_growth_between_reports(tmp_path: Path) -> No
         measured = SAMPLE_DECAY * measured + measured_growth
         estimated = SAMPLE_DECAY * estimated + estimated_growth
     expected = measured / estimated
-    assert engine.meter.calibration == pytest.approx(expected)
-    assert 1.0 < engine.meter.calibration < ratio  # learning the growth ratio, not 1 + overhead
+    assert engine.view.calibration == pytest.approx(expected)
+    assert 1.0 < engine.view.calibration < ratio  # learning the growth ratio, not 1 + overhead
     absolute = reported[-1][1] / reported[-1][0]
     assert absolute > 2.0  # the absolute ratio would be pinned at the range's top
     assert_reopens_identically(engine)
@@ -261,8 +261,8 @@ def test_calibrate_from_outside_is_logged_only_when_used(tmp_path: Path) -> None
     with unchanged(engine):
         assert not engine.calibrate(10, 10)
     assert engine.calibrate(1_200, 1_000)
-    assert engine.meter.calibration == pytest.approx(2_700 / 2_500)
-    assert engine.expected_tokens() == round(engine.projection.tokens * 2_700 / 2_500)
+    assert engine.view.calibration == pytest.approx(2_700 / 2_500)
+    assert engine.expected_tokens() == round(engine.view.projection.tokens * 2_700 / 2_500)
     assert_reopens_identically(engine)
 
 
@@ -301,7 +301,7 @@ def test_without_host_measurement_the_figure_is_labelled_estimated(tmp_path: Pat
     drive(engine, session.entries)
     composition = engine.composition()
     assert composition.reading is Reading.ESTIMATED
-    assert composition.fill_tokens == engine.projection.tokens
+    assert composition.fill_tokens == engine.view.projection.tokens
     assert_reopens_identically(engine)
 
 
@@ -349,7 +349,7 @@ def test_a_usage_whose_prompt_is_unknown_measures_nothing(tmp_path: Path) -> Non
     assert engine.composition().reading is Reading.NOT_MEASURED
     # A known prompt with an unknown output is a reading.
     engine.report_usage(number, Usage(input_tokens=4_000, output_tokens=None))
-    assert engine.meter.last is not None and engine.meter.last.tokens == 4_000
+    assert engine._state.meter.last is not None and engine._state.meter.last.tokens == 4_000
 
 
 def test_a_commit_that_changes_nothing_keeps_the_reading(tmp_path: Path) -> None:

@@ -181,28 +181,28 @@ def test_any_nesting_reassembles_the_flat_source(
 def test_an_engine_session_keeps_each_entry_once_in_its_log_line(tmp_path: Path) -> None:
     """The store writes no leaf: every fold object names its entries' lines in the log."""
     engine, _ = folded_engine(tmp_path, count=6)
-    assert any(fold.children for fold in engine.forest.folds.values())  # nested folds
+    assert any(fold.children for fold in engine.view.forest.folds.values())  # nested folds
     assert_lossless(engine)
     assert_clean_audit(engine)
     listed: list[ListedPart] = []
-    for path, _ in engine.store.object_paths():
+    for path, _ in engine._state.store.object_paths():
         data = path.read_bytes()
         assert data.startswith(b"pifold-object format=3 ")  # no leaf object, no old fold
         listed.extend(decode_listing(data.split(b"\n", 1)[1]))
     folded = {
-        index for fold in engine.forest.folds.values() for index in range(fold.start, fold.end)
+        index for fold in engine.view.forest.folds.values() for index in range(fold.start, fold.end)
     }
     entries = [part for part in listed if part.kind == "entry"]
     # Each folded entry listed exactly once however deep the nesting, by its own log line.
     assert sorted(part.digest for part in entries) == sorted(
-        engine.transcript.entries[index].digest for index in folded
+        engine.view.transcript.entries[index].digest for index in folded
     )
-    by_digest = {entry.digest: entry for entry in engine.transcript.entries}
+    by_digest = {entry.digest: entry for entry in engine.view.transcript.entries}
     for part in entries:
         entry = by_digest[part.digest]
-        assert part.span == engine.journal.entry_spans[entry.id]
+        assert part.span == engine._state.journal.entry_spans[entry.id]
         assert part.span is not None
-        assert engine.journal.read_entry(part.span, part.digest) == entry.record_bytes
+        assert engine._state.journal.read_entry(part.span, part.digest) == entry.record_bytes
     engine.close()
 
 

@@ -29,7 +29,7 @@ from tests.core.engine_checks import (
 def _notices(engine: Engine) -> list[int]:
     return [
         index
-        for index, entry in enumerate(engine.transcript.entries)
+        for index, entry in enumerate(engine.view.transcript.entries)
         if entry.extra.get("pifold") == NOTICE_TAG
     ]
 
@@ -118,7 +118,7 @@ def test_the_notice_speaks_once_per_approach_and_again_after_a_commit(tmp_path: 
     assert approaches[:-1] == [1] * (len(approaches) - 1)  # once per approach, each time
     assert approaches[-1] <= 1
     for index in _notices(engine):
-        entry = engine.transcript.entries[index]
+        entry = engine.view.transcript.entries[index]
         assert entry.kind == "note"
         assert f"fires at {options.max_tokens:,} tokens" in entry.text
         assert "pi_fold_context" in entry.text and "pin / unpin" in entry.text
@@ -140,7 +140,7 @@ def test_the_notice_is_an_append_at_the_end_of_the_window(tmp_path: Path) -> Non
                 assert request.commit is None
                 assert request.record.classification == "append"
                 assert request.digests[: len(previous)] == previous
-                notice = engine.transcript.entries[-1]
+                notice = engine.view.transcript.entries[-1]
                 assert notice.extra.get("pifold") == NOTICE_TAG
                 assert request.digests[-1] == notice.wire_digest
                 lead = engine.options.thresholds.max_target - engine.options.notice_lead_share
@@ -181,10 +181,10 @@ def test_a_reopened_session_does_not_repeat_its_notice(tmp_path: Path) -> None:
                 split.append(entry)
                 break
         split.append(entry)
-    assert _notices(split) and split.noticed
+    assert _notices(split) and split._state.noticed
     split.close()
     resumed = Engine.open(tmp_path / "split", None, CharCounter())
-    assert resumed.noticed
+    assert resumed._state.noticed
     got += [r.digests for r in drive(resumed, session.entries[position + 1 :])]
     assert got == expected
     assert len(_notices(resumed)) == len(_notices(whole))
@@ -203,7 +203,7 @@ def test_options_apply_live_and_survive_a_reopen(tmp_path: Path) -> None:
         engine.apply_options(engine.options)  # the same options: nothing to log
     engine.apply_options(smaller)
     assert engine.options == smaller and _log_kinds(engine)[-1] == "options"
-    assert engine.projection.tokens >= smaller.max_tokens  # nothing moved yet
+    assert engine.view.projection.tokens >= smaller.max_tokens  # nothing moved yet
     reopened = assert_reopens_identically(engine)
     assert reopened.options == smaller
     request = engine.prepare_request()  # the new trigger applies at once
@@ -265,16 +265,16 @@ def test_a_commit_that_cannot_be_saved_stops_folding_not_the_session(
     before = full_state(engine)
     request = engine.prepare_request()
     assert calls and request.commit is None
-    assert engine.folding_stopped is not None
-    assert "commit could not be saved" in engine.folding_stopped
-    assert "No space left on device" in engine.folding_stopped
+    assert engine.view.folding_stopped is not None
+    assert "commit could not be saved" in engine.view.folding_stopped
+    assert "No space left on device" in engine.view.folding_stopped
     # Nothing of the failed commit remains: same window, same marks, no commit logged.
     assert request.digests == before["digests"]
     assert request.record.classification == "append"
-    assert engine.marks == before["marks"] and engine.forest.folds == before["folds"]
+    assert engine.view.marks == before["marks"] and engine.view.forest.folds == before["folds"]
     assert "commit" not in _log_kinds(engine)
     assert engine.composition().folding_stopped
-    assert engine.status().folding_stopped == engine.folding_stopped
+    assert engine.status().folding_stopped == engine.view.folding_stopped
     # The session goes on, unfolded: no further attempt, every request a pure append.
     more = SessionBuilder(prefix="s")
     chapters(more, 3, first=50)
@@ -285,21 +285,21 @@ def test_a_commit_that_cannot_be_saved_stops_folding_not_the_session(
     assert_clean_audit(engine)
     # A restart (with a working store) rebuilds the same session and may fold again.
     monkeypatch.undo()
-    live = engine.projection.digests()
+    live = engine.view.projection.digests()
     restarted = reopen(engine)
-    assert restarted.folding_stopped is None
-    assert restarted.projection.digests() == live
+    assert restarted.view.folding_stopped is None
+    assert restarted.view.projection.digests() == live
     assert restarted.prepare_request().commit is not None
 
 
 def test_a_store_that_cannot_be_written_stops_folding(tmp_path: Path) -> None:
     engine, _ = _over_the_trigger(tmp_path)
     # A plain file where the object folders must go: every write fails, even as root.
-    engine.store.root.mkdir(parents=True, exist_ok=True)
-    (engine.store.root / "sha256").write_bytes(b"not a folder")
-    digests = engine.projection.digests()
+    engine._state.store.root.mkdir(parents=True, exist_ok=True)
+    (engine._state.store.root / "sha256").write_bytes(b"not a folder")
+    digests = engine.view.projection.digests()
     request = engine.prepare_request()
-    assert request.commit is None and engine.folding_stopped is not None
+    assert request.commit is None and engine.view.folding_stopped is not None
     assert request.digests == digests
     assert engine.composition().folding_stopped
     assert_clean_audit(engine)
@@ -341,8 +341,8 @@ def test_the_notice_never_lands_between_a_call_and_its_results(tmp_path: Path) -
     engine.prepare_request()
     notices = _notices(engine)
     assert len(notices) == 1
-    assert notices[0] == engine.transcript.index_of[second.id] + 1
-    assert engine.transcript.split_call(0, len(engine.transcript)) is None
+    assert notices[0] == engine.view.transcript.index_of[second.id] + 1
+    assert engine.view.transcript.split_call(0, len(engine.view.transcript)) is None
     assert_reopens_identically(engine)
 
 
@@ -363,21 +363,21 @@ def test_a_commit_record_that_cannot_be_made_durable_leaves_a_log_that_reopens(
     # The store objects are written, the commit line reaches the file, then its fsync fails:
     # the commit did not happen, so the log must not hold it either.
     engine, _ = _over_the_trigger(tmp_path)
-    log_before = engine.journal.path.read_bytes()
+    log_before = engine._state.journal.path.read_bytes()
     monkeypatch.setattr(journal_module, "os", _FsyncFails())
     request = engine.prepare_request()
     monkeypatch.undo()
-    assert request.commit is None and engine.folding_stopped is not None
-    assert "Input/output error" in engine.folding_stopped
+    assert request.commit is None and engine.view.folding_stopped is not None
+    assert "Input/output error" in engine.view.folding_stopped
     assert "commit" not in _log_kinds(engine)
-    assert engine.journal.path.read_bytes().startswith(log_before)
+    assert engine._state.journal.path.read_bytes().startswith(log_before)
     more = SessionBuilder(prefix="s")
     chapters(more, 2, first=50)
     drive(engine, more.entries)
     assert_clean_audit(engine)
     restarted = reopen(engine)
-    assert restarted.torn_tail is None
-    assert restarted.projection.digests() == engine.projection.digests()
-    assert restarted.audit.counts == engine.audit.counts
-    assert restarted.marks == engine.marks
+    assert restarted.view.torn_tail is None
+    assert restarted.view.projection.digests() == engine.view.projection.digests()
+    assert restarted.view.audit_counts == engine.view.audit_counts
+    assert restarted.view.marks == engine.view.marks
     assert restarted.prepare_request().commit is not None  # folding resumes after a restart

@@ -31,24 +31,24 @@ from tests.core.engine_checks import (
 def test_pinning_raw_entries_moves_no_byte_and_commits_hold_them(tmp_path: Path) -> None:
     engine, session = pending_engine(tmp_path)
     target = session.entries[2]  # a tool result of chapter 0, under two pending marks
-    covering = {m.id for m in engine.marks.values() if m.start <= 2 < m.end}
+    covering = {m.id for m in engine.view.marks.values() if m.start <= 2 < m.end}
     assert covering
-    digests = engine.projection.digests()
+    digests = engine.view.projection.digests()
     outcome = engine.pin([target.id])
     assert outcome.pinned == (target.id,) and outcome.staged == () and outcome.already == ()
     assert outcome.pinned_tokens == raw_tokens(engine, 2)
     assert outcome.cap_tokens == engine.options.min_tokens
-    assert engine.projection.digests() == digests
+    assert engine.view.projection.digests() == digests
     assert engine.prepare_request().record.classification == "append"
     assert engine.composition().mass(Category.PINNED) == raw_tokens(engine, 2)
     assert_reopens_identically(engine)
 
     commit = engine.commit_now()
     assert covering <= set(commit.held_marks)
-    assert covering <= set(engine.marks)  # held, still pending
+    assert covering <= set(engine.view.marks)  # held, still pending
     assert commit.built  # the other chapters folded
     assert shown_raw(engine, 2)
-    assert all(not fold.start <= 2 < fold.end for fold in engine.forest.folds.values())
+    assert all(not fold.start <= 2 < fold.end for fold in engine.view.forest.folds.values())
     engine.prepare_request()
     # Pinning again is a no-op that says so.
     with unchanged(engine):
@@ -60,11 +60,11 @@ def test_pinning_raw_entries_moves_no_byte_and_commits_hold_them(tmp_path: Path)
 
 def test_pinning_a_fold_id_pins_every_entry_it_covers(tmp_path: Path) -> None:
     engine, _ = folded_engine(tmp_path)
-    tool = next(f for f in engine.forest.folds.values() if f.kind == "tool")
+    tool = next(f for f in engine.view.forest.folds.values() if f.kind == "tool")
     outcome = engine.pin([tool.handle])
-    ids = tuple(e.id for e in engine.transcript.entries[tool.start : tool.end])
+    ids = tuple(e.id for e in engine.view.transcript.entries[tool.start : tool.end])
     assert outcome.staged == ids and outcome.pinned == ()
-    assert engine.pinned == set(range(tool.start, tool.end))
+    assert engine.view.pinned == set(range(tool.start, tool.end))
     assert engine.status().staged_pins == ids
     assert_reopens_identically(engine)
 
@@ -76,19 +76,19 @@ def test_unpin_releases_and_the_next_commit_may_fold_them(tmp_path: Path) -> Non
     held = set(first.held_marks)
     assert held
     engine.prepare_request()
-    digests = engine.projection.digests()
+    digests = engine.view.projection.digests()
     outcome = engine.unpin([session.entries[2].id])
     assert outcome.released == (session.entries[2].id,)
     assert outcome.pinned_tokens == raw_tokens(engine, 3)
-    assert engine.pinned == {3}
-    assert engine.projection.digests() == digests  # nothing moves on unpin
+    assert engine.view.pinned == {3}
+    assert engine.view.projection.digests() == digests  # nothing moves on unpin
     assert_reopens_identically(engine)
     engine.unpin([session.entries[3].id])
-    assert not engine.pinned
+    assert not engine.view.pinned
     assert engine.prepare_request().record.classification == "append"
     second = engine.commit_now()
     assert held & set(second.applied_marks)
-    assert any(fold.start <= 2 < fold.end for fold in engine.forest.folds.values())
+    assert any(fold.start <= 2 < fold.end for fold in engine.view.forest.folds.values())
     assert engine.prepare_request().record.classification == "attributed"
     assert_clean_audit(engine)
     assert_reopens_identically(engine)
@@ -123,7 +123,7 @@ def test_a_pin_over_the_cap_is_refused_naming_the_cap(tmp_path: Path) -> None:
     # After releasing the first pin the second fits.
     engine.unpin([ids[2]])
     assert engine.pin([ids[5]]).pinned_tokens == second
-    assert engine.pinned == {5}
+    assert engine.view.pinned == {5}
     assert_reopens_identically(engine)
 
 
@@ -143,15 +143,15 @@ def test_the_cap_is_checked_for_the_whole_request(tmp_path: Path) -> None:
 def test_pinning_folded_entries_moves_nothing_until_the_next_commit(tmp_path: Path) -> None:
     engine, session = folded_engine(tmp_path)
     index = 2  # inside tool fold < span fold < consolidated fold
-    chain = [fold.handle for fold in engine.forest.chain_at(index)]
+    chain = [fold.handle for fold in engine.view.forest.chain_at(index)]
     assert len(chain) == 3
-    assert [engine.forest.folds[h].kind for h in chain] == ["consolidated", "span", "tool"]
-    digests = engine.projection.digests()
+    assert [engine.view.forest.folds[h].kind for h in chain] == ["consolidated", "span", "tool"]
+    digests = engine.view.projection.digests()
 
     outcome = engine.pin([session.entries[index].id])
     assert outcome.staged == (session.entries[index].id,) and outcome.pinned == ()
     assert outcome.pinned_tokens == raw_tokens(engine, index)
-    assert engine.projection.digests() == digests
+    assert engine.view.projection.digests() == digests
     assert engine.status().staged_pins == (session.entries[index].id,)
     # Requests before the commit are pure appends: not one byte moved.
     more = SessionBuilder(prefix="p")
@@ -164,14 +164,14 @@ def test_pinning_folded_entries_moves_nothing_until_the_next_commit(tmp_path: Pa
 
     commit = engine.commit_now()
     assert commit.pin_opened == chain  # outermost first
-    assert all(handle in engine.forest.expanded for handle in chain)
+    assert all(handle in engine.view.forest.expanded for handle in chain)
     assert shown_raw(engine, index)
     assert engine.status().staged_pins == ()
     request = engine.prepare_request()
     assert request.record.classification == "attributed"
     assert request.record.causes == (f"commit {commit.number} (command)",)
     # The folds are still there, whole, and still peek back their exact sources.
-    for fold in engine.forest.folds.values():
+    for fold in engine.view.forest.folds.values():
         assert engine.peek(fold.handle).data == expected_source(engine, fold)
     assert engine.status().last_commit is not None
     assert engine.status().last_commit.pins_landed == 3  # type: ignore[union-attr]
@@ -182,38 +182,38 @@ def test_pinning_folded_entries_moves_nothing_until_the_next_commit(tmp_path: Pa
 def test_unpinning_lets_the_folds_a_pin_opened_collapse_again(tmp_path: Path) -> None:
     engine, session = folded_engine(tmp_path)
     index = 2
-    chain = [fold.handle for fold in engine.forest.chain_at(index)]
+    chain = [fold.handle for fold in engine.view.forest.chain_at(index)]
     engine.pin([session.entries[index].id])
     engine.commit_now()
     engine.prepare_request()
-    assert engine.pin_opened == set(chain)
-    digests = engine.projection.digests()
+    assert engine._state.pin_opened == set(chain)
+    digests = engine.view.projection.digests()
 
     outcome = engine.unpin([session.entries[index].id])
     # Unpinning moves no byte; the opened folds are staged to collapse at the next commit.
     assert set(outcome.refolds) == set(chain)
-    assert engine.staged_refolds == set(chain)
-    assert engine.projection.digests() == digests
+    assert engine.view.staged_refolds == set(chain)
+    assert engine.view.projection.digests() == digests
     assert_reopens_identically(engine)
 
     commit = engine.commit_now()
     assert set(commit.refolded) >= {chain[0]}
-    assert not engine.forest.shows_raw(index)
-    assert engine.pin_opened == set()
+    assert not engine.view.forest.shows_raw(index)
+    assert engine._state.pin_opened == set()
     assert engine.prepare_request().record.classification == "attributed"
     assert_reopens_identically(engine)
 
 
 def test_a_fold_still_holding_another_pin_stays_open(tmp_path: Path) -> None:
     engine, session = folded_engine(tmp_path)
-    tool = next(f for f in engine.forest.folds.values() if f.kind == "tool" and f.start == 2)
+    tool = next(f for f in engine.view.forest.folds.values() if f.kind == "tool" and f.start == 2)
     first, second = tool.start, tool.end - 1
     assert first != second
     engine.pin([session.entries[first].id, session.entries[second].id])
     engine.commit_now()
     outcome = engine.unpin([session.entries[first].id])
     assert outcome.refolds == ()  # the second pin still needs every fold around it open
-    assert engine.staged_refolds == set()
+    assert engine.view.staged_refolds == set()
     assert_reopens_identically(engine)
 
 
@@ -232,8 +232,8 @@ def test_pinned_entries_survive_later_threshold_commits(tmp_path: Path) -> None:
     assert len(threshold) >= 2
     for index in pinned:
         assert shown_raw(engine, index)
-        assert all(not f.start <= index < f.end for f in engine.forest.folds.values())
-    assert any(f.kind == "consolidated" for f in engine.forest.folds.values())
+        assert all(not f.start <= index < f.end for f in engine.view.forest.folds.values())
+    assert any(f.kind == "consolidated" for f in engine.view.forest.folds.values())
     assert_clean_audit(engine)
     assert_reopens_identically(engine)
 
@@ -246,28 +246,28 @@ def test_pinning_a_clipped_result_shows_it_whole_from_the_next_commit(tmp_path: 
     options = small_options(budget=200_000, min_fold_chars=2_000, tool_fold_threshold=0.9)
     engine = Engine.open(tmp_path / "state", options, CharCounter())
     drive(engine, session.entries)
-    for mark in list(engine.marks.values()):
+    for mark in list(engine.view.marks.values()):
         if mark.start >= 7:
             engine.unmark(mark.id)  # chapters 1.. stay raw, so the diet clips them
     engine.prepare_request()
     commit = engine.commit_now()
     assert commit.clipped
     index = commit.clipped[0]
-    entry = engine.transcript.entries[index]
+    entry = engine.view.transcript.entries[index]
     engine.prepare_request()
 
-    digests = engine.projection.digests()
+    digests = engine.view.projection.digests()
     outcome = engine.pin([entry.id])
     # Shown clipped now, so the pin is staged and costs the whole entry.
     assert outcome.staged == (entry.id,) and outcome.pinned == ()
     assert outcome.pinned_tokens == raw_tokens(engine, index)
     assert engine.status().pinned_tokens == raw_tokens(engine, index)
     assert engine.status().staged_pins == (entry.id,)
-    assert engine.projection.digests() == digests
+    assert engine.view.projection.digests() == digests
     assert engine.prepare_request().record.classification == "append"
 
     engine.commit_now()
-    assert index not in engine.projection.views
+    assert index not in engine.view.projection.views
     assert shown_raw(engine, index)
     assert engine.composition().mass(Category.PINNED) == raw_tokens(engine, index)
     assert engine.prepare_request().record.classification == "attributed"
@@ -311,7 +311,7 @@ def test_unpinning_what_is_not_pinned_is_refused_by_name(tmp_path: Path) -> None
     engine.pin(["e00029"])
     with unchanged(engine), pytest.raises(EngineError, match="not pinned: e00028"):
         engine.unpin(["e00029", "e00028"])
-    assert engine.pinned == {28}
+    assert engine.view.pinned == {28}
 
 
 def test_a_fold_holding_a_pinned_entry_cannot_be_staged_to_refold(tmp_path: Path) -> None:
@@ -326,9 +326,9 @@ def test_a_fold_holding_a_pinned_entry_cannot_be_staged_to_refold(tmp_path: Path
                 engine.refold(handle)
     # Released, the folds the pin opened are staged to close again (unpin does it).
     engine.unpin([pinned.id])
-    assert engine.staged_refolds == set(opened)
+    assert engine.view.staged_refolds == set(opened)
     commit = engine.commit_now()
     assert opened[0] in commit.refolded
-    assert not any(handle in engine.forest.expanded for handle in opened)
+    assert not any(handle in engine.view.forest.expanded for handle in opened)
     assert engine.prepare_request().record.classification == "attributed"
     assert_reopens_identically(engine)

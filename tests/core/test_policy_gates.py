@@ -41,9 +41,9 @@ def _open(path: Path, options: EngineOptions) -> Engine:
 
 def _assert_lossless(engine: Engine) -> None:
     """No unattributed rewrite, a valid forest, and every fold's exact source by peek."""
-    assert engine.audit.counts.unattributed == 0
-    engine.forest.validate(engine.transcript)
-    for fold in engine.forest.folds.values():
+    assert engine.view.audit_counts.unattributed == 0
+    engine.view.forest.validate(engine.view.transcript)
+    for fold in engine.view.forest.folds.values():
         assert engine.peek(fold.handle).data == expected_source(engine, fold), fold.handle
 
 
@@ -53,7 +53,7 @@ def _threshold_commits(requests: list[Request]) -> list[CommitOutcome]:
 
 def _target(engine: Engine) -> int:
     """What a threshold commit aims at: ``minTarget`` × budget, in the engine's estimate."""
-    return engine.meter.estimate_for(engine.options.min_tokens)
+    return engine._state.meter.estimate_for(engine.options.min_tokens)
 
 
 def _assert_reached(engine: Engine, commit: CommitOutcome) -> None:
@@ -99,17 +99,17 @@ def _giant_units(session: SessionBuilder) -> dict[str, tuple[int, int]]:
 def _assert_folded_whole(engine: Engine, start: int, end: int) -> None:
     """``[start, end)`` is hidden inside one fold, and no fold cuts through it (a tool fold of
     exactly its results, the call beside it, is the only fold allowed inside)."""
-    for fold in engine.forest.folds.values():
+    for fold in engine.view.forest.folds.values():
         disjoint = fold.end <= start or end <= fold.start
         around = fold.start <= start and end <= fold.end
         results_only = fold.kind == "tool" and (fold.start, fold.end) == (start + 1, end)
         assert disjoint or around or results_only, (fold.kind, fold.span, (start, end))
     assert any(
         fold.start <= start and end <= fold.end and fold.kind != "tool"
-        for fold in engine.forest.folds.values()
+        for fold in engine.view.forest.folds.values()
     ), f"no fold holds [{start},{end}) whole"
     for index in range(start, end):
-        assert not engine.forest.shows_raw(index), index
+        assert not engine.view.forest.shows_raw(index), index
 
 
 def test_a_unit_larger_than_the_span_cut_is_marked_and_folded_whole(tmp_path: Path) -> None:
@@ -125,7 +125,7 @@ def test_a_unit_larger_than_the_span_cut_is_marked_and_folded_whole(tmp_path: Pa
     laid: set[tuple[str, int, int]] = set()
 
     def record_marks(engine: Engine, request: Request) -> None:
-        laid.update((mark.kind, mark.start, mark.end) for mark in engine.marks.values())
+        laid.update((mark.kind, mark.start, mark.end) for mark in engine.view.marks.values())
 
     requests = drive(engine, session.entries, record_marks)
     commits = _threshold_commits(requests)
@@ -156,7 +156,7 @@ def test_top_up_folds_a_unit_larger_than_the_span_cut_whole(tmp_path: Path) -> N
     requests: list[Request] = []
     for entry in session.entries:
         if entry.kind == "assistant":
-            for mark in list(engine.marks):
+            for mark in list(engine.view.marks):
                 engine.unmark(mark)  # no marks at all: every fold is the commit's top-up
             requests.append(engine.prepare_request())
         engine.append(entry)
@@ -192,12 +192,12 @@ def _wait(session: SessionBuilder) -> None:
 
 
 def _consolidated(engine: Engine) -> list[Fold]:
-    return [fold for fold in engine.forest.in_order() if fold.kind == "consolidated"]
+    return [fold for fold in engine.view.forest.in_order() if fold.kind == "consolidated"]
 
 
 def _gap_entries(engine: Engine, fold: Fold) -> list[int]:
     """Entries a fold covers that none of its children does: the raw gaps it took in."""
-    children = [engine.forest.folds[handle] for handle in fold.children]
+    children = [engine.view.forest.folds[handle] for handle in fold.children]
     return [
         index
         for index in range(fold.start, fold.end)
@@ -209,7 +209,7 @@ def _level(engine: Engine, fold: Fold) -> int:
     """0 for a tool or span fold; one above its highest child for a consolidated fold."""
     if fold.kind != "consolidated":
         return 0
-    return 1 + max(_level(engine, engine.forest.folds[child]) for child in fold.children)
+    return 1 + max(_level(engine, engine.view.forest.folds[child]) for child in fold.children)
 
 
 def _owed_runs(engine: Engine) -> list[list[Fold]]:
@@ -221,17 +221,17 @@ def _owed_runs(engine: Engine) -> list[list[Fold]]:
     """
     size = engine.options.thresholds.consolidate_after
     limit = engine.options.thresholds.min_fold_chars
-    transcript = engine.transcript
+    transcript = engine.view.transcript
 
     def pinned(start: int, end: int) -> bool:
-        return any(start <= index < end for index in engine.pinned)
+        return any(start <= index < end for index in engine.view.pinned)
 
     owed: list[list[Fold]] = []
     run: list[Fold] = []
-    for root in engine.forest.roots():
+    for root in engine.view.forest.roots():
         if root.end > transcript.fresh_start:
             break
-        if root.handle in engine.forest.expanded or pinned(root.start, root.end):
+        if root.handle in engine.view.forest.expanded or pinned(root.start, root.end):
             run = []
             continue
         if run:
@@ -258,7 +258,7 @@ def test_no_consolidation_below_the_count_and_one_parent_at_exactly_the_count(
     drive(engine, session.entries)
     engine.commit_now()
     engine.prepare_request()
-    roots = engine.forest.roots()
+    roots = engine.view.forest.roots()
     assert [root.kind for root in roots] == ["span", "span", "span"]
     assert _consolidated(engine) == []  # three roots owe no parent at consolidateAfter 4
     assert engine.commit_now().built == []  # and a commit with nothing new changes nothing
@@ -274,7 +274,7 @@ def test_no_consolidation_below_the_count_and_one_parent_at_exactly_the_count(
     assert commit.built[-1].fold == parent
     fourth = [b.fold for b in commit.built if b.fold.kind == "span"]
     assert parent.children == (*(root.handle for root in roots), fourth[0].handle)
-    assert engine.forest.roots() == [parent]
+    assert engine.view.forest.roots() == [parent]
     assert (parent.start, parent.end) == (roots[0].start, fourth[0].end)
     assert _owed_runs(engine) == []
     _assert_lossless(engine)
@@ -293,22 +293,23 @@ def test_small_raw_gaps_between_roots_are_taken_into_the_parent(tmp_path: Path) 
     engine = _open(tmp_path, _count_options(consolidate_after=4))
     drive(engine, session.entries)
     # Chapter 1 keeps its two tool marks but not its span mark, so its calls stay raw.
-    spans = [m for m in engine.marks.values() if m.kind == "span" and m.start >= middle]
+    spans = [m for m in engine.view.marks.values() if m.kind == "span" and m.start >= middle]
     engine.unmark(next(m.id for m in spans if m.end <= middle_end))
     engine.commit_now()
     engine.prepare_request()
     (parent,) = _consolidated(engine)
-    children = [engine.forest.folds[handle] for handle in parent.children]
+    children = [engine.view.forest.folds[handle] for handle in parent.children]
     assert [child.kind for child in children] == ["span", "tool", "tool", "span"]
-    assert engine.forest.roots() == [parent]
+    assert engine.view.forest.roots() == [parent]
     gaps = _gap_entries(engine, parent)
     assert gaps, "the raw entries between the children are inside the parent"
-    kinds = {engine.transcript.entries[index].kind for index in gaps}
+    kinds = {engine.view.transcript.entries[index].kind for index in gaps}
     assert "assistant" in kinds  # the calls of chapter 1's batches, kept with their results
     for index in gaps:
-        assert not engine.forest.shows_raw(index)
+        assert not engine.view.forest.shows_raw(index)
         assert (
-            engine.transcript.entries[index].size_chars < engine.options.thresholds.min_fold_chars
+            engine.view.transcript.entries[index].size_chars
+            < engine.options.thresholds.min_fold_chars
         )
     _assert_lossless(engine)
     assert_reopens_identically(engine)
@@ -332,14 +333,14 @@ def test_a_large_raw_gap_splits_the_run(tmp_path: Path) -> None:
         engine = _open(tmp_path / name, _count_options(consolidate_after=4))
         session, middle = _six_chapters(sizes)
         drive(engine, session.entries)
-        for mark in [m for m in engine.marks.values() if m.start in middle]:
+        for mark in [m for m in engine.view.marks.values() if m.start in middle]:
             engine.unmark(mark.id)  # chapter 2 stays raw between the others
         engine.commit_now()
         engine.prepare_request()
-        gap = engine.transcript.size_chars(middle.start, middle.stop)
+        gap = engine.view.transcript.size_chars(middle.start, middle.stop)
         if name == "large":
             assert gap >= engine.options.thresholds.min_fold_chars
-            assert all(engine.forest.shows_raw(index) for index in middle)
+            assert all(engine.view.forest.shows_raw(index) for index in middle)
         else:
             assert gap < engine.options.thresholds.min_fold_chars
         made[name] = len(_consolidated(engine))
@@ -367,7 +368,7 @@ def test_a_pinned_entry_between_roots_splits_the_run(tmp_path: Path) -> None:
         made[pin] = len(_consolidated(engine))
         if pin:
             assert shown_raw(engine, closing)
-            assert all(not f.start <= closing < f.end for f in engine.forest.folds.values())
+            assert all(not f.start <= closing < f.end for f in engine.view.forest.folds.values())
             sizes = [len(run) for run in _runs_around(engine, closing)]
             assert sizes == [3, 3]
         assert _owed_runs(engine) == []
@@ -377,7 +378,7 @@ def test_a_pinned_entry_between_roots_splits_the_run(tmp_path: Path) -> None:
 
 
 def _runs_around(engine: Engine, index: int) -> tuple[list[Fold], list[Fold]]:
-    roots = engine.forest.roots()
+    roots = engine.view.forest.roots()
     return [r for r in roots if r.end <= index], [r for r in roots if r.start > index]
 
 
@@ -394,9 +395,9 @@ def test_a_tool_fold_heading_a_run_does_not_block_the_roots_after_it(tmp_path: P
     engine.pin([session.entries[0].id])
     engine.commit_now()
     engine.prepare_request()
-    head, *rest = engine.forest.roots()
+    head, *rest = engine.view.forest.roots()
     assert head.kind == "tool" and rest and rest[0].start == head.end  # no gap between them
-    assert engine.transcript.split_call(head.start, rest[0].end) is not None
+    assert engine.view.transcript.split_call(head.start, rest[0].end) is not None
     assert _consolidated(engine), "the eight spans after the tool fold owe parents"
     assert _owed_runs(engine) == []
     later = SessionBuilder(prefix="m")
@@ -406,7 +407,7 @@ def test_a_tool_fold_heading_a_run_does_not_block_the_roots_after_it(tmp_path: P
     engine.commit_now()
     engine.prepare_request()
     assert _owed_runs(engine) == []
-    assert engine.forest.roots()[0] == head
+    assert engine.view.forest.roots()[0] == head
     _assert_lossless(engine)
     assert_reopens_identically(engine)
 
@@ -432,9 +433,9 @@ def test_a_long_session_grows_deeper_layers_and_leaves_no_parent_owed(tmp_path: 
     for parent in parents:
         assert len(parent.children) == 3  # a group of exactly consolidateAfter roots
         # Balanced: a parent's children are all of one level, never a chain of parents.
-        assert len({_level(engine, engine.forest.folds[c]) for c in parent.children}) == 1
+        assert len({_level(engine, engine.view.forest.folds[c]) for c in parent.children}) == 1
     depth = max(
-        sum(1 for a in engine.forest.ancestors(p.handle) if a.kind == "consolidated") + 1
+        sum(1 for a in engine.view.forest.ancestors(p.handle) if a.kind == "consolidated") + 1
         for p in parents
     )
     assert depth >= 3, "consolidated folds inside consolidated folds inside consolidated folds"
@@ -455,7 +456,7 @@ def _use_the_tool(
     result = run_tool(engine, arguments, call.tool_calls[0].id)
     assert not result.is_error, result.text
     engine.append(session.result(call.tool_calls[0], result.text))
-    return request, len(engine.transcript) - 1
+    return request, len(engine.view.transcript) - 1
 
 
 def _tool_session(path: Path, options: EngineOptions) -> tuple[Engine, SessionBuilder]:
@@ -466,15 +467,15 @@ def _tool_session(path: Path, options: EngineOptions) -> tuple[Engine, SessionBu
     _wait(session)
     drive(engine, session.entries)
     engine.commit_now()
-    assert len(engine.forest) >= 10
+    assert len(engine.view.forest) >= 10
     return engine, session
 
 
 def test_the_tools_own_results_are_marked_and_folded_by_threshold_commits(tmp_path: Path) -> None:
     options = small_options(budget=30_000, min_fold_chars=2_000, consolidate_after=10)
     engine, session = _tool_session(tmp_path, options)
-    span = next(f.handle for f in engine.forest.in_order() if f.kind == "span")
-    tool = next(f.handle for f in engine.forest.in_order() if f.kind == "tool")
+    span = next(f.handle for f in engine.view.forest.in_order() if f.kind == "span")
+    tool = next(f.handle for f in engine.view.forest.in_order() if f.kind == "tool")
     engine.append(session.user("Check how folding is going while you port the parser."))
     asks: list[dict[str, object]] = [
         {"action": "status"},
@@ -495,7 +496,7 @@ def test_the_tools_own_results_are_marked_and_folded_by_threshold_commits(tmp_pa
             request, index = _use_the_tool(engine, session, arguments, f"Step {step}.")
             requests.append(request)
             own[index] = f"{arguments['action']} {arguments.get('detail', arguments.get('id'))}"
-        for mark in engine.marks.values():
+        for mark in engine.view.marks.values():
             marked.update(i for i in range(mark.start, mark.end) if i in own)
     requests.append(engine.prepare_request())
     engine.append(session.assistant("Done."))
@@ -507,7 +508,7 @@ def test_the_tools_own_results_are_marked_and_folded_by_threshold_commits(tmp_pa
     # The runtime marked the tool's own results, and threshold commits folded them: status
     # summaries, status trees, kept peeks and ephemeral peeks alike.
     assert marked
-    folded = {i for i in own if not engine.forest.shows_raw(i)}
+    folded = {i for i in own if not engine.view.forest.shows_raw(i)}
     assert {own[i] for i in folded} == set(own.values())
     tool_folds = [
         b.fold
@@ -517,7 +518,7 @@ def test_the_tools_own_results_are_marked_and_folded_by_threshold_commits(tmp_pa
     ]
     assert tool_folds, "a large result of the tool folds on a tool mark of its own"
     # What stays raw is only what no commit needed yet: results newer than every fold.
-    newest_folded = max(fold.end for fold in engine.forest.folds.values())
+    newest_folded = max(fold.end for fold in engine.view.forest.folds.values())
     assert all(i >= newest_folded for i in own if i not in folded)
     _assert_lossless(engine)
     assert_reopens_identically(engine)
@@ -536,9 +537,9 @@ def test_large_stale_status_results_are_reclaimed_by_one_threshold_commit(tmp_pa
             f"Page {number}.",
         )
         assert request.commit is None
-        assert engine.transcript.entries[index].size_chars >= options.thresholds.min_fold_chars
+        assert engine.view.transcript.entries[index].size_chars >= options.thresholds.min_fold_chars
         pages.append(index)
-    raw_tokens = sum(engine.projection.whole_tokens(index) for index in pages)
+    raw_tokens = sum(engine.view.projection.whole_tokens(index) for index in pages)
     assert raw_tokens >= 0.25 * options.max_tokens  # a large share of the window
     commit: CommitOutcome | None = None
     step = 0
@@ -550,11 +551,11 @@ def test_large_stale_status_results_are_reclaimed_by_one_threshold_commit(tmp_pa
     assert commit.cause == "threshold"
     _assert_reached(engine, commit)
     for index in pages:
-        assert not engine.forest.shows_raw(index), index
+        assert not engine.view.forest.shows_raw(index), index
     # What stands for the six pages now costs under a tenth of what they cost raw.
     shown = [
         item
-        for item in engine.projection.items
+        for item in engine.view.projection.items
         if item.end > pages[0] - 1 and item.start < pages[-1] + 1
     ]
     assert sum(item.tokens for item in shown) <= 0.1 * raw_tokens
@@ -580,7 +581,7 @@ def _one_turn(ask: bool) -> SessionBuilder:
 
 def _assert_fresh_tail_raw(engine: Engine) -> None:
     """The newest batch, the closed unit before it and everything after are shown raw."""
-    transcript = engine.transcript
+    transcript = engine.view.transcript
     newest = transcript.units[-1]
     assert newest.end - newest.start >= 2  # the newest batch: its call and its results
     assert transcript.fresh_start < newest.start
@@ -604,7 +605,7 @@ def test_one_long_turn_commits_reaches_its_target_and_keeps_the_newest_batch_raw
         _assert_fresh_tail_raw(engine)
 
     drive(engine, session.entries, after)
-    assert len(engine.transcript.chapter_starts) == (1 if ask else 0)
+    assert len(engine.view.transcript.chapter_starts) == (1 if ask else 0)
     assert len(commits) >= 2
     for commit in commits:
         assert commit.cause == "threshold"
@@ -638,7 +639,7 @@ def _drive_to_commit(
 def _assert_top_up_folds(engine: Engine, folds: list[Fold]) -> None:
     """Top-up spans: whole units, no call split from its result, worth making, out of the
     fresh tail and clear of pins."""
-    transcript = engine.transcript
+    transcript = engine.view.transcript
     for fold in folds:
         assert fold.kind == "span"
         assert transcript.unit_aligned(fold.start, fold.end)
@@ -647,7 +648,7 @@ def _assert_top_up_folds(engine: Engine, folds: list[Fold]) -> None:
             transcript.size_chars(fold.start, fold.end) >= engine.options.thresholds.min_fold_chars
         )
         assert fold.end <= transcript.fresh_start
-        assert not any(fold.start <= index < fold.end for index in engine.pinned)
+        assert not any(fold.start <= index < fold.end for index in engine.view.pinned)
 
 
 def test_top_up_cuts_the_stalest_raw_spans_when_marks_alone_miss_the_target(
@@ -663,14 +664,14 @@ def test_top_up_cuts_the_stalest_raw_spans_when_marks_alone_miss_the_target(
     pinned = 3 * 7 + 6  # chapter 3's closing message: the raw material comes in two runs
 
     def keep_only_the_newest_mark(engine: Engine) -> None:
-        newest = max(engine.marks.values(), key=lambda m: (m.start, m.id))
+        newest = max(engine.view.marks.values(), key=lambda m: (m.start, m.id))
         assert newest.kind == "tool"
         kept.append(newest.id)
-        for mark in list(engine.marks):
+        for mark in list(engine.view.marks):
             if mark != newest.id:
                 engine.unmark(mark)
-        assert engine.transcript.entries[pinned].text == "Done."
-        engine.pin([engine.transcript.entries[pinned].id])
+        assert engine.view.transcript.entries[pinned].text == "Done."
+        engine.pin([engine.view.transcript.entries[pinned].id])
 
     engine = _open(tmp_path / "top-up", options)
     commit, rest = _drive_to_commit(engine, session.entries, keep_only_the_newest_mark)
@@ -686,7 +687,7 @@ def test_top_up_cuts_the_stalest_raw_spans_when_marks_alone_miss_the_target(
     assert topped[0].end <= pinned < topped[-1].start  # on past the pin, still in order
     assert shown_raw(engine, pinned)
     assert topped[-1].end < mark_fold.start
-    assert any(engine.forest.shows_raw(i) for i in range(topped[-1].end, mark_fold.start))
+    assert any(engine.view.forest.shows_raw(i) for i in range(topped[-1].end, mark_fold.start))
     _assert_reached(engine, commit)
     drive(engine, rest)
     _assert_lossless(engine)
@@ -712,14 +713,14 @@ def test_top_up_after_marks_were_re_cut_small(tmp_path: Path) -> None:
 
     def recut_the_stalest_span(engine: Engine) -> None:
         spans = sorted(
-            (m for m in engine.marks.values() if m.kind == "span"), key=lambda m: m.start
+            (m for m in engine.view.marks.values() if m.kind == "span"), key=lambda m: m.start
         )
         first = spans[0]
-        unit = engine.transcript.units[engine.transcript.unit_of[first.start + 1]]
-        entries = engine.transcript.entries
+        unit = engine.view.transcript.units[engine.view.transcript.unit_of[first.start + 1]]
+        entries = engine.view.transcript.entries
         engine.reboundary(first.id, entries[unit.start].id, entries[unit.end - 1].id)
         recut.append(first.id)
-        for mark in list(engine.marks):
+        for mark in list(engine.view.marks):
             if mark != first.id:
                 engine.unmark(mark)
 
@@ -754,7 +755,7 @@ def test_a_threshold_commit_reaches_its_target_around_pins_under_the_cap(tmp_pat
             if request.commit is not None:
                 commits.append(request.commit)
         engine.append(entry)
-        if entry.kind == "user" and len(engine.transcript.chapter_starts) % 10 == 5:
+        if entry.kind == "user" and len(engine.view.transcript.chapter_starts) % 10 == 5:
             engine.pin([entry.id])  # a few chapters' asks: their span marks are held
     pinned = engine.status().pinned_tokens
     assert 0.4 * options.min_tokens <= pinned <= options.min_tokens
@@ -762,9 +763,9 @@ def test_a_threshold_commit_reaches_its_target_around_pins_under_the_cap(tmp_pat
     for commit in commits:
         assert commit.held_marks, "span marks over pinned asks are held, not applied"
         _assert_reached(engine, commit)
-    for index in engine.pinned:
+    for index in engine.view.pinned:
         assert shown_raw(engine, index), index
-        assert all(not f.start <= index < f.end for f in engine.forest.folds.values())
+        assert all(not f.start <= index < f.end for f in engine.view.forest.folds.values())
     _assert_lossless(engine)
     assert_reopens_identically(engine)
 
@@ -791,8 +792,8 @@ def test_a_commit_held_over_target_by_pins_and_the_fresh_tail_names_the_pins_sha
     assert commit.built  # everything else that could fold did
     fresh = sum(
         item.tokens
-        for item in engine.projection.items
-        if item.start >= engine.transcript.fresh_start
+        for item in engine.view.projection.items
+        if item.start >= engine.view.transcript.fresh_start
     )
     assert pinned < _target(engine) < pinned + fresh  # no commit could reach the target
     assert commit.target == _target(engine)
@@ -805,8 +806,8 @@ def test_a_commit_held_over_target_by_pins_and_the_fresh_tail_names_the_pins_sha
     status = engine.status()
     assert status.stalled_reason == reason
     assert status.last_commit is not None and status.last_commit.short_reason == reason
-    for index in engine.pinned:
+    for index in engine.view.pinned:
         assert shown_raw(engine, index), index
     _assert_lossless(engine)
     reopened = assert_reopens_identically(engine)
-    assert reopened.stalled_reason == reason
+    assert reopened._state.stalled_reason == reason

@@ -73,13 +73,13 @@ def check_matches(
 
 
 def commit_and_check(engine: Engine, preview: CommitPreview) -> CommitOutcome:
-    before = engine.projection.digests()
+    before = engine.view.projection.digests()
     outcome = engine.commit_now()
-    check_matches(preview, outcome, before, engine.projection.digests())
+    check_matches(preview, outcome, before, engine.view.projection.digests())
     first = preview.first_changed
     assert first is not None
-    assert engine.projection.digests()[:first] == before[:first]
-    tail = engine.projection.items[first:]
+    assert engine.view.projection.digests()[:first] == before[:first]
+    tail = engine.view.projection.items[first:]
     assert preview.uncached_tokens == sum(item.tokens for item in tail)
     return outcome
 
@@ -90,7 +90,7 @@ def test_command_preview_changes_nothing_then_equals_the_commit(tmp_path: Path) 
     assert preview.landing and preview.folds and preview.freed_tokens > 0
     assert preview.refusal is None
     # Stalest first: spans land in transcript order, each after the tool marks inside it.
-    starts = [engine.transcript.index_of[mark.start_id] for mark in preview.landing]
+    starts = [engine.view.transcript.index_of[mark.start_id] for mark in preview.landing]
     spans = [
         start for start, mark in zip(starts, preview.landing, strict=True) if mark.kind == "span"
     ]
@@ -105,18 +105,18 @@ def test_command_preview_changes_nothing_then_equals_the_commit(tmp_path: Path) 
 
 def test_preview_of_an_empty_commit_is_a_refusal(tmp_path: Path) -> None:
     engine, _ = folded_engine(tmp_path)
-    engine.marks.clear()  # nothing pending: the folded engine's commit took every mark
+    engine.view.marks.clear()  # nothing pending: the folded engine's commit took every mark
     preview = preview_unchanged(engine, "command")
     assert preview.refused and preview.refusal is not None
     assert "nothing staged" in preview.refusal
     assert preview.first_changed is None and preview.uncached_tokens == 0
     assert preview.freed_tokens == 0
-    assert engine.settled_boundary() == len(engine.projection.items)
+    assert engine.settled_boundary() == len(engine.view.projection.items)
 
 
 def test_preview_when_folding_stopped_says_why(tmp_path: Path) -> None:
     engine, _ = pending_engine(tmp_path)
-    engine.folding_stopped = "commit could not be saved: disk full"
+    engine._state.stop_folding("commit could not be saved: disk full")
     preview = preview_unchanged(engine, "command")
     assert preview.refusal == "folding stopped: commit could not be saved: disk full"
     assert not preview.landing and not preview.folds
@@ -135,7 +135,7 @@ def test_unknown_cause_is_refused_by_name(tmp_path: Path, cause: object) -> None
 def test_threshold_preview_stops_at_the_band(tmp_path: Path) -> None:
     # A budget whose band target sits above the marks' total: the band stops early.
     engine, _ = pending_engine(tmp_path, count=6)
-    tokens = engine.projection.tokens
+    tokens = engine.view.projection.tokens
     engine.apply_options(
         small_options(budget=int(tokens / 0.6), min_fold_chars=2_000, min_target=0.5)
     )
@@ -161,7 +161,7 @@ def test_previews_equal_every_commit_of_a_replayed_trace(tmp_path: Path) -> None
             due = engine.expected_tokens() >= engine.options.max_tokens
             preview = engine.preview_commit("threshold") if due else None
             boundary = engine.settled_boundary() if due else None
-            before = engine.projection.digests()
+            before = engine.view.projection.digests()
             request = engine.prepare_request()
             if request.commit is not None:
                 assert preview is not None and boundary is not None
@@ -170,7 +170,7 @@ def test_previews_equal_every_commit_of_a_replayed_trace(tmp_path: Path) -> None
                 first = preview.first_changed
                 assert first is not None
                 assert preview.uncached_tokens == sum(
-                    item.tokens for item in engine.projection.items[first:]
+                    item.tokens for item in engine.view.projection.items[first:]
                 )
                 checked += 1
         engine.append(entry)
@@ -193,9 +193,9 @@ def test_preview_equals_commit_on_random_sessions(seed: int, budget: int) -> Non
         entries = random_session(seed)
         drive(engine, entries[: len(entries) // 2])
         preview = preview_unchanged(engine, "command")
-        before = engine.projection.digests()
+        before = engine.view.projection.digests()
         outcome = engine.commit_now()
-        check_matches(preview, outcome, before, engine.projection.digests())
+        check_matches(preview, outcome, before, engine.view.projection.digests())
         drive(engine, entries[len(entries) // 2 :])
         assert_clean_audit(engine)
         engine.close()
@@ -204,18 +204,18 @@ def test_preview_equals_commit_on_random_sessions(seed: int, budget: int) -> Non
 def test_commit_history_lists_every_commit_and_survives_reopen(tmp_path: Path) -> None:
     """``/fold-status`` shows the history; it must be the same after a restart."""
     engine, _ = folded_engine(tmp_path, count=6)
-    engine.marks.clear()
+    engine.view.marks.clear()
     first = engine.status().commit_history
     assert [view.number for view in first] == [1]
-    request = engine.audit.counts.requests
+    request = engine.view.audit_counts.requests
     engine.commit_now("command")  # an empty commit is still a commit in the history
     engine.prepare_request()
     history = engine.status().commit_history
     assert [view.number for view in history] == [1, 2]
     assert history[-1] == engine.status().last_commit
     assert history[-1].request == request + 1
-    assert history[-1].entries == len(engine.transcript)
-    assert history[-1].newest_timestamp_ms == engine.transcript.entries[-1].timestamp_ms
+    assert history[-1].entries == len(engine.view.transcript)
+    assert history[-1].newest_timestamp_ms == engine.view.transcript.entries[-1].timestamp_ms
     assert history[0].folds_made > 0 and history[0].tokens_after < history[0].tokens_before
     reopened = reopen(engine)
     assert reopened.status().commit_history == history
@@ -228,19 +228,19 @@ def test_settled_boundary_is_kept_until_something_that_moves_it_changes(
     engine, _ = pending_engine(tmp_path, count=6)
     first = engine.settled_boundary()
     calls: list[str] = []
-    real = engine.preview_commit
+    real = engine._commits.preview  # the dry run behind preview_commit and the boundary
 
     def counting(cause: str = "command") -> object:
         calls.append(cause)
         return real(cause)
 
-    monkeypatch.setattr(engine, "preview_commit", counting)
+    monkeypatch.setattr(engine._commits, "preview", counting)
     assert engine.settled_boundary() == first
     assert calls == []  # answered from what it kept
-    pending = sorted(engine.marks.values(), key=lambda mark: mark.start)
+    pending = sorted(engine.view.marks.values(), key=lambda mark: mark.start)
     assert pending, "the session should have pending marks"
     engine.unmark(pending[0].id)  # the stalest mark decided where the commit starts
     fresh = real("threshold").first_changed
-    expected = len(engine.projection.items) if fresh is None else fresh
+    expected = len(engine.view.projection.items) if fresh is None else fresh
     assert engine.settled_boundary() == expected
     assert calls == ["threshold"]

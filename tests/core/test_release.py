@@ -31,8 +31,8 @@ def _session(chapters: int = 30) -> list[Entry]:
 
 
 def _unfolded(engine: Engine) -> int:
-    forest = engine.forest
-    return sum(1 for i in range(len(engine.transcript)) if forest.root_containing(i) is None)
+    forest = engine.view.forest
+    return sum(1 for i in range(len(engine.view.transcript)) if forest.root_containing(i) is None)
 
 
 def _driven(path: Path) -> tuple[Engine, list[Entry], list[int]]:
@@ -43,7 +43,7 @@ def _driven(path: Path) -> tuple[Engine, list[Entry], list[int]]:
     held: list[int] = []
 
     def check(engine: Engine, _request: object) -> None:
-        whole = engine.transcript.entries.held_whole()
+        whole = engine.view.transcript.entries.held_whole()
         assert whole <= _unfolded(engine)
         held.append(whole)
 
@@ -57,10 +57,10 @@ def _original_source(entries: list[Entry], start: int, end: int) -> bytes:
 
 def test_held_whole_stays_within_the_unfolded_entries(tmp_path: Path) -> None:
     engine, entries, held = _driven(tmp_path)
-    assert engine.commit_count >= 3
-    consolidated = [f for f in engine.forest.folds.values() if f.kind == "consolidated"]
+    assert engine.view.commit_count >= 3
+    consolidated = [f for f in engine.view.forest.folds.values() if f.kind == "consolidated"]
     assert consolidated, "the session must consolidate for the test to mean anything"
-    whole = engine.transcript.entries.held_whole()
+    whole = engine.view.transcript.entries.held_whole()
     # Released for real: most of the session is folded, and most of it is let go.
     assert whole == _unfolded(engine) < len(entries) // 2
     assert max(held) < len(entries)
@@ -70,8 +70,10 @@ def test_held_whole_stays_within_the_unfolded_entries(tmp_path: Path) -> None:
 
 def test_peek_after_release_gives_back_the_appended_bytes(tmp_path: Path) -> None:
     engine, entries, _ = _driven(tmp_path)
-    for fold in engine.forest.folds.values():
-        assert not any(engine.transcript.entries.is_whole(i) for i in range(fold.start, fold.end))
+    for fold in engine.view.forest.folds.values():
+        assert not any(
+            engine.view.transcript.entries.is_whole(i) for i in range(fold.start, fold.end)
+        )
         result = engine.peek(fold.handle)
         assert result.complete
         assert result.data == _original_source(entries, fold.start, fold.end), fold.handle
@@ -81,7 +83,7 @@ def test_peek_after_release_gives_back_the_appended_bytes(tmp_path: Path) -> Non
 
 def test_consolidation_over_released_entries_hashes_their_exact_bytes(tmp_path: Path) -> None:
     engine, entries, _ = _driven(tmp_path)
-    forest = engine.forest
+    forest = engine.view.forest
     # A parent made by a later commit than a child: the child's entries were released
     # when that child's commit landed, so the parent was hashed from bytes read back.
     later = [
@@ -93,7 +95,7 @@ def test_consolidation_over_released_entries_hashes_their_exact_bytes(tmp_path: 
     assert later, "a consolidation must land in a later commit than one of its children"
     for fold in later:
         source = _original_source(entries, fold.start, fold.end)
-        digest, length = engine.store.get(fold.source_digest), fold.source_bytes
+        digest, length = engine._state.store.get(fold.source_digest), fold.source_bytes
         assert digest == source and length == len(source)
     engine.close()
 
@@ -101,23 +103,23 @@ def test_consolidation_over_released_entries_hashes_their_exact_bytes(tmp_path: 
 def test_reopen_after_release_is_identical(tmp_path: Path) -> None:
     engine, entries, _ = _driven(tmp_path)
     reopened = assert_reopens_identically(engine)
-    assert [e.record_bytes for e in reopened.transcript.entries] == [
+    assert [e.record_bytes for e in reopened.view.transcript.entries] == [
         e.record_bytes for e in entries
     ]
     # Rebuilt from the whole log (too short for a checkpoint), then let go like the live one.
-    assert reopened.checkpoint_records == 0
-    held = reopened.transcript.entries.held_whole()
-    assert held == engine.transcript.entries.held_whole() == _unfolded(reopened)
+    assert reopened.view.checkpoint_records == 0
+    held = reopened.view.transcript.entries.held_whole()
+    assert held == engine.view.transcript.entries.held_whole() == _unfolded(reopened)
     engine.close()
 
 
 def test_a_released_entry_with_a_damaged_line_is_refused_not_hashed(tmp_path: Path) -> None:
     engine, _, _ = _driven(tmp_path)
-    entries = engine.transcript.entries
+    entries = engine.view.transcript.entries
     index = next(i for i in range(len(entries)) if not entries.is_whole(i))
     span = entries.facts_of(index).span
     assert span is not None
-    with engine.journal.path.open("r+b") as log:
+    with engine._state.journal.path.open("r+b") as log:
         log.seek(span[0] + span[1] // 2)
         log.write(b"#")
     with pytest.raises(StoreObjectCorrupt, match=entries.facts_of(index).id):

@@ -39,8 +39,8 @@ def _with_host_prompt(path: Path, host_tokens: int) -> Engine:
 
 
 def _commit_records(engine: Engine) -> int:
-    engine.journal.sync()
-    log = Journal(engine.journal.path, read_only=True)
+    engine._state.journal.sync()
+    log = Journal(engine._state.journal.path, read_only=True)
     return sum(1 for record in log.read_all() if record.kind == "commit")
 
 
@@ -58,7 +58,7 @@ def test_a_commit_that_buys_runway_lands(tmp_path: Path) -> None:
     request = engine.prepare_request()
     assert request.commit is not None and request.commit.cause == "threshold"
     assert engine.expected_tokens() <= needed_after(engine.options)
-    assert engine.floor is None
+    assert engine.view.floor is None
     assert_reopens_identically(engine)
 
 
@@ -69,10 +69,10 @@ def test_a_commit_the_floor_keeps_high_does_not_land_and_names_the_floor(
     before = engine.expected_tokens()
     assert engine.options.max_tokens <= before < engine.options.budget
     request = engine.prepare_request()
-    assert request.commit is None and engine.commit_count == 0
+    assert request.commit is None and engine.view.commit_count == 0
     assert _commit_records(engine) == 0  # taken back before anything was logged
-    assert engine.expected_tokens() == before and engine.marks
-    floor = engine.floor
+    assert engine.expected_tokens() == before and engine.view.marks
+    floor = engine.view.floor
     assert floor is not None
     assert floor.host_tokens == 10_000
     assert floor.expected_after > floor.needed_after == 10_000
@@ -87,12 +87,12 @@ def test_a_commit_the_floor_keeps_high_does_not_land_and_names_the_floor(
 def test_the_budget_the_floor_names_lets_the_commit_land(tmp_path: Path) -> None:
     engine = _with_host_prompt(tmp_path, 10_000)
     engine.prepare_request()
-    assert engine.floor is not None
-    engine.apply_options(_options(engine.floor.budget_that_works))
+    assert engine.view.floor is not None
+    engine.apply_options(_options(engine.view.floor.budget_that_works))
     engine.append(SessionBuilder(prefix="wider").user("with more room"))
     request = engine.prepare_request()
     assert request.commit is not None and request.commit.cause == "threshold"
-    assert engine.floor is None
+    assert engine.view.floor is None
     assert_reopens_identically(engine)
 
 
@@ -103,19 +103,21 @@ def test_a_request_past_the_budget_still_waits_for_overflow_recovery(tmp_path: P
     # No runway, so no threshold commit even past the budget (it would free a little room
     # and fire again a request later); the floor is named and the host's overflow recovery
     # is the net.
-    assert request.commit is None and engine.commit_count == 0
+    assert request.commit is None and engine.view.commit_count == 0
     assert _commit_records(engine) == 0
-    assert engine.floor is not None and engine.floor.expected_after > needed_after(engine.options)
+    assert engine.view.floor is not None and engine.view.floor.expected_after > needed_after(
+        engine.options
+    )
     recovery = engine.recover_from_overflow()
     assert recovery.commit.cause == "overflow" and recovery.fits
-    assert engine.audit.counts.unattributed == 0
+    assert engine.view.audit_counts.unattributed == 0
     assert_reopens_identically(engine)
 
 
 def test_status_the_tool_and_the_bar_name_the_floor_that_blocks(tmp_path: Path) -> None:
     engine = _with_host_prompt(tmp_path, 10_000)
     engine.prepare_request()
-    floor = engine.floor
+    floor = engine.view.floor
     assert floor is not None
     status = engine.status()
     assert status.floor == floor

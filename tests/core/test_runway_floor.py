@@ -27,13 +27,13 @@ from tests.core.test_runway import _options, _with_host_prompt
 def _blocked(path: Path) -> tuple[Engine, Floor]:
     engine = _with_host_prompt(path, 10_000)
     assert engine.prepare_request().commit is None
-    assert engine.floor is not None
-    return engine, engine.floor
+    assert engine.view.floor is not None
+    return engine, engine.view.floor
 
 
 def _logged_floors(engine: Engine) -> list[object]:
-    engine.journal.sync()
-    log = Journal(engine.journal.path, read_only=True)
+    engine._state.journal.sync()
+    log = Journal(engine._state.journal.path, read_only=True)
     return [r.body["floor"] for r in log.read_all() if r.kind == "request" and "floor" in r.body]
 
 
@@ -55,7 +55,7 @@ def test_a_floor_stays_through_later_requests_and_is_logged_once(tmp_path: Path)
     engine, floor = _blocked(tmp_path)
     # Asked again at the same state the rule does not run its dry run again: same floor.
     engine.append(SessionBuilder(prefix="again").user("still there?"))
-    assert engine.prepare_request().commit is None and engine.floor is floor
+    assert engine.prepare_request().commit is None and engine.view.floor is floor
     assert len(_logged_floors(engine)) == 1
     assert_reopens_identically(engine)  # durable state includes the floor
 
@@ -64,7 +64,7 @@ def test_a_landed_threshold_commit_clears_the_floor_after_reopen_too(tmp_path: P
     engine, floor = _blocked(tmp_path)
     engine.apply_options(_options(floor.budget_that_works))
     engine.append(SessionBuilder(prefix="wider").user("with more room"))
-    assert engine.prepare_request().commit is not None and engine.floor is None
+    assert engine.prepare_request().commit is not None and engine.view.floor is None
     reopened = reopen(engine)
     try:
         assert reopened.status().floor is None
@@ -92,10 +92,10 @@ def test_a_floor_record_round_trips_and_a_malformed_one_is_refused() -> None:
 
 def test_a_reopen_from_a_checkpoint_names_the_same_floor(tmp_path: Path) -> None:
     engine, floor = _blocked(tmp_path)
-    checkpoint.write(engine)  # what a long session's close leaves: reopen starts from it
+    checkpoint.write(engine._state)  # what a long session's close leaves: reopen starts from it
     reopened = reopen(engine)
     try:
-        assert reopened.checkpoint_problem is None
+        assert reopened.view.checkpoint_problem is None
         assert (reopened.state_dir / checkpoint.CHECKPOINT_NAME).is_file()
         assert reopened.status().floor == floor
     finally:

@@ -31,13 +31,13 @@ def _with_min_fold_chars(engine: Engine, value: int) -> None:
 
 
 def _fold_at(engine: Engine, start: int, end: int) -> Fold:
-    matches = [f for f in engine.forest.folds.values() if (f.start, f.end) == (start, end)]
+    matches = [f for f in engine.view.forest.folds.values() if (f.start, f.end) == (start, end)]
     assert matches, f"no fold over [{start},{end})"
     return matches[0]
 
 
 def _raw_item_at(engine: Engine, index: int) -> bool:
-    item = engine.projection.items[engine.projection.item_index_at(index)]
+    item = engine.view.projection.items[engine.view.projection.item_index_at(index)]
     return item.fold is None and (item.start, item.end) == (index, index + 1)
 
 
@@ -46,7 +46,7 @@ def _raw_item_at(engine: Engine, index: int) -> bool:
 
 def test_marks_under_min_fold_chars_are_dropped_at_the_commit(tmp_path: Path) -> None:
     engine, _ = pending_engine(tmp_path)
-    marks = set(engine.marks)
+    marks = set(engine.view.marks)
     _with_min_fold_chars(engine, 50_000)
     digests = engine.prepare_request().digests
     commit = engine.commit_now()
@@ -55,13 +55,13 @@ def test_marks_under_min_fold_chars_are_dropped_at_the_commit(tmp_path: Path) ->
     assert set(commit.dropped_marks) == marks - held
     for reason in commit.dropped_marks.values():
         assert "under minFoldChars (50,000)" in reason
-    assert set(engine.marks) == held  # dropped marks are gone for good
+    assert set(engine.view.marks) == held  # dropped marks are gone for good
     request = engine.prepare_request()
     assert request.digests == digests  # not one byte moved
     assert request.record.classification == "append"
     assert_clean_audit(engine)
     reopened = assert_reopens_identically(engine)
-    assert set(reopened.marks) == held
+    assert set(reopened.view.marks) == held
 
 
 def test_a_mark_of_exactly_min_fold_chars_is_made_and_one_char_more_is_not(
@@ -70,11 +70,11 @@ def test_a_mark_of_exactly_min_fold_chars_is_made_and_one_char_more_is_not(
     sizes: list[int] = []
     for offset, made in ((0, True), (1, False)):
         engine, _ = pending_engine(tmp_path / str(offset), count=2)
-        mark = engine.marks["mark-1"]
-        size = engine.transcript.size_chars(mark.start, mark.end)
+        mark = engine.view.marks["mark-1"]
+        size = engine.view.transcript.size_chars(mark.start, mark.end)
         sizes.append(size)
         _with_min_fold_chars(engine, size + offset)
-        for other in [m for m in engine.marks if m != "mark-1"]:
+        for other in [m for m in engine.view.marks if m != "mark-1"]:
             engine.unmark(other)
         commit = engine.commit_now()
         assert (commit.applied_marks == ["mark-1"]) is made
@@ -103,7 +103,7 @@ def test_a_small_raw_gap_before_a_span_is_absorbed(tmp_path: Path) -> None:
     engine.unmark("mark-3")
     engine.unmark("mark-4")
     engine.commit_now()
-    assert (engine.forest.roots()[0].start, engine.forest.roots()[0].end) == (0, 6)
+    assert (engine.view.forest.roots()[0].start, engine.view.forest.roots()[0].end) == (0, 6)
     assert _raw_item_at(engine, 6)
     engine.prepare_request()
     # Chapter 2 gets marks; chapter 1 gets one again through a reboundary of it.
@@ -112,9 +112,9 @@ def test_a_small_raw_gap_before_a_span_is_absorbed(tmp_path: Path) -> None:
     more.user("next?")
     more.assistant("ok")
     drive(engine, more.entries)
-    late = min(engine.marks.values(), key=lambda m: m.start)
+    late = min(engine.view.marks.values(), key=lambda m: m.start)
     engine.reboundary(late.id, session.entries[7].id, session.entries[12].id)
-    for other in [m for m in engine.marks if m != late.id]:
+    for other in [m for m in engine.view.marks if m != late.id]:
         engine.unmark(other)
 
     commit = engine.commit_now()
@@ -123,7 +123,7 @@ def test_a_small_raw_gap_before_a_span_is_absorbed(tmp_path: Path) -> None:
     records = [Entry.from_record(r) for r in parse_json(engine.peek(fold.handle).data)]  # type: ignore[union-attr]
     assert [r.id for r in records] == [e.id for e in session.entries[6:13]]
     assert engine.peek(fold.handle).data == expected_source(engine, fold)
-    roots = [(r.start, r.end) for r in engine.forest.roots()]
+    roots = [(r.start, r.end) for r in engine.view.forest.roots()]
     assert roots[:2] == [(0, 6), (6, 13)]  # no raw island between them
     assert engine.prepare_request().record.classification == "attributed"
     assert_clean_audit(engine)
@@ -170,7 +170,7 @@ def test_a_gap_of_min_fold_chars_or_more_stays_raw(tmp_path: Path) -> None:
     options = small_options(budget=200_000, min_fold_chars=2_000)
     engine = Engine.open(tmp_path / "state", options, CharCounter())
     drive(engine, session.entries)
-    gap_mark = next(m for m in engine.marks.values() if (m.start, m.end) == (6, 7))
+    gap_mark = next(m for m in engine.view.marks.values() if (m.start, m.end) == (6, 7))
     engine.unmark(gap_mark.id)  # the big closing message would have been folded on its own
     engine.pin([session.entries[0].id])
     engine.commit_now()

@@ -30,7 +30,7 @@ def _evidence_session(path: Path) -> tuple[Engine, str]:
     session.result(call.tool_calls[0], filler(40_000, 3, stem="log"))
     session.assistant("It is long.")
     drive(engine, session.entries[-3:])
-    (identifier,) = engine.evidence_ids
+    (identifier,) = engine.view.evidence_ids
     return engine, identifier
 
 
@@ -42,7 +42,7 @@ def _open(engine: Engine, read_only: bool = False) -> Engine:
 def test_a_lost_log_over_a_populated_store_is_refused(tmp_path: Path, how: str) -> None:
     engine, _ = folded_engine(tmp_path)
     engine.close()
-    log = engine.journal.path
+    log = engine._state.journal.path
     if how == "deleted":
         log.unlink()
     else:
@@ -56,7 +56,7 @@ def test_a_lost_log_over_a_populated_store_is_refused(tmp_path: Path, how: str) 
 def test_a_torn_tail_is_reported_in_status(tmp_path: Path) -> None:
     engine, _ = folded_engine(tmp_path)
     engine.close()
-    log = engine.journal.path
+    log = engine._state.journal.path
     data = log.read_bytes()
     lines = data.split(b"\n")[:-1]
     log.write_bytes(data[: -len(lines[-1]) // 2 - 1])  # half of the last line, no newline
@@ -73,10 +73,10 @@ def test_a_torn_tail_is_reported_in_status(tmp_path: Path) -> None:
 def test_one_damaged_store_object_leaves_the_rest_usable(tmp_path: Path, damage: str) -> None:
     engine, _ = folded_engine(tmp_path)
     engine.close()
-    folds = list(engine.forest.folds.values())
+    folds = list(engine.view.forest.folds.values())
     assert len(folds) >= 3
-    victim = next(fold for fold in folds if engine.forest.parent.get(fold.handle) is None)
-    path = engine.store.path_of(victim.source_digest)
+    victim = next(fold for fold in folds if engine.view.forest.parent.get(fold.handle) is None)
+    path = engine._state.store.path_of(victim.source_digest)
     if damage == "deleted":
         path.unlink()
     elif damage == "folder":
@@ -109,7 +109,7 @@ def test_one_damaged_store_object_leaves_the_rest_usable(tmp_path: Path, damage:
             reopened.peek(fold.handle)  # every other fold verifies
     reopened.append(SessionBuilder(prefix="later-").user("the session goes on"))
     reopened.prepare_request()
-    assert reopened.audit.counts.unattributed == 0
+    assert reopened.view.audit_counts.unattributed == 0
     reopened.close()
 
 
@@ -118,7 +118,7 @@ def test_a_damaged_evidence_artifact_is_reported_and_loud(tmp_path: Path) -> Non
     assert engine.peek(identifier).complete
     engine.close()
     digest = identifier.removeprefix("evidence-")
-    path = engine.evidence.path_of(digest)
+    path = engine._state.evidence.path_of(digest)
     os.chmod(path, 0o600)
     path.write_bytes(path.read_bytes()[:-1] + b" ")
     reopened = _open(engine, read_only=True)
@@ -137,9 +137,9 @@ def test_a_damaged_evidence_artifact_is_reported_and_loud(tmp_path: Path) -> Non
 def test_leftovers_of_killed_writes_are_removed_by_a_writer_only(tmp_path: Path) -> None:
     engine, identifier = _evidence_session(tmp_path)
     engine.close()
-    fold = next(iter(engine.forest.folds.values()))
-    store_leftover = engine.store.path_of(fold.source_digest).parent / ".abc.tmp1"
-    evidence_folder = engine.evidence.path_of(identifier.removeprefix("evidence-")).parent
+    fold = next(iter(engine.view.forest.folds.values()))
+    store_leftover = engine._state.store.path_of(fold.source_digest).parent / ".abc.tmp1"
+    evidence_folder = engine._state.evidence.path_of(identifier.removeprefix("evidence-")).parent
     evidence_leftover = evidence_folder / ".def.tmp2"
     for leftover in (store_leftover, evidence_leftover):
         leftover.write_bytes(b"half written")

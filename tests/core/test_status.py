@@ -42,17 +42,17 @@ def test_status_reports_every_pending_mark(tmp_path: Path) -> None:
     engine.set_brief("mark-4", "Chapter 1 in a sentence.\nSecond line.")
     with unchanged(engine):
         status = engine.status()
-    entries = engine.transcript.entries
-    marks = sorted(engine.marks.values(), key=lambda m: (m.start, -m.end))
+    entries = engine.view.transcript.entries
+    marks = sorted(engine.view.marks.values(), key=lambda m: (m.start, -m.end))
     assert [view.id for view in status.marks] == [mark.id for mark in marks]
     assert status.marks[0].id == "mark-2"  # the span [0, 6) before the tool mark [2, 4)
     for view, mark in zip(status.marks, marks, strict=True):
         assert view.kind == mark.kind
         assert (view.start_id, view.end_id) == (entries[mark.start].id, entries[mark.end - 1].id)
         assert view.entries == mark.end - mark.start
-        assert view.chars == engine.transcript.size_chars(mark.start, mark.end)
+        assert view.chars == engine.view.transcript.size_chars(mark.start, mark.end)
         assert view.tokens == sum(
-            engine.projection.raw_item(i).tokens for i in range(mark.start, mark.end)
+            engine.view.projection.raw_item(i).tokens for i in range(mark.start, mark.end)
         )
         assert view.brief == mark.brief
     assert next(v for v in status.marks if v.id == "mark-4").brief == (
@@ -60,7 +60,7 @@ def test_status_reports_every_pending_mark(tmp_path: Path) -> None:
     )
     composition = engine.composition()
     assert status.marked_tokens == composition.mass(Category.MARKED) > 0
-    assert status.counts.marks == len(engine.marks) == composition.counts.marks
+    assert status.counts.marks == len(engine.view.marks) == composition.counts.marks
 
 
 def test_status_after_a_commit(tmp_path: Path) -> None:
@@ -71,7 +71,7 @@ def test_status_after_a_commit(tmp_path: Path) -> None:
     commit = engine.commit_now()
     status = engine.status()
     composition = engine.composition()
-    assert status.commits == engine.commit_count == 1
+    assert status.commits == engine.view.commit_count == 1
     last = status.last_commit
     assert last is not None
     assert (last.number, last.cause) == (1, "command")
@@ -79,7 +79,7 @@ def test_status_after_a_commit(tmp_path: Path) -> None:
     assert last.folds_made == len(commit.built) and last.marks_applied == len(commit.applied_marks)
     assert last.clipped == len(commit.clipped) and last.withdrawn == len(commit.withdrawn)
     assert last.pins_landed == 0 and last.short_reason is None
-    assert status.total_folds == len(engine.forest) == len(commit.built)
+    assert status.total_folds == len(engine.view.forest) == len(commit.built)
     assert (status.counts.consolidated, status.counts.span, status.counts.tool) == (
         composition.counts.consolidated,
         composition.counts.span,
@@ -89,15 +89,15 @@ def test_status_after_a_commit(tmp_path: Path) -> None:
     assert status.pins == (session.entries[28].id,) and status.staged_pins == ()
     assert status.pinned_tokens == composition.mass(Category.PINNED) > 0
     assert status.clipped == sum(
-        1 for kind, _ in engine.projection.views.values() if kind == "clipped"
+        1 for kind, _ in engine.view.projection.views.values() if kind == "clipped"
     )
     occupancy = status.occupancy
     assert occupancy.reading is Reading.ESTIMATED_AFTER_COMMIT
     # No count describes the rewritten window: the figure shown is the one the trigger uses.
     assert occupancy.shown_tokens == occupancy.tokens == engine.expected_tokens()
     assert occupancy.shown_tokens < first.tokens + 1_000
-    assert occupancy.estimated_tokens == engine.projection.tokens
-    counts = engine.audit.counts
+    assert occupancy.estimated_tokens == engine.view.projection.tokens
+    counts = engine.view.audit_counts
     assert (status.audit.requests, status.audit.appends, status.audit.attributed) == (
         counts.requests,
         counts.appends,
@@ -116,12 +116,12 @@ def test_fold_rows_list_every_fold_in_transcript_order(tmp_path: Path) -> None:
     engine, _ = folded_engine(tmp_path)
     with unchanged(engine):
         rows = engine.fold_rows()
-    assert [row.handle for row in rows] == [fold.handle for fold in engine.forest.in_order()]
-    assert len(rows) == len(engine.forest)
-    entries = engine.transcript.entries
+    assert [row.handle for row in rows] == [fold.handle for fold in engine.view.forest.in_order()]
+    assert len(rows) == len(engine.view.forest)
+    entries = engine.view.transcript.entries
     for row in rows:
-        fold = engine.forest.folds[row.handle]
-        ancestors = list(engine.forest.ancestors(row.handle))
+        fold = engine.view.forest.folds[row.handle]
+        ancestors = list(engine.view.forest.ancestors(row.handle))
         assert row.depth == len(ancestors)
         assert row.parent == (ancestors[0].handle if ancestors else None)
         assert row.kind == fold.kind
@@ -131,7 +131,7 @@ def test_fold_rows_list_every_fold_in_transcript_order(tmp_path: Path) -> None:
         assert row.brief_line == fold.brief.splitlines()[0]
         assert row.state == ("collapsed" if row.depth == 0 else "hidden")
         assert not row.staged_refold
-    starts = [engine.forest.folds[row.handle].start for row in rows]
+    starts = [engine.view.forest.folds[row.handle].start for row in rows]
     assert starts == sorted(starts)
     assert max(row.depth for row in rows) == 2
 
@@ -145,7 +145,7 @@ def test_fold_rows_follow_expand_and_refold(tmp_path: Path) -> None:
     for row in rows.values():
         if row.parent == root.handle:
             assert row.state == "collapsed"
-        elif row.depth == 2 and engine.forest.parent[row.parent or ""] == root.handle:
+        elif row.depth == 2 and engine.view.forest.parent[row.parent or ""] == root.handle:
             assert row.state == "hidden"
     engine.prepare_request()
     engine.refold(root.handle)

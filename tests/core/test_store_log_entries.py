@@ -140,8 +140,8 @@ def test_a_failed_append_leaves_no_span(tmp_path: Path) -> None:
 
 
 def _log_records(engine: Engine) -> list[JournalRecord]:
-    engine.journal.sync()
-    return list(Journal(engine.journal.path, read_only=True).read_all())
+    engine._state.journal.sync()
+    return list(Journal(engine._state.journal.path, read_only=True).read_all())
 
 
 def test_commit_records_keep_each_brief_once_and_reopen_to_the_same_placeholders(
@@ -155,11 +155,11 @@ def test_commit_records_keep_each_brief_once_and_reopen_to_the_same_placeholders
         for fold in record.body["folds"]
     ]
     assert logged and all("placeholder" not in fold for fold in logged)
-    for fold in engine.forest.folds.values():
+    for fold in engine.view.forest.folds.values():
         assert Fold.from_record(fold_from_log(fold_log_record(fold.to_record()))) == fold
     reopened = assert_reopens_identically(engine)
-    assert {h: f.placeholder for h, f in reopened.forest.folds.items()} == {
-        h: f.placeholder for h, f in engine.forest.folds.items()
+    assert {h: f.placeholder for h, f in reopened.view.forest.folds.items()} == {
+        h: f.placeholder for h, f in engine.view.forest.folds.items()
     }
     engine.close()
 
@@ -199,18 +199,18 @@ def test_an_entry_line_damaged_under_a_live_session_fails_its_folds_by_name(
     tmp_path: Path,
 ) -> None:
     engine, _ = folded_engine(tmp_path, count=4)
-    fold = next(fold for fold in engine.forest.folds.values() if not fold.children)
-    inner = engine.transcript.entries[fold.start]
-    span = engine.journal.entry_spans[inner.id]
-    log = engine.journal.path
+    fold = next(fold for fold in engine.view.forest.folds.values() if not fold.children)
+    inner = engine.view.transcript.entries[fold.start]
+    span = engine._state.journal.entry_spans[inner.id]
+    log = engine._state.journal.path
     data = bytearray(log.read_bytes())
     data[span.offset + span.length - 5] ^= 0x04  # inside the line's checksum
     log.write_bytes(bytes(data))
     with pytest.raises(StoreObjectCorrupt, match=f"entry {inner.digest}") as raised:
         engine.peek(fold.handle)
     assert f"bytes {span.offset:,}-" in str(raised.value)
-    assert {fold.source_digest, inner.digest} <= set(engine.store.damaged)
-    for other in engine.forest.folds.values():
+    assert {fold.source_digest, inner.digest} <= set(engine._state.store.damaged)
+    for other in engine.view.forest.folds.values():
         if other.start <= fold.start < other.end:  # it, and every fold above it
             with pytest.raises(StoreObjectCorrupt, match=f"entry {inner.digest}"):
                 engine.peek(other.handle)
@@ -223,19 +223,19 @@ def test_a_listing_that_names_other_lines_is_damage_the_doctor_rebuilds(tmp_path
     """A fold object pointing at the wrong bytes of the log (say, a copy of an older log)
     is named at reopen and rebuilt from the log's own lines, verified."""
     engine, _ = folded_engine(tmp_path, count=4)
-    fold = next(fold for fold in engine.forest.folds.values() if not fold.children)
-    parts = fold_parts(fold, engine.forest.folds, engine.transcript.entries)  # no spans
+    fold = next(fold for fold in engine.view.forest.folds.values() if not fold.children)
+    parts = fold_parts(fold, engine.view.forest.folds, engine.view.transcript.entries)  # no spans
     wrong = [
         FoldPart("entry", part.digest, part.length, part.payload, LogSpan(0, part.length))
         for part in parts
     ]
-    path = engine.store.path_of(fold.source_digest)
+    path = engine._state.store.path_of(fold.source_digest)
     os.chmod(path, 0o600)
     path.write_bytes(fold_file_bytes(wrong))
     state = engine.state_dir
     engine.close()
     reopened = Engine.open(state, None, CharCounter(), read_only=True)
-    above = {other.handle for other in reopened.forest.ancestors(fold.handle)}
+    above = {other.handle for other in reopened.view.forest.ancestors(fold.handle)}
     damaged = {item.id: item.message for item in reopened.status().damaged}
     assert set(damaged) == {fold.handle, *above}  # it, and the folds that list it
     assert "lists other parts" in damaged[fold.handle]
@@ -255,22 +255,25 @@ def test_a_commit_over_a_stale_object_of_the_same_source_writes_it_anew(tmp_path
     engine, _ = pending_engine(tmp_path)
     state = engine.state_dir
     engine.commit_now()
-    fold = next(iter(engine.forest.folds.values()))
-    good = engine.store.path_of(fold.source_digest).read_bytes()
+    fold = next(iter(engine.view.forest.folds.values()))
+    good = engine._state.store.path_of(fold.source_digest).read_bytes()
     parts = fold_parts(
-        fold, engine.forest.folds, engine.transcript.entries, engine.journal.entry_spans
+        fold,
+        engine.view.forest.folds,
+        engine.view.transcript.entries,
+        engine._state.journal.entry_spans,
     )
     stale = [
         FoldPart(p.kind, p.digest, p.length, p.payload, LogSpan(0, 10)) if p.span else p
         for p in parts
     ]
-    path = engine.store.path_of(fold.source_digest)
+    path = engine._state.store.path_of(fold.source_digest)
     os.chmod(path, 0o600)
     path.write_bytes(fold_file_bytes(stale))
-    engine.store.put_folds([(fold.source_digest, parts)])
+    engine._state.store.put_folds([(fold.source_digest, parts)])
     assert path.read_bytes() == good
-    assert engine.store.get(fold.source_digest) == expected_source(engine, fold)
-    engine.store.put_folds([(fold.source_digest, parts)])  # sound now: kept as it is
+    assert engine._state.store.get(fold.source_digest) == expected_source(engine, fold)
+    engine._state.store.put_folds([(fold.source_digest, parts)])  # sound now: kept as it is
     assert path.read_bytes() == good
     engine.close()
     assert state.is_dir()

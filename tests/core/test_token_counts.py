@@ -38,20 +38,20 @@ def test_counts_are_logged_and_reused_on_reopen(tmp_path: Path) -> None:
     session = _session()
     live = Engine.open(tmp_path / "state", small_options(budget=4_000), RecordingCounter())
     drive(live, session.entries)
-    assert live.forest.folds  # commits ran, so placeholders and views are counted too
-    live_items = [(item.digest, item.tokens) for item in live.projection.items]
+    assert live.view.forest.folds  # commits ran, so placeholders and views are counted too
+    live_items = [(item.digest, item.tokens) for item in live.view.projection.items]
     live.close()
     lines = [json.loads(line) for line in (tmp_path / "state" / "fold-log.jsonl").open()]
     kept = [line["b"]["tokens"] for line in lines if line["k"] == "entry"]
     fresh = TiktokenCounter()
     assert kept == [
         {"encoding": fresh.name, "count": fresh.count_message(entry.wire, entry.wire_digest)}
-        for entry in live.transcript.entries
+        for entry in live.view.transcript.entries
     ]
     counter = RecordingCounter()
     reopened = Engine.open(tmp_path / "state", None, counter)
-    assert [(item.digest, item.tokens) for item in reopened.projection.items] == live_items
-    assert reopened.projection.tokens == live.projection.tokens
+    assert [(item.digest, item.tokens) for item in reopened.view.projection.items] == live_items
+    assert reopened.view.projection.tokens == live.view.projection.tokens
     assert reopened.expected_tokens() == live.expected_tokens()
     # No entry's text was tokenised again: only the placeholders and views a commit made.
     texts = set(counter.texts)
@@ -87,7 +87,7 @@ def test_an_old_log_without_counts_still_reopens_with_the_same_counts(tmp_path: 
     session = _session()
     live = Engine.open(tmp_path / "state", small_options(budget=4_000), TiktokenCounter())
     drive(live, session.entries)
-    items = [(item.digest, item.tokens) for item in live.projection.items]
+    items = [(item.digest, item.tokens) for item in live.view.projection.items]
     live.close()
     log = tmp_path / "state" / "fold-log.jsonl"
     records = list(Journal(log, read_only=True).read_all())
@@ -98,5 +98,5 @@ def test_an_old_log_without_counts_still_reopens_with_the_same_counts(tmp_path: 
     old.close()
     (tmp_path / "state" / "store").rename(tmp_path / "old" / "store")
     reopened = Engine.open(tmp_path / "old", None, TiktokenCounter())
-    assert [(item.digest, item.tokens) for item in reopened.projection.items] == items
+    assert [(item.digest, item.tokens) for item in reopened.view.projection.items] == items
     reopened.close()

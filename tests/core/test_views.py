@@ -31,7 +31,7 @@ BIG = ([3000, 2500], [2000])
 
 
 def _item_text(engine: Engine, index: int) -> str:
-    item = engine.projection.items[engine.projection.item_index_at(index)]
+    item = engine.view.projection.items[engine.view.projection.item_index_at(index)]
     assert (item.start, item.end) == (index, index + 1)
     content = item.message["content"]
     assert isinstance(content, list)
@@ -52,8 +52,8 @@ def _diet_engine(path: Path, share: float = 0.9, **kwargs: object) -> tuple[Engi
     engine = Engine.open(path / "state", options, CharCounter())
     requests = drive(engine, session.entries)
     assert all(request.record.classification == "append" for request in requests)
-    assert not engine.projection.views  # nothing is clipped between commits
-    for mark in list(engine.marks.values()):
+    assert not engine.view.projection.views  # nothing is clipped between commits
+    for mark in list(engine.view.marks.values()):
         if mark.start >= 7:
             engine.unmark(mark.id)
     engine.prepare_request()
@@ -66,18 +66,18 @@ def _diet_engine(path: Path, share: float = 0.9, **kwargs: object) -> tuple[Engi
 def test_a_commit_clips_old_results_to_their_head_and_a_marker(tmp_path: Path) -> None:
     engine, entries = _diet_engine(tmp_path)
     commit = engine.commit_now()
-    assert commit.clipped and commit.clipped == sorted(engine.projection.views)
+    assert commit.clipped and commit.clipped == sorted(engine.view.projection.views)
     for index in commit.clipped:
-        entry = engine.transcript.entries[index]
+        entry = engine.view.transcript.entries[index]
         assert entry.record_bytes == entries[index].record_bytes  # stored bytes untouched
-        assert engine.projection.views[index] == ("clipped", clipped_text(entry))
+        assert engine.view.projection.views[index] == ("clipped", clipped_text(entry))
         text = _item_text(engine, index)
         assert text == clipped_text(entry)
         assert text.startswith(head_of(entry.text))
         hidden = len(entry.text) - len(head_of(entry.text))
         assert f"[clipped: {hidden:,} more characters of this read result" in text
         assert f'{TOOL_NAME} {{"action":"peek","id":"{entry.id}"}}' in text
-        assert engine.projection.raw_item(index).tokens < raw_tokens(engine, index)
+        assert engine.view.projection.raw_item(index).tokens < raw_tokens(engine, index)
         peeked = engine.peek(entry.id)
         assert peeked.kind == "entry" and peeked.complete
         assert peeked.data == entry.record_bytes
@@ -97,21 +97,21 @@ def test_only_the_oldest_share_is_clipped(tmp_path: Path) -> None:
     # The window as the diet measured it: clipped results at their whole size.
     positions: dict[int, int] = {}
     total = 0
-    for item in engine.projection.items:
+    for item in engine.view.projection.items:
         positions[item.start] = total
         total += raw_tokens(engine, item.start) if item.start in commit.clipped else item.tokens
     limit = share * total
-    fresh = engine.transcript.fresh_start
+    fresh = engine.view.transcript.fresh_start
     for index in commit.clipped:
         assert positions[index] < limit and index < fresh
     clippable_later = [
         index
-        for index, entry in enumerate(engine.transcript.entries)
+        for index, entry in enumerate(engine.view.transcript.entries)
         if entry.kind == "tool_result"
         and len(entry.text) >= CLIP_MIN_CHARS
         and index in positions
         and index not in commit.clipped
-        and engine.forest.root_containing(index) is None
+        and engine.view.forest.root_containing(index) is None
     ]
     assert clippable_later  # results past the share stay whole
     assert all(positions[index] >= limit for index in clippable_later)
@@ -140,17 +140,17 @@ def test_short_blacklisted_and_pinned_results_are_not_clipped(tmp_path: Path) ->
     engine.pin([pinned.id])
     engine.prepare_request()
     commit = engine.commit_now()
-    index = engine.transcript.index_of
+    index = engine.view.transcript.index_of
     assert index[kept.id] in commit.clipped
     for entry in (short, banned, pinned):
-        assert index[entry.id] not in engine.projection.views
+        assert index[entry.id] not in engine.view.projection.views
     assert_reopens_identically(engine)
 
 
 def test_a_share_of_zero_turns_the_diet_off(tmp_path: Path) -> None:
     engine, _ = _diet_engine(tmp_path, share=0.0)
     commit = engine.commit_now()
-    assert commit.clipped == [] and not engine.projection.views
+    assert commit.clipped == [] and not engine.view.projection.views
     assert_reopens_identically(engine)
 
 
@@ -165,13 +165,15 @@ def test_a_later_fold_of_clipped_results_holds_the_full_originals(tmp_path: Path
     for request in drive(engine, session.entries):
         if request.commit is not None:
             ever.update(request.commit.clipped)
-    refolded = [index for index in ever if engine.forest.root_containing(index) is not None]
+    refolded = [index for index in ever if engine.view.forest.root_containing(index) is not None]
     assert refolded, "a clipped result was folded by a later commit"
     for index in refolded:
-        assert index not in engine.projection.views
+        assert index not in engine.view.projection.views
         entry = session.entries[index]
         fold = next(
-            f for f in engine.forest.folds.values() if f.kind == "tool" and f.start <= index < f.end
+            f
+            for f in engine.view.forest.folds.values()
+            if f.kind == "tool" and f.start <= index < f.end
         )
         source = engine.peek(fold.handle).data
         assert source == expected_source(engine, fold)
@@ -190,12 +192,12 @@ def test_expanding_a_fold_shows_a_once_clipped_result_whole(tmp_path: Path) -> N
     engine.apply_options(small_options(budget=2_800, min_fold_chars=2_000))
     request = engine.prepare_request()
     assert request.commit is not None and request.commit.cause == "threshold"
-    chain = engine.forest.chain_at(index)
-    assert chain and index not in engine.projection.views
+    chain = engine.view.forest.chain_at(index)
+    assert chain and index not in engine.view.projection.views
     for fold in chain:
-        if fold.handle not in engine.forest.expanded:
+        if fold.handle not in engine.view.forest.expanded:
             engine.expand(fold.handle)
-    item = engine.projection.items[engine.projection.item_index_at(index)]
+    item = engine.view.projection.items[engine.view.projection.item_index_at(index)]
     assert item.fold is None and item.digest == entries[index].wire_digest
     assert engine.prepare_request().record.classification == "attributed"
     assert_clean_audit(engine)
@@ -221,32 +223,32 @@ def test_a_peek_copy_is_withdrawn_only_after_it_was_sent_and_only_at_a_commit(
     tmp_path: Path,
 ) -> None:
     engine, _ = folded_engine(tmp_path)
-    handle = engine.forest.roots()[0].handle
+    handle = engine.view.forest.roots()[0].handle
     session = SessionBuilder(prefix="w")
     call_id, result = _peek_call(engine, session, handle)
-    index = engine.transcript.index_of[result.id]
-    assert engine.ephemeral == {call_id: handle}
+    index = engine.view.transcript.index_of[result.id]
+    assert engine._state.ephemeral == {call_id: handle}
     assert_reopens_identically(engine)
 
     # A commit before the copy was ever sent leaves it alone.
     early = engine.commit_now()
-    assert early.withdrawn == [] and engine.ephemeral == {call_id: handle}
+    assert early.withdrawn == [] and engine._state.ephemeral == {call_id: handle}
     # Sent, but no commit: it stays, request after request, as pure appends. (The peek batch
     # is still the newest closed unit, so no mark can fold it first.)
     drive(engine, [session.assistant("Noted.")])
     requests = [engine.prepare_request() for _ in range(3)]
-    assert engine.transcript.fresh_start < index
-    assert index not in engine.projection.views
+    assert engine.view.transcript.fresh_start < index
+    assert index not in engine.view.projection.views
     assert _item_text(engine, index) == result.text
     assert [r.record.classification for r in requests] == ["append"] * 3
 
     commit = engine.commit_now()
-    assert commit.withdrawn == [index] and engine.ephemeral == {}
+    assert commit.withdrawn == [index] and engine._state.ephemeral == {}
     line = _item_text(engine, index)
     assert line == withdrawn_text(handle) and "\n" not in line
     assert handle in line and f'"action":"peek","id":"{handle}"' in line
-    assert engine.projection.views[index][0] == "withdrawn"
-    assert engine.transcript.entries[index].record_bytes == result.record_bytes
+    assert engine.view.projection.views[index][0] == "withdrawn"
+    assert engine.view.transcript.entries[index].record_bytes == result.record_bytes
     assert engine.peek(result.id).data == result.record_bytes
     assert engine.peek(handle).complete
     request = engine.prepare_request()
@@ -259,21 +261,21 @@ def test_a_peek_copy_is_withdrawn_only_after_it_was_sent_and_only_at_a_commit(
 
 def test_a_pinned_peek_copy_is_spent_and_stays_whole(tmp_path: Path) -> None:
     engine, _ = folded_engine(tmp_path)
-    handle = engine.forest.roots()[0].handle
+    handle = engine.view.forest.roots()[0].handle
     session = SessionBuilder(prefix="w")
     _, result = _peek_call(engine, session, handle)
-    index = engine.transcript.index_of[result.id]
+    index = engine.view.transcript.index_of[result.id]
     engine.pin([result.id])
     drive(engine, [session.assistant("Thanks.")])
     commit = engine.commit_now()
-    assert commit.withdrawn == [] and engine.ephemeral == {}
-    assert index not in engine.projection.views  # the pin decides: it shows whole
+    assert commit.withdrawn == [] and engine._state.ephemeral == {}
+    assert index not in engine.view.projection.views  # the pin decides: it shows whole
     assert_reopens_identically(engine)
 
 
 def test_bad_ephemeral_notes_raise_and_change_nothing(tmp_path: Path) -> None:
     engine, _ = folded_engine(tmp_path)
-    handle = engine.forest.roots()[0].handle
+    handle = engine.view.forest.roots()[0].handle
     session = SessionBuilder(prefix="w")
     call_id, _ = _peek_call(engine, session, handle)
     cases: list[tuple[object, object, str]] = [

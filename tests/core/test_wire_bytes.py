@@ -105,8 +105,10 @@ def test_the_audit_digest_tells_key_orders_apart_while_folds_do_not(tmp_path: Pa
         )
         drive(engine, _provider_ordered_session(reverse).entries)
         engine.commit_now()
-        assert engine.forest.folds
-        handles.append(sorted((f.handle, f.source_digest) for f in engine.forest.folds.values()))
+        assert engine.view.forest.folds
+        handles.append(
+            sorted((f.handle, f.source_digest) for f in engine.view.forest.folds.values())
+        )
         engine.close()
     assert handles[0] == handles[1]
 
@@ -117,8 +119,8 @@ def test_a_reordered_message_is_a_rewrite_the_audit_cannot_attribute(tmp_path: P
     drive(engine, session.entries)
     engine.prepare_request()
     # A serialiser that sorted the keys would send other bytes for the same messages.
-    sorted_digests = [sha256_hex(canonical_bytes(m)) for m in engine.projection.messages()]
-    record = engine.audit.classify(sorted_digests, engine.projection.tokens)
+    sorted_digests = [sha256_hex(canonical_bytes(m)) for m in engine.view.projection.messages()]
+    record = engine._state.audit.classify(sorted_digests, engine.view.projection.tokens)
     assert record.classification == "unattributed"
     assert record.first_divergence is not None
     engine.close()
@@ -154,6 +156,6 @@ def test_a_log_written_before_the_wire_form_still_reopens(tmp_path: Path) -> Non
         old_lines.append(canonical_bytes(value))
     log.write_bytes(b"\n".join(old_lines) + b"\n")
     reopened = Engine.open(engine.state_dir, None, CharCounter())
-    assert reopened.audit.counts.requests == len(canonical_prefixes)
-    assert reopened.audit.counts.unattributed == 0
+    assert reopened.view.audit_counts.requests == len(canonical_prefixes)
+    assert reopened.view.audit_counts.unattributed == 0
     reopened.close()

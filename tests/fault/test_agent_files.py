@@ -221,7 +221,7 @@ async def one_case(
         problems.append(f"the session file reads back with problems: {reopened.problems[:2]}")
     session_ids = [entry.id for entry in reopened.messages() if in_context(entry)]
     engine_ids = [
-        entry.id for entry in engine.transcript.entries if entry.extra.get("pifold") is None
+        entry.id for entry in engine.view.transcript.entries if entry.extra.get("pifold") is None
     ]
     if session_ids != engine_ids:
         problems.append("the session file and the engine disagree")

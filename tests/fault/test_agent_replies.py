@@ -133,9 +133,9 @@ def implausible(entry: Entry) -> list[str]:
 
 def logged_problems(engine: Engine) -> list[str]:
     """Implausible figures in the engine's log: entry records and usage measurements."""
-    engine.journal.sync()
+    engine._state.journal.sync()
     found: list[str] = []
-    for number, line in enumerate(engine.journal.path.read_bytes().splitlines(), 1):
+    for number, line in enumerate(engine._state.journal.path.read_bytes().splitlines(), 1):
         try:
             record = parse_json(line)
             body = record.get("b", {})
@@ -168,7 +168,7 @@ def check_run(engine: Engine, session: SessionFile, label: str, tally: FaultTall
         reopened.close()
     for problem in logged_problems(engine):
         tally.fail(label, f"the engine's log holds {problem}")
-    if orphan_calls(engine.transcript.entries):
+    if orphan_calls(engine.view.transcript.entries):
         tally.fail(label, "a call was left without a result")
 
 

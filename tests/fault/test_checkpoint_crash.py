@@ -51,7 +51,7 @@ def _child(folder: Path, entries: list[Any], point: str) -> None:
         engine = Engine.open(folder, None, CharCounter())
         drive(engine, entries)
         setattr(checkpoint, "write_file_atomically", _dying_write(point))  # noqa: B010
-        checkpoint.write(engine)
+        checkpoint.write(engine._state)
     finally:
         os._exit(3)  # the kill point was not reached
 
@@ -65,7 +65,7 @@ def test_a_kill_while_a_checkpoint_is_written_leaves_a_whole_one(
     cut = len(entries) // 2
     engine = Engine.open(folder, small_options(budget=6_000), CharCounter())
     drive(engine, entries[:cut])
-    covered = checkpoint.write(engine)
+    covered = checkpoint.write(engine._state)
     engine.close()
     pid = os.fork()
     if pid == 0:
@@ -73,16 +73,16 @@ def test_a_kill_while_a_checkpoint_is_written_leaves_a_whole_one(
     _, status = os.waitpid(pid, 0)
     assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, status
     reopened = Engine.open(folder, None, CharCounter())
-    assert reopened.checkpoint_problem is None
+    assert reopened.view.checkpoint_problem is None
     if point == "after the rename":
-        assert reopened.checkpoint_records > covered  # the new one, whole
+        assert reopened.view.checkpoint_records > covered  # the new one, whole
     else:
-        assert reopened.checkpoint_records == covered  # the old one, untouched
+        assert reopened.view.checkpoint_records == covered  # the old one, untouched
     leftovers = list(folder.glob(f"{atomic_files.TEMPORARY_PREFIX}*"))
     assert leftovers == [], leftovers
-    rebuilt = open_state(Engine, folder, None, CharCounter(), True, None, use_checkpoint=False)
+    rebuilt = Engine(open_state(folder, None, CharCounter(), True, None, use_checkpoint=False))
     live, again = durable_state(reopened), durable_state(rebuilt)
     for key, value in again.items():
         assert live[key] == value, f"{key} differs"
-    assert reopened.audit.counts.unattributed == 0
+    assert reopened.view.audit_counts.unattributed == 0
     reopened.close()

@@ -74,9 +74,11 @@ def _case(state: Path, rng: random.Random, tally: FaultTally, label: str) -> Non
         return
     engine = Engine.open(state, None, CharCounter())
     try:
-        if len(engine.transcript) < reported:
-            tally.fail(label, f"{reported} entries reported, {len(engine.transcript)} reopened")
-        if engine.audit.counts.unattributed:
+        if len(engine.view.transcript) < reported:
+            tally.fail(
+                label, f"{reported} entries reported, {len(engine.view.transcript)} reopened"
+            )
+        if engine.view.audit_counts.unattributed:
             tally.fail(label, "unattributed rewrites after the kill")
     finally:
         engine.close()
@@ -106,7 +108,7 @@ def _while_held(state: Path, pid: int, reported: int, tally: FaultTally, label: 
         tally.fail(label, f"doctor does not name the holder: {looked.output}")
     viewer = Engine.open(state, None, CharCounter(), read_only=True)
     try:
-        if len(viewer.transcript) < reported or viewer.torn_tail is not None:
+        if len(viewer.view.transcript) < reported or viewer.view.torn_tail is not None:
             tally.fail(label, "a read-only open beside the writer lost or cut its lines")
     finally:
         viewer.close()

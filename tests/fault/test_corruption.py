@@ -102,10 +102,10 @@ def baseline() -> Baseline:
     replay_trace(TRACE, BUDGET, state_dir=state)
     engine = Engine.open(state, read_only=True)
     try:
-        folds = engine.forest.folds.values()
+        folds = engine.view.forest.folds.values()
         needs: dict[str, frozenset[str]] = {}
         for fold in sorted(folds, key=lambda fold: fold.end - fold.start):  # children first
-            parts = fold_parts(fold, engine.forest.folds, engine.transcript.entries)
+            parts = fold_parts(fold, engine.view.forest.folds, engine.view.transcript.entries)
             needed = {fold.source_digest, *(part.digest for part in parts)}
             for child in fold.children:
                 needed |= needs[child]
@@ -114,10 +114,10 @@ def baseline() -> Baseline:
         folded = {
             entry.id: entry.digest
             for fold in folds
-            for entry in engine.transcript.entries[fold.start : fold.end]
+            for entry in engine.view.transcript.entries[fold.start : fold.end]
         }
         log = (state / "fold-log.jsonl").read_bytes()
-        spans = engine.journal.entry_spans
+        spans = engine._state.journal.entry_spans
         entry_lines = tuple(
             sorted(
                 (log.count(b"\n", 0, spans[i].offset) + 1, digest) for i, digest in folded.items()
@@ -126,12 +126,12 @@ def baseline() -> Baseline:
         return Baseline(
             state=state,
             sources={
-                fold.handle: source_of(engine.transcript.entries[fold.start : fold.end])
+                fold.handle: source_of(engine.view.transcript.entries[fold.start : fold.end])
                 for fold in folds
             },
             digests={fold.handle: fold.source_digest for fold in folds},
-            evidence=tuple(sorted(engine.evidence_ids)),
-            records=tuple(entry.record_bytes for entry in engine.transcript.entries),
+            evidence=tuple(sorted(engine.view.evidence_ids)),
+            records=tuple(entry.record_bytes for entry in engine.view.transcript.entries),
             needs=needs,
             leaves=tuple(sorted(set().union(*needs.values()) - digests)),
             legacy=_legacy_copy(engine),
@@ -147,8 +147,8 @@ def _legacy_copy(engine: Engine) -> Path:
     legacy = engine.state_dir.parent / "legacy"
     shutil.copytree(engine.state_dir, legacy)
     store = FoldStore(legacy / "store")
-    for fold in engine.forest.folds.values():
-        parts = fold_parts(fold, engine.forest.folds, engine.transcript.entries)
+    for fold in engine.view.forest.folds.values():
+        parts = fold_parts(fold, engine.view.forest.folds, engine.view.transcript.entries)
         for part in parts:
             if part.kind == "leaf" and part.payload is not None:
                 store.put(part.payload)
@@ -231,7 +231,7 @@ def _entry_case(case: Path, how: str, rng: random.Random, base: Baseline, fail: 
         if f"line {number} " not in str(error):
             fail(f"JournalCorrupt does not name line {number}: {error}")
     else:
-        records = tuple(entry.record_bytes for entry in engine.transcript.entries)
+        records = tuple(entry.record_bytes for entry in engine.view.transcript.entries)
         engine.close()
         # Only a flip the checksum cannot see (an escape's hex digit) may pass: it must
         # parse to the very same record, so the session rebuilds exactly as before.
@@ -357,8 +357,8 @@ def _expect_line_named(
         _check_doctor(case, {"log"}, {subject}, fail)
         return
     try:
-        torn = engine.status().torn_tail or engine.journal.unfinished
-        records = tuple(entry.record_bytes for entry in engine.transcript.entries)
+        torn = engine.status().torn_tail or engine._state.journal.unfinished
+        records = tuple(entry.record_bytes for entry in engine.view.transcript.entries)
     finally:
         engine.close()
     if torn is None:
@@ -392,13 +392,13 @@ def _check_repaired(case: Path, base: Baseline, fail: Failer, lines_lost: bool =
     try:
         if engine.status().damaged:
             fail(f"still damaged after repair: {engine.status().damaged}")
-        present = {handle for handle in base.sources if handle in engine.forest.folds}
+        present = {handle for handle in base.sources if handle in engine.view.forest.folds}
         if not lines_lost and present != set(base.sources):
             fail("folds went missing after repair")
         wrong = _verify_folds(engine, base, skip=set(base.sources) - present)
         if wrong:
             fail(f"folds did not verify after repair: {wrong}")
-        if engine.audit.counts.unattributed:
+        if engine.view.audit_counts.unattributed:
             fail("unattributed rewrites after repair")
     finally:
         engine.close()

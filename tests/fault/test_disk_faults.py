@@ -178,12 +178,12 @@ def _peek_batch() -> list[Step]:
     outcome: dict[str, str] = {}
 
     def call_entry(engine: Engine) -> object:
-        first = engine.transcript.entries[0].id
+        first = engine.view.transcript.entries[0].id
         block = replace(call, arguments={"action": "peek", "id": first})
         return engine.append(Entry("peek-call", "assistant", 0, (block,)))
 
     def tool(engine: Engine) -> object:
-        arguments = {"action": "peek", "id": engine.transcript.entries[0].id}
+        arguments = {"action": "peek", "id": engine.view.transcript.entries[0].id}
         result = run_tool(engine, arguments, call.id)
         if result.is_error:
             raise OSError(errno.EIO, result.text)  # a refused peek here is the fault's echo
@@ -242,7 +242,7 @@ def _replay(folder: Path, steps: list[Step], plan: FaultPlan) -> _Run:
 
 def _one_step(run: _Run, name: str, step: Callable[[Engine], object]) -> None:
     engine, plan = run.engine, run.plan
-    fired_before, stopped_before = plan.fired, engine.folding_stopped
+    fired_before, stopped_before = plan.fired, engine.view.folding_stopped
     before = durable_state(engine) if not plan.fired and plan.fail_at is not None else None
     try:
         step(engine)
@@ -257,7 +257,7 @@ def _one_step(run: _Run, name: str, step: Callable[[Engine], object]) -> None:
             run.problems.append(f"{name}: retry failed: {retry_error!r}")
         return
     if plan.fired and not fired_before:
-        if engine.folding_stopped is None or stopped_before is not None:
+        if engine.view.folding_stopped is None or stopped_before is not None:
             run.problems.append(f"{name}: the fault at {plan.kinds[-1]} was swallowed")
         else:
             _check_consistent(run, f"{name} (folding stopped)")
@@ -286,7 +286,7 @@ def _check_consistent(run: _Run, where: str) -> None:
 def _reference(root: Path, steps: list[Step]) -> tuple[dict[str, Any], list[str]]:
     """The run without a fault: its final state and the kind of every file operation."""
     run = _replay(root / "reference", steps, FaultPlan())
-    if run.problems or run.engine.commit_count < 2 or not run.engine.evidence_ids:
+    if run.problems or run.engine.view.commit_count < 2 or not run.engine.view.evidence_ids:
         raise AssertionError(f"the reference run is not a useful session: {run.problems}")
     state = durable_state(run.engine)
     run.engine.close()
@@ -322,7 +322,7 @@ def run(count: int, seed: int) -> FaultTally:
                 assert_reopens_identically(faulty.engine)
             except Exception as error:
                 problems.append(f"end: does not reopen consistent: {error}")
-            if faulty.engine.folding_stopped is None:
+            if faulty.engine.view.folding_stopped is None:
                 final = durable_state(faulty.engine)
                 problems.extend(
                     f"end: {key} differs from the run without a fault"

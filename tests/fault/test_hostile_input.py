@@ -83,8 +83,13 @@ def _session_engine(folder: Path) -> Engine:
 
 def _known_ids(engine: Engine, seen: list[str]) -> list[str]:
     """Ids of the session now, plus every id it had before (spent marks, expanded folds)."""
-    ids = list(engine.forest.folds) + list(engine.marks) + sorted(engine.evidence_ids)
-    ids += [entry.id for entry in engine.transcript.entries[:: max(1, len(engine.transcript) // 8)]]
+    ids = (
+        list(engine.view.forest.folds) + list(engine.view.marks) + sorted(engine.view.evidence_ids)
+    )
+    ids += [
+        entry.id
+        for entry in engine.view.transcript.entries[:: max(1, len(engine.view.transcript) // 8)]
+    ]
     known = set(seen)
     seen.extend(identifier for identifier in ids if identifier not in known)
     return seen
@@ -152,7 +157,7 @@ def _one_tool_case(
     # A successful call may move the session; a pending model request keeps the audit honest.
     if not result.is_error and rng.random() < 0.2:
         engine.append(
-            Entry(f"r-{len(engine.transcript)}", "note", 0, (TextBlock(result.text[:200]),))
+            Entry(f"r-{len(engine.view.transcript)}", "note", 0, (TextBlock(result.text[:200]),))
         )
         engine.prepare_request()
 

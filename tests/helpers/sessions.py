@@ -21,7 +21,9 @@ def assert_engine_holds(engine: Engine, recorded: Iterable[Entry], may_lag: bool
     """The engine's log holds exactly the session's in-context entries, in order (a first
     part of them when ``may_lag``: ``--no-fold`` runs write the session file alone, and the
     next folding run catches the log up)."""
-    logged = [entry.id for entry in engine.transcript.entries if entry.extra.get("pifold") is None]
+    logged = [
+        entry.id for entry in engine.view.transcript.entries if entry.extra.get("pifold") is None
+    ]
     session = [entry.id for entry in recorded if in_context(entry)]
     if may_lag:
         session = session[: len(logged)]

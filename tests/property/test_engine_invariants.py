@@ -32,7 +32,7 @@ SETTINGS = settings(
 
 
 def check_invariants(engine: Engine) -> None:
-    transcript, forest = engine.transcript, engine.forest
+    transcript, forest = engine.view.transcript, engine.view.forest
     # The forest obeys every rule.
     forest.validate(transcript)
     # Every fold round-trips byte for byte, at any depth.
@@ -51,7 +51,7 @@ def check_invariants(engine: Engine) -> None:
             assert transcript.split_call(fold.start, fold.end) is None
     # In the window every tool result follows the call it answers.
     calls_seen: set[str] = set()
-    for item in engine.projection.items:
+    for item in engine.view.projection.items:
         message = item.message
         if message["role"] == "assistant":
             for block in message["content"]:
@@ -62,18 +62,18 @@ def check_invariants(engine: Engine) -> None:
             assert call_id in calls_seen or call_id not in transcript.call_site
     # Items tile the transcript.
     position = 0
-    for item in engine.projection.items:
+    for item in engine.view.projection.items:
         assert item.start == position
         position = item.end
     assert position == len(transcript)
     # A projection rendered from scratch equals the incremental one.
     fresh = Projection(transcript, forest, CharCounter())
-    fresh.views = dict(engine.projection.views)  # clipped and withdrawn results, by index
+    fresh.views = dict(engine.view.projection.views)  # clipped and withdrawn results, by index
     fresh.rebuild()
-    assert fresh.digests() == engine.projection.digests()
-    assert fresh.tokens == engine.projection.tokens
+    assert fresh.digests() == engine.view.projection.digests()
+    assert fresh.tokens == engine.view.projection.tokens
     # Every rewrite so far was attributed.
-    assert engine.audit.counts.unattributed == 0
+    assert engine.view.audit_counts.unattributed == 0
 
 
 @st.composite
@@ -121,21 +121,21 @@ def test_engine_invariants_hold_after_every_request(
                 check_invariants(engine)
                 previous, verb_since_request = request, False
                 verb_since_request = _random_verb(engine, data)
-            before = engine.projection.digests()
+            before = engine.view.projection.digests()
             kept = engine.append(entry)
             # Laying marks never moves a byte: an append only adds the new message.
-            assert engine.projection.digests() == [*before, kept.wire_digest]
+            assert engine.view.projection.digests() == [*before, kept.wire_digest]
         engine.prepare_request()
         check_invariants(engine)
         engine.close()
 
         reopened = Engine.open(Path(folder) / "state", None, CharCounter())
-        assert reopened.torn_tail is None
-        assert reopened.projection.digests() == engine.projection.digests()
-        assert reopened.audit.counts == engine.audit.counts
-        assert reopened.marks == engine.marks
-        assert reopened.staged_refolds == engine.staged_refolds
-        assert reopened.forest.expanded == engine.forest.expanded
+        assert reopened.view.torn_tail is None
+        assert reopened.view.projection.digests() == engine.view.projection.digests()
+        assert reopened.view.audit_counts == engine.view.audit_counts
+        assert reopened.view.marks == engine.view.marks
+        assert reopened.view.staged_refolds == engine.view.staged_refolds
+        assert reopened.view.forest.expanded == engine.view.forest.expanded
         reopened.close()
 
 
@@ -143,18 +143,18 @@ def _random_verb(engine: Engine, data: st.DataObject) -> bool:
     """Maybe run one verb; return whether it could rewrite bytes already sent."""
     choice = data.draw(st.sampled_from(["none", "none", "none", "expand", "refold", "commit"]))
     if choice == "expand":
-        visible = sorted(h for h in engine.forest.folds if engine.forest.is_visible(h))
+        visible = sorted(h for h in engine.view.forest.folds if engine.view.forest.is_visible(h))
         if visible:
             handle = data.draw(st.sampled_from(visible))
             engine.expand(handle)
-            assert engine.forest.is_visible_open(handle)
+            assert engine.view.forest.is_visible_open(handle)
             return True
     elif choice == "refold":
-        candidates = sorted(engine.forest.expanded - engine.staged_refolds)
+        candidates = sorted(engine.view.forest.expanded - engine.view.staged_refolds)
         if candidates:
-            before = engine.projection.digests()
+            before = engine.view.projection.digests()
             engine.refold(data.draw(st.sampled_from(candidates)))
-            assert engine.projection.digests() == before  # staged, nothing moves
+            assert engine.view.projection.digests() == before  # staged, nothing moves
     elif choice == "commit":
         engine.commit_now()
         return True
@@ -180,11 +180,13 @@ def _run(
             digests.append(engine.prepare_request().digests)
             roll = rng.random()
             if roll < 0.15:
-                visible = sorted(h for h in engine.forest.folds if engine.forest.is_visible(h))
+                visible = sorted(
+                    h for h in engine.view.forest.folds if engine.view.forest.is_visible(h)
+                )
                 if visible:
                     engine.expand(rng.choice(visible))
             elif roll < 0.3:
-                candidates = sorted(engine.forest.expanded - engine.staged_refolds)
+                candidates = sorted(engine.view.forest.expanded - engine.view.staged_refolds)
                 if candidates:
                     engine.refold(rng.choice(candidates))
             elif roll < 0.35:
@@ -207,8 +209,8 @@ def test_reopening_mid_session_changes_nothing(
         whole, whole_engine = _run(Path(folder) / "whole", entries, options, verb_seed, None)
         split, split_engine = _run(Path(folder) / "split", entries, options, verb_seed, cut)
         assert split == whole
-        assert split_engine.audit.counts == whole_engine.audit.counts
-        assert split_engine.commit_count == whole_engine.commit_count
-        assert split_engine.forest.folds == whole_engine.forest.folds
+        assert split_engine.view.audit_counts == whole_engine.view.audit_counts
+        assert split_engine.view.commit_count == whole_engine.view.commit_count
+        assert split_engine.view.forest.folds == whole_engine.view.forest.folds
         whole_engine.close()
         split_engine.close()

@@ -32,12 +32,12 @@ BAD_IDS = ["", "fold-000000000000", "fold-xyz", "../etc/passwd", "mark-999", "a/
 
 
 def _valid_action(engine: Engine, data: st.DataObject) -> dict[str, Any]:
-    folds = sorted(engine.forest.folds)
-    marks = sorted(engine.marks)
-    entries = [entry.id for entry in engine.transcript.entries]
+    folds = sorted(engine.view.forest.folds)
+    marks = sorted(engine.view.marks)
+    entries = [entry.id for entry in engine.view.transcript.entries]
     choices = ["status", "status-tree", "peek-entry", "pin-entry"]
-    visible = [handle for handle in folds if engine.forest.is_visible(handle)]
-    expanded = sorted(engine.forest.expanded)
+    visible = [handle for handle in folds if engine.view.forest.is_visible(handle)]
+    expanded = sorted(engine.view.forest.expanded)
     if folds:
         choices += ["peek-fold", "pin-fold"]
     if visible:
@@ -46,7 +46,7 @@ def _valid_action(engine: Engine, data: st.DataObject) -> dict[str, Any]:
         choices.append("refold")
     if marks:
         choices += ["brief", "unmark", "reboundary"]
-    if engine.pinned:
+    if engine.view.pinned:
         choices.append("unpin")
     choice = data.draw(st.sampled_from(choices))
     if choice == "status":
@@ -70,8 +70,8 @@ def _valid_action(engine: Engine, data: st.DataObject) -> dict[str, Any]:
     if choice == "pin-fold":
         return {"action": "pin", "ids": [data.draw(st.sampled_from(folds))]}
     if choice == "unpin":
-        index = data.draw(st.sampled_from(sorted(engine.pinned)))
-        return {"action": "unpin", "ids": [engine.transcript.entries[index].id]}
+        index = data.draw(st.sampled_from(sorted(engine.view.pinned)))
+        return {"action": "unpin", "ids": [engine.view.transcript.entries[index].id]}
     mark = data.draw(st.sampled_from(marks))
     if choice == "brief":
         return {"action": "brief", "id": mark, "text": data.draw(st.text(min_size=1, max_size=80))}
@@ -79,7 +79,11 @@ def _valid_action(engine: Engine, data: st.DataObject) -> dict[str, Any]:
         return {"action": "unmark", "id": mark}
     # Mostly unit-aligned cuts over closed units (which may still overlap a fold), sometimes
     # any two entries (which may split a call from its result).
-    closed = [unit for unit in engine.transcript.units if unit.end <= engine.transcript.fresh_start]
+    closed = [
+        unit
+        for unit in engine.view.transcript.units
+        if unit.end <= engine.view.transcript.fresh_start
+    ]
     if closed and data.draw(st.booleans()):
         first = data.draw(st.integers(0, len(closed) - 1))
         last = data.draw(st.integers(first, len(closed) - 1))
@@ -129,7 +133,7 @@ def _act(engine: Engine, data: st.DataObject) -> bool:
         return False
     if not result.moved_bytes:
         # Marks, pins, briefs, staged refolds and reads never move a byte now.
-        assert engine.projection.digests() == before["digests"], arguments
+        assert engine.view.projection.digests() == before["digests"], arguments
     return result.moved_bytes
 
 
@@ -154,12 +158,12 @@ def test_random_tool_actions_keep_every_invariant(seed: int, data: st.DataObject
             engine.append(entry)
         engine.prepare_request()
         check_invariants(engine)
-        digests = engine.projection.digests()
-        marks, pins = dict(engine.marks), set(engine.pinned)
+        digests = engine.view.projection.digests()
+        marks, pins = dict(engine.view.marks), set(engine.view.pinned)
         engine.close()
 
         reopened = Engine.open(Path(folder) / "state", None, CharCounter())
-        assert reopened.projection.digests() == digests
-        assert reopened.marks == marks
-        assert reopened.pinned == pins
+        assert reopened.view.projection.digests() == digests
+        assert reopened.view.marks == marks
+        assert reopened.view.pinned == pins
         reopened.close()

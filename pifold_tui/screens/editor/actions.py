@@ -43,13 +43,15 @@ class ActionPlan:
 
 
 def row_identifier(engine: Engine, row: MapRow) -> str:
-    return row.handle if row.handle is not None else engine.transcript.entries[row.entry_index].id
+    return (
+        row.handle if row.handle is not None else engine.view.transcript.entries[row.entry_index].id
+    )
 
 
 def row_span(engine: Engine, row: MapRow) -> tuple[int, int]:
     """The entry indices ``[start, end)`` a row stands for."""
     if row.handle is not None:
-        fold = engine.forest.folds[row.handle]
+        fold = engine.view.forest.folds[row.handle]
         return fold.start, fold.end
     return row.entry_index, row.entry_index + 1
 
@@ -57,7 +59,7 @@ def row_span(engine: Engine, row: MapRow) -> tuple[int, int]:
 def mark_for(engine: Engine, row: MapRow) -> Mark:
     """The smallest pending mark holding the row, or :class:`ActionRefused`."""
     start, end = row_span(engine, row)
-    covering = [m for m in engine.marks.values() if m.start <= start and end <= m.end]
+    covering = [m for m in engine.view.marks.values() if m.start <= start and end <= m.end]
     if not covering:
         raise ActionRefused(f"{row_identifier(engine, row)} is under no pending mark")
     return min(covering, key=lambda mark: (mark.end - mark.start, mark.id))
@@ -66,7 +68,7 @@ def mark_for(engine: Engine, row: MapRow) -> Mark:
 def _fold_of(engine: Engine, row: MapRow, verb: str) -> Fold:
     if row.handle is None:
         raise ActionRefused(f"{verb} applies to a fold; {row_identifier(engine, row)} is an entry")
-    return engine.forest.folds[row.handle]
+    return engine.view.forest.folds[row.handle]
 
 
 def _pin_figures(engine: Engine, adding: int) -> str:
@@ -80,7 +82,7 @@ def plan_pin(engine: Engine, row: MapRow) -> ActionPlan:
     identifier = row_identifier(engine, row)
     start, end = row_span(engine, row)
     indices = range(start, end)
-    if all(index in engine.pinned for index in indices):
+    if all(index in engine.view.pinned for index in indices):
         return ActionPlan(
             f"unpin {identifier}",
             False,
@@ -90,12 +92,12 @@ def plan_pin(engine: Engine, row: MapRow) -> ActionPlan:
             ),
             lambda: _unpin(engine, identifier),
         )
-    new = [index for index in indices if index not in engine.pinned]
-    adding = sum(engine.projection.whole_tokens(index) for index in new)
+    new = [index for index in indices if index not in engine.view.pinned]
+    adding = sum(engine.view.projection.whole_tokens(index) for index in new)
     hidden = [
         index
         for index in new
-        if not engine.forest.shows_raw(index) or index in engine.projection.views
+        if not engine.view.forest.shows_raw(index) or index in engine.view.projection.views
     ]
     if hidden:
         effect = (
@@ -163,7 +165,7 @@ def plan_brief(engine: Engine, mark: Mark, text: str) -> ActionPlan:
 def plan_recut(engine: Engine, mark: Mark, first: MapRow, last: MapRow) -> ActionPlan:
     start = row_span(engine, first)[0]
     end = row_span(engine, last)[1]
-    entries = engine.transcript.entries
+    entries = engine.view.transcript.entries
     start_id, end_id = entries[start].id, entries[end - 1].id
     return ActionPlan(
         f"re-cut {mark.id} to {start_id} … {end_id}",
@@ -184,11 +186,11 @@ def _recut(engine: Engine, mark_id: str, start_id: str, end_id: str) -> str:
 
 def plan_expand(engine: Engine, row: MapRow) -> ActionPlan:
     fold = _fold_of(engine, row, "expand")
-    projection = engine.projection
+    projection = engine.view.projection
     position = projection.item_index_at(fold.start)
     shown = (
         projection.tokens_of_range(fold.start, fold.end)
-        if engine.forest.is_visible(fold.handle)
+        if engine.view.forest.is_visible(fold.handle)
         else 0
     )
     grows = sum(item.tokens for item in projection.interior_items(fold)) - shown
@@ -226,11 +228,11 @@ def _expand(engine: Engine, handle: str) -> str:
 
 def plan_refold(engine: Engine, row: MapRow) -> ActionPlan:
     fold = _fold_of(engine, row, "refold")
-    projection = engine.projection
+    projection = engine.view.projection
     placeholder = sum(item.tokens for item in projection.collapsed_items(fold))
     shown = (
         projection.tokens_of_range(fold.start, fold.end)
-        if engine.forest.is_visible_open(fold.handle)
+        if engine.view.forest.is_visible_open(fold.handle)
         else placeholder
     )
     return ActionPlan(

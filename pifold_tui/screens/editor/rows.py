@@ -84,13 +84,13 @@ class MarkIndex:
 def tree_is_open(engine: Engine, handle: str, overrides: Mapping[str, bool]) -> bool:
     """Whether the tree shows ``handle``'s interior: the user's choice, else expanded."""
     chosen = overrides.get(handle)
-    return chosen if chosen is not None else handle in engine.forest.expanded
+    return chosen if chosen is not None else handle in engine.view.forest.expanded
 
 
 def build_rows(engine: Engine, overrides: Mapping[str, bool]) -> list[MapRow]:
     """Every row of the map in transcript order, folds opened as ``overrides`` says."""
     rows: list[MapRow] = []
-    folds = engine.forest.folds
+    folds = engine.view.forest.folds
 
     def walk(start: int, end: int, children: Iterable[Fold], depth: int) -> None:
         position = start
@@ -102,7 +102,7 @@ def build_rows(engine: Engine, overrides: Mapping[str, bool]) -> list[MapRow]:
             position = child.end
         rows.extend(MapRow(depth, index, None) for index in range(position, end))
 
-    walk(0, len(engine.transcript), engine.forest.roots(), 0)
+    walk(0, len(engine.view.transcript), engine.view.forest.roots(), 0)
     return rows
 
 
@@ -115,7 +115,7 @@ def filter_rows(engine: Engine, needle: str) -> list[MapRow]:
     if not wanted:
         return []
     wanted_bytes = wanted.encode("utf-8")
-    entries = engine.transcript.entries
+    entries = engine.view.transcript.entries
     # Record bytes are canonical JSON: a quote or newline in the text is escaped there, so
     # the readable text is searched too.
     matched = [
@@ -123,7 +123,7 @@ def filter_rows(engine: Engine, needle: str) -> list[MapRow]:
         for index, entry in enumerate(entries)
         if wanted_bytes in entry.record_bytes.lower() or wanted in entry.text.casefold()
     ]
-    forest = engine.forest
+    forest = engine.view.forest
     rows = [MapRow(len(forest.chain_at(index)), index, None) for index in matched]
     for fold in forest.in_order():
         first = bisect.bisect_left(matched, fold.start)
@@ -136,7 +136,7 @@ def filter_rows(engine: Engine, needle: str) -> list[MapRow]:
 
 
 def entry_kind(engine: Engine, index: int) -> str:
-    entry = engine.transcript.entries[index]
+    entry = engine.view.transcript.entries[index]
     if entry.kind == "tool_result":
         return f"result {entry.tool_name}" if entry.tool_name else "tool result"
     if entry.kind == "assistant" and entry.tool_calls:
@@ -147,7 +147,7 @@ def entry_kind(engine: Engine, index: int) -> str:
 
 def entry_line(engine: Engine, index: int) -> str:
     """The first line of an entry's text, or of its first tool call's arguments."""
-    entry = engine.transcript.entries[index]
+    entry = engine.view.transcript.entries[index]
     text = entry.text.strip()
     if not text and entry.tool_calls:
         text = str(entry.tool_calls[0].arguments)
@@ -158,7 +158,7 @@ def entry_line(engine: Engine, index: int) -> str:
 
 def _covering_tokens(engine: Engine, index: int) -> int | None:
     """Tokens of the projection item that is exactly entry ``index``, if there is one."""
-    projection = engine.projection
+    projection = engine.view.projection
     position = projection.item_index_at(index)
     if position < 0:
         return None
@@ -173,14 +173,14 @@ def describe_row(
 ) -> RowView:
     """The words of one row, read from the engine as it is now."""
     if row.handle is not None:
-        return _describe_fold(engine, engine.forest.folds[row.handle], marks, overrides)
+        return _describe_fold(engine, engine.view.forest.folds[row.handle], marks, overrides)
     index = row.entry_index
-    entry = engine.transcript.entries[index]
+    entry = engine.view.transcript.entries[index]
     covering = marks.covering(index, index + 1)
-    shows_raw = engine.forest.shows_raw(index)
-    view = engine.projection.views.get(index)
+    shows_raw = engine.view.forest.shows_raw(index)
+    view = engine.view.projection.views.get(index)
     states: list[str] = []
-    if index in engine.pinned:
+    if index in engine.view.pinned:
         states.append("pinned")
     if not shows_raw:
         states.append("folded")
@@ -197,7 +197,7 @@ def describe_row(
         kind=entry_kind(engine, index),
         text=entry_line(engine, index),
         tokens=_covering_tokens(engine, index) if shows_raw else None,
-        whole_tokens=engine.projection.whole_tokens(index),
+        whole_tokens=engine.view.projection.whole_tokens(index),
         source_bytes=len(entry.record_bytes),
         state=" · ".join(states),
         mark=covering[0].id if covering else None,
@@ -209,12 +209,12 @@ def describe_row(
 def _describe_fold(
     engine: Engine, fold: Fold, marks: MarkIndex, overrides: Mapping[str, bool]
 ) -> RowView:
-    forest = engine.forest
-    projection = engine.projection
+    forest = engine.view.forest
+    projection = engine.view.projection
     in_window = forest.is_visible(fold.handle) or forest.is_visible_open(fold.handle)
     if fold.handle in forest.expanded:
         state = "expanded"
-        if fold.handle in engine.staged_refolds:
+        if fold.handle in engine.view.staged_refolds:
             state += " · refold staged"
     else:
         state = "folded"

@@ -126,7 +126,7 @@ class WindowMap(ScrollView, can_focus=True):
     def reload(self, keep: MapRow | None = None) -> None:
         """Rebuild the rows from the engine, keeping the cursor on ``keep`` (or the same row)."""
         selected = keep if keep is not None else self.selected
-        self.marks = MarkIndex(self.engine.marks.values())
+        self.marks = MarkIndex(self.engine.view.marks.values())
         self._views.clear()
         if self.filter_text:
             self.rows = filter_rows(self.engine, self.filter_text)

@@ -106,7 +106,7 @@ class FoldScreen(Screen[CommitOutcome | None]):
             command=self.engine.preview_commit("command"),
             band=self.engine.preview_commit("threshold"),
             budget=self.engine.options.budget,
-            messages=len(self.engine.projection.items),
+            messages=len(self.engine.view.projection.items),
         )
         self.show_report()
 
@@ -142,14 +142,14 @@ class FoldScreen(Screen[CommitOutcome | None]):
             reason = self.preview.command.refusal if self.preview is not None else None
             self.say(f"Refused: {reason or 'there is nothing to commit'}.")
             return
-        before = tuple(self.engine.projection.digests())
+        before = tuple(self.engine.view.projection.digests())
         expected_before = self.engine.expected_tokens()
         try:
             outcome = self.engine.commit_now()
         except (EngineError, OSError) as error:
             self.say(f"The commit failed and nothing changed: {error}")
             return
-        items = self.engine.projection.items
+        items = self.engine.view.projection.items
         after = tuple(item.digest for item in items)
         first = first_difference(before, after)
         self.landed = Landed(

@@ -53,7 +53,7 @@ def test_a_trace_with_a_cut_character_imports_and_replays(tmp_path: Path) -> Non
         engine.append(entry)
     engine.close()
     reopened = Engine.open(tmp_path / "state", None, CharCounter())
-    assert len(reopened.transcript) == len(trace.entries)
+    assert len(reopened.view.transcript) == len(trace.entries)
     reopened.close()
 
 

@@ -57,7 +57,7 @@ def test_every_call_is_answered_once_in_the_assistants_order(
             task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-        entries = engine.transcript.entries
+        entries = engine.view.transcript.entries
         results = [entry for entry in entries if entry.kind == "tool_result"]
         if any(entry.tool_calls for entry in entries):
             assert [entry.call_id for entry in results] == [call[0] for call in calls]

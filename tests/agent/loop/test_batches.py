@@ -62,7 +62,7 @@ async def test_a_batch_runs_concurrently_and_results_follow_the_assistants_order
 
     assert result.outcome == "stop" and result.final_text == "done"
     assert finished == ["c3", "c2", "c1"]
-    results = [entry for entry in engine.transcript.entries if entry.kind == "tool_result"]
+    results = [entry for entry in engine.view.transcript.entries if entry.kind == "tool_result"]
     assert [entry.call_id for entry in results] == ["c1", "c2", "c3"]
     assert [entry.text for entry in results] == ["result of c1", "result of c2", "result of c3"]
     ends = of_type(events, "tool_execution_end")
@@ -72,10 +72,10 @@ async def test_a_batch_runs_concurrently_and_results_follow_the_assistants_order
         "c3",
     ]
     assert [entry.id for entry in recorder.entries] == [
-        entry.id for entry in engine.transcript.entries
+        entry.id for entry in engine.view.transcript.entries
     ]
     # The second request carried the batch exactly as the engine projected it.
-    assert list(provider.requests[1].messages) == engine.projection.messages()[:-1]
+    assert list(provider.requests[1].messages) == engine.view.projection.messages()[:-1]
     assert_session_consistent(engine, recorder)
 
 
@@ -101,12 +101,12 @@ async def test_a_failing_tool_an_unknown_tool_and_bad_arguments_are_results(
     result = await agent.run("read it")
 
     assert result.outcome == "stop"
-    results = [entry for entry in engine.transcript.entries if entry.kind == "tool_result"]
+    results = [entry for entry in engine.view.transcript.entries if entry.kind == "tool_result"]
     assert all(entry.is_error for entry in results)
     assert "FileNotFoundError: no such file: src/missing.py" in results[0].text
     assert "tool 'teleport' not found" in results[1].text
     assert "must be a JSON object" in results[2].text
-    assert kinds(engine.transcript.entries) == [
+    assert kinds(engine.view.transcript.entries) == [
         "user",
         "assistant",
         "tool_result",
@@ -130,11 +130,11 @@ async def test_the_fold_tool_goes_through_the_same_path(tmp_path: Path) -> None:
     assert [tool.name for tool in agent.tools][-1] == "pi_fold_context"
     await agent.run("how full is the context?")
 
-    status, refused = [e for e in engine.transcript.entries if e.kind == "tool_result"]
+    status, refused = [e for e in engine.view.transcript.entries if e.kind == "tool_result"]
     assert status.tool_name == "pi_fold_context" and not status.is_error
     assert "window: " in status.text and "of 200,000 tokens" in status.text
     assert refused.is_error and "path" in refused.text
-    assert [e.id for e in recorder.entries] == [e.id for e in engine.transcript.entries]
+    assert [e.id for e in recorder.entries] == [e.id for e in engine.view.transcript.entries]
     assert_session_consistent(engine, recorder)
 
 
@@ -157,7 +157,7 @@ async def test_a_tool_crash_stops_the_run_loudly_with_every_call_answered(
     with pytest.raises(ToolCrash, match="fold store is damaged"):
         await agent.run("peek it")
 
-    results = [entry for entry in engine.transcript.entries if entry.kind == "tool_result"]
+    results = [entry for entry in engine.view.transcript.entries if entry.kind == "tool_result"]
     assert [entry.call_id for entry in results] == ["c1", "c2"]
     assert all(entry.is_error and "the run stopped" in entry.text for entry in results)
     assert [event.type for event in events][-2:] == ["error", "run_end"]

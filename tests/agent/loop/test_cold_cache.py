@@ -53,16 +53,16 @@ def _session(tmp_path: Path) -> tuple[Engine, Agent, MemoryRecorder, Clock, list
     engine, _ = pending_engine(tmp_path, 6, small_options(budget=BUDGET, min_fold_chars=2_000))
     provider = ScriptedProvider(load_script(_script(tmp_path)), CharCounter())
     # The pending session was written without a session file: the recorder starts with it.
-    clock, recorder = Clock(), MemoryRecorder(engine.transcript.entries)
+    clock, recorder = Clock(), MemoryRecorder(engine.view.transcript.entries)
     config = AgentConfig(Path.cwd(), "test system", cache_lifetime_s=LIFETIME_S)
     agent = Agent(engine, provider, [], recorder, config, clock=clock)
     events: list[AgentEvent] = []
     agent.subscribe(events.append)
     # A first timed request: the clock the next one is measured against.
     assert asyncio.run(agent.run("first")).outcome == "stop"
-    assert engine.commit_count == 0 and engine.marks
+    assert engine.view.commit_count == 0 and engine.view.marks
     expected = engine.expected_tokens()
-    assert engine.cold_commit_share * BUDGET <= expected < engine.options.max_tokens
+    assert engine._policy.cold_commit_share * BUDGET <= expected < engine.options.max_tokens
     return engine, agent, recorder, clock, events
 
 
@@ -92,9 +92,9 @@ def test_a_pause_longer_than_the_lifetime_lands_a_cold_cache_commit(tmp_path: Pa
     clock.now_ms += (LIFETIME_S + 1) * 1_000
     assert asyncio.run(agent.run("second")).outcome == "stop"
     assert [commit.cause for commit in _commits(events)] == ["cold-cache"]
-    assert engine.last_commit is not None and engine.last_commit.cause == "cold-cache"
+    assert engine._state.last_commit is not None and engine._state.last_commit.cause == "cold-cache"
     assert engine.expected_tokens() < before
-    assert engine.audit.counts.unattributed == 0
+    assert engine.view.audit_counts.unattributed == 0
     assert_lossless(engine)
     assert_session_consistent(engine, recorder)
 
@@ -103,8 +103,8 @@ def test_a_pause_within_the_lifetime_commits_nothing(tmp_path: Path) -> None:
     engine, agent, recorder, clock, events = _session(tmp_path)
     clock.now_ms += LIFETIME_S * 1_000
     assert asyncio.run(agent.run("second")).outcome == "stop"
-    assert _commits(events) == [] and engine.commit_count == 0
-    assert engine.audit.counts.unattributed == 0
+    assert _commits(events) == [] and engine.view.commit_count == 0
+    assert engine.view.audit_counts.unattributed == 0
     assert_session_consistent(engine, recorder)
 
 
@@ -134,14 +134,14 @@ def test_a_new_system_prompt_within_the_lifetime_lands_a_cold_cache_commit(
     # default prompt, another tool set): nothing after the head is cached, so the commit is
     # free although the pause is short.
     engine, agent, recorder, clock, events = _session(tmp_path)
-    assert engine.last_host_head == prompt_head_digest("test system", agent.specs)
+    assert engine._state.last_host_head == prompt_head_digest("test system", agent.specs)
     resumed = _resumed(tmp_path, engine, recorder, clock, events, "test system, next day")
     before = engine.expected_tokens()
     clock.now_ms += 1_000
     assert asyncio.run(resumed.run("second")).outcome == "stop"
     assert [commit.cause for commit in _commits(events)] == ["cold-cache"]
     assert engine.expected_tokens() < before
-    assert engine.audit.counts.unattributed == 0
+    assert engine.view.audit_counts.unattributed == 0
     assert_lossless(engine)
     assert_session_consistent(engine, recorder)
 
@@ -151,6 +151,6 @@ def test_the_same_system_prompt_within_the_lifetime_commits_nothing(tmp_path: Pa
     resumed = _resumed(tmp_path, engine, recorder, clock, events, "test system")
     clock.now_ms += 1_000
     assert asyncio.run(resumed.run("second")).outcome == "stop"
-    assert _commits(events) == [] and engine.commit_count == 0
-    assert engine.audit.counts.unattributed == 0
+    assert _commits(events) == [] and engine.view.commit_count == 0
+    assert engine.view.audit_counts.unattributed == 0
     assert_session_consistent(engine, recorder)

@@ -54,10 +54,10 @@ async def test_overflow_recovers_then_sends_the_same_request_again(tmp_path: Pat
     # The refused request and its retry: the same entries, the retry smaller.
     refused, retried = provider.requests[-2], provider.requests[-1]
     assert len(str(retried.messages)) < len(str(refused.messages))
-    assert list(retried.messages) == engine.projection.messages()[:-1]
+    assert list(retried.messages) == engine.view.projection.messages()[:-1]
     failed = [entry for entry in recorder.entries if entry.extra.get("stop_reason") == "error"]
-    assert len(failed) == 1 and failed[0].id not in engine.transcript.index_of
-    assert engine.audit.counts.rewrites == 1
+    assert len(failed) == 1 and failed[0].id not in engine.view.transcript.index_of
+    assert engine.view.audit_counts.rewrites == 1
     assert_session_consistent(engine, recorder)
 
 
@@ -73,7 +73,7 @@ async def test_overflow_recovery_is_bounded(tmp_path: Path) -> None:
 
     assert result.outcome == "error" and result.error == "prompt is too long"
     assert len(of_type(events, "overflow_recovery")) == 2
-    assert kinds(engine.transcript.entries)[-1] == "tool_result"
+    assert kinds(engine.view.transcript.entries)[-1] == "tool_result"
     assert_session_consistent(engine, recorder)
 
 
@@ -99,7 +99,7 @@ async def test_transient_failures_are_retried_with_the_wait_as_an_event(tmp_path
     ]
     assert len(provider.requests) == 3
     assert provider.requests[0].messages == provider.requests[2].messages
-    assert kinds(engine.transcript.entries) == ["user", "assistant"]
+    assert kinds(engine.view.transcript.entries) == ["user", "assistant"]
     assert len(recorder.entries) == 4  # the two failures stay in the session file
     assert_session_consistent(engine, recorder)
 
@@ -140,7 +140,7 @@ async def test_a_fatal_error_ends_the_run_with_the_message(tmp_path: Path) -> No
     assert isinstance(end, RunEnd) and end.error == "invalid x-api-key"
     assert [event.type for event in events].count("error") == 1
     assert len(provider.requests) == 1
-    assert kinds(engine.transcript.entries) == ["user"]
+    assert kinds(engine.view.transcript.entries) == ["user"]
     assert_session_consistent(engine, recorder)
 
 
@@ -156,6 +156,6 @@ async def test_a_reply_the_provider_ended_as_aborted_is_never_replayed(tmp_path:
     result = await agent.run("hello")
 
     assert (result.outcome, result.error) == ("error", "the provider ended the reply as aborted")
-    assert kinds(engine.transcript.entries) == ["user"]
+    assert kinds(engine.view.transcript.entries) == ["user"]
     assert recorder.entries[-1].extra["stop_reason"] == "aborted"
     assert_session_consistent(engine, recorder)

@@ -59,7 +59,7 @@ async def test_an_oversized_prompt_records_nothing_and_the_session_goes_on(
     text = str(refused.value)
     assert f"{room_of(agent) + 1:,} tokens" in text and f"budget is {BUDGET:,}" in text
     assert "save it to a file" in text and "nothing was recorded" in text
-    assert recorder.entries == [] and len(engine.transcript) == 0
+    assert recorder.entries == [] and len(engine.view.transcript) == 0
     assert provider.requests == [] and events == [] and not agent.running
     result = await agent.run("a short one")
     assert result.final_text == "fine"

@@ -35,7 +35,7 @@ def _script(path: Path) -> Path:
 def test_a_request_past_the_budget_is_recovered_before_it_is_sent(tmp_path: Path) -> None:
     engine, _ = pending_engine(tmp_path, 6, small_options(budget=BUDGET, min_fold_chars=2_000))
     provider = ScriptedProvider(load_script(_script(tmp_path)), CharCounter())
-    recorder = MemoryRecorder(engine.transcript.entries)
+    recorder = MemoryRecorder(engine.view.transcript.entries)
     config = AgentConfig(Path.cwd(), "host prompt " * 1800)
     agent = Agent(engine, provider, [], recorder, config)
     events: list[AgentEvent] = []
@@ -46,8 +46,8 @@ def test_a_request_past_the_budget_is_recovered_before_it_is_sent(tmp_path: Path
     assert asyncio.run(agent.run("second")).outcome == "stop"
     causes = [event.cause for event in events if isinstance(event, CommitDone)]
     assert causes == ["overflow"]
-    assert engine.floor is not None  # the threshold commit was held back, and says why
+    assert engine.view.floor is not None  # the threshold commit was held back, and says why
     assert engine.expected_tokens() <= BUDGET
-    assert engine.audit.counts.unattributed == 0
+    assert engine.view.audit_counts.unattributed == 0
     assert_lossless(engine)
     assert_session_consistent(engine, recorder)

@@ -61,7 +61,9 @@ async def test_following_the_read_notice_shows_the_whole_file(
     assert (await agent.run("read it")).outcome == "stop"
     seen: list[str] = []
     for turn in range(2, 10):
-        result = [entry for entry in engine.transcript.entries if entry.kind == "tool_result"][-1]
+        result = [entry for entry in engine.view.transcript.entries if entry.kind == "tool_result"][
+            -1
+        ]
         text = text_of(result)
         assert "pi-fold evidence" not in text and "evidence" not in result.extra
         assert len(text.encode()) <= threshold
@@ -90,7 +92,7 @@ async def test_bash_output_stays_whole_and_names_the_full_log(
     provider = ProgrammedProvider([reply("", ("b1", "bash", command)), reply("ok")])
     agent, recorder, _ = make_agent(engine, provider, builtin_tools())
     assert (await agent.run("count")).outcome == "stop"
-    result = [entry for entry in engine.transcript.entries if entry.kind == "tool_result"][-1]
+    result = [entry for entry in engine.view.transcript.entries if entry.kind == "tool_result"][-1]
     text = text_of(result)
     assert "evidence" not in result.extra and len(text.encode()) <= threshold
     body, notice = text.rsplit("\n\n", 1)

@@ -39,8 +39,8 @@ async def test_abort_mid_stream_keeps_the_partial_message_out_of_the_engine(
     aborted = recorder.entries[-1]
     assert aborted.kind == "assistant" and aborted.extra["stop_reason"] == "aborted"
     assert aborted.text == "partial answ"
-    assert aborted.id not in engine.transcript.index_of
-    assert kinds(engine.transcript.entries) == ["user"]
+    assert aborted.id not in engine.view.transcript.index_of
+    assert kinds(engine.view.transcript.entries) == ["user"]
     end = of_type(events, "run_end")[-1]
     assert isinstance(end, RunEnd) and end.outcome == "aborted"
     assert not agent.running
@@ -86,7 +86,9 @@ async def test_abort_mid_batch_answers_every_call_and_keeps_finished_results(
         await task
 
     assert cancelled == ["c1"]
-    first, second = [entry for entry in engine.transcript.entries if entry.kind == "tool_result"]
+    first, second = [
+        entry for entry in engine.view.transcript.entries if entry.kind == "tool_result"
+    ]
     assert (first.call_id, first.is_error, first.text) == ("c1", True, ABORTED_RESULT)
     assert (second.call_id, second.is_error, second.text) == ("c2", False, "quick result")
     result = await agent.run("carry on")
@@ -111,7 +113,7 @@ async def test_steering_lands_after_the_whole_batch(tmp_path: Path) -> None:
     agent_box.append(agent)
     await agent.run("format the file")
 
-    entries = engine.transcript.entries
+    entries = engine.view.transcript.entries
     assert kinds(entries) == [
         "user",
         "assistant",
@@ -143,7 +145,7 @@ async def test_a_follow_up_waits_until_the_model_would_stop(tmp_path: Path) -> N
     result = await agent.run("first task")
 
     assert result.final_text == "second task done"
-    entries = engine.transcript.entries
+    entries = engine.view.transcript.entries
     assert kinds(entries) == ["user", "assistant", "tool_result", "assistant", "user", "assistant"]
     assert entries[3].text == "first task done" and entries[4].text == "now the second task"
     assert len(of_type(events, "run_end")) == 1
@@ -161,7 +163,7 @@ async def test_a_second_run_while_one_is_going_is_refused(tmp_path: Path) -> Non
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert kinds(engine.transcript.entries) == ["user"]
+    assert kinds(engine.view.transcript.entries) == ["user"]
     assert_session_consistent(engine, recorder)
 
 
@@ -180,5 +182,5 @@ async def test_a_run_without_a_prompt_continues_only_from_an_unanswered_message(
     agent.follow_up("one more thing")
     result = await agent.run()
     assert result.final_text == "continued"
-    assert kinds(engine.transcript.entries) == ["user", "assistant", "user", "assistant"]
+    assert kinds(engine.view.transcript.entries) == ["user", "assistant", "user", "assistant"]
     assert_session_consistent(engine, recorder)

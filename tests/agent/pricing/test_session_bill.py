@@ -106,7 +106,7 @@ def test_each_request_reports_its_bill_and_the_engine_measures_it(tmp_path: Path
         if usage is not None
     )
     assert abs(footer_cost - totals.cost) < 1e-9
-    last = engine.meter.last
+    last = engine._state.meter.last
     assert last is not None and last.tokens == later[-1].prompt_tokens
     assert_session_consistent(engine, recorder)
     engine.close()

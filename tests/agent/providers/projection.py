@@ -85,7 +85,7 @@ def build_projection(folder: Path, chapters: int = 5) -> BuiltProjection:
     engine = Engine.open(folder / "state", small_options(), CharCounter())
     drive(engine, session.entries)
     request = engine.prepare_request()
-    assert engine.commit_count >= 1, "the session must have committed a fold"
+    assert engine.view.commit_count >= 1, "the session must have committed a fold"
     assert_clean_audit(engine)
     assert_lossless(engine)
     settled = engine.settled_boundary()

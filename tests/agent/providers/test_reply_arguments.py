@@ -101,7 +101,7 @@ async def test_deep_and_nan_arguments_get_an_error_result_and_the_run_goes_on(
         )
         result = await agent.run("Read the notes.")
     assert (result.outcome, result.final_text) == ("stop", "Read it.")
-    entries = engine.transcript.entries
+    entries = engine.view.transcript.entries
     call = entries[1]
     assert [type(block.arguments) for block in call.tool_calls] == [str, str, str, dict]
     results = {

@@ -125,7 +125,7 @@ async def test_the_agent_records_an_unknown_usage_and_measures_nothing(tmp_path:
         agent.subscribe(events.append)
         result = await agent.run("hello")
     assert result.outcome == "stop" and result.final_text == "Hi."
-    answer = engine.transcript.entries[-1]
+    answer = engine.view.transcript.entries[-1]
     assert answer.usage is not None and answer.usage.figures == (None, None, None, None)
     assert answer.to_record()["usage"] == {
         "input": None,
@@ -160,13 +160,15 @@ def test_a_session_an_earlier_release_bricked_opens_and_verifies(tmp_path: Path)
     messages = session.messages()
     assert session.problems == [] and len(messages) == 13
     engine = Engine.open(session.state_directory, read_only=True)
-    legacy = [entry.usage for entry in engine.transcript.entries if entry.usage is not None][:2]
+    legacy = [entry.usage for entry in engine.view.transcript.entries if entry.usage is not None][
+        :2
+    ]
     assert [usage.as_written for usage in legacy if usage is not None] == [
         '{"input":0,"output":1e+300,"cache_read":0,"cache_write":0}',
         '{"input":907,"output":-3,"cache_read":-7,"cache_write":0}',
     ]
     # The fold over them was made from those exact bytes, and still verifies.
-    assert [fold.start for fold in engine.forest.folds.values()] == [0]
+    assert [fold.start for fold in engine.view.forest.folds.values()] == [0]
     assert_lossless(engine)
     # The session file reads the same usage the engine's log does.
     assert [entry.usage for entry in messages if entry.usage is not None][:2] == legacy

@@ -85,7 +85,7 @@ async def test_a_trace_plays_with_recorded_results_and_its_users_land_where_they
     result = await agent.run(provider.opening_prompt())
 
     assert result.final_text == "You're welcome." and provider.exhausted
-    texts = [(entry.kind, entry.text) for entry in engine.transcript.entries]
+    texts = [(entry.kind, entry.text) for entry in engine.view.transcript.entries]
     assert texts == [
         ("user", "run the tests"),
         ("assistant", "Running."),
@@ -98,7 +98,7 @@ async def test_a_trace_plays_with_recorded_results_and_its_users_land_where_they
         ("assistant", "You're welcome."),
     ]
     # Every request carried exactly the engine's projection of the moment.
-    assert len(provider.requests) == engine.audit.counts.requests == 4
+    assert len(provider.requests) == engine.view.audit_counts.requests == 4
     assert_session_consistent(engine, recorder)
 
 

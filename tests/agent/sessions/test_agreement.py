@@ -63,7 +63,7 @@ def test_an_edited_message_is_said_and_the_log_is_what_the_model_sees(tmp_path: 
         f"warning: session file {path} disagrees with the engine's log: entry {edited['id']} "
         f"(line 2) was edited in the session file; {RULE}"
     )
-    texts = [entry.text for entry in engine.transcript.entries if entry.kind == "user"]
+    texts = [entry.text for entry in engine.view.transcript.entries if entry.kind == "user"]
     assert texts == ["prompt 1", "prompt 2", "go"]  # the log's bytes were sent
     assert_clean_audit(engine)
     engine.close()
@@ -77,7 +77,7 @@ def test_a_deleted_line_is_said(tmp_path: Path) -> None:
     warnings, engine = continue_after_edit(tmp_path)
     assert len(warnings) == 1 and f"entry {deleted['id']} is in the engine's log" in warnings[0]
     assert "not on the session file's current branch" in warnings[0]
-    assert deleted["id"] in engine.transcript.index_of
+    assert deleted["id"] in engine.view.transcript.index_of
     assert_clean_audit(engine)
     engine.close()
 
@@ -109,7 +109,7 @@ def test_a_message_added_before_the_end_is_said_and_not_sent(tmp_path: Path) -> 
     write_lines(path, lines)
     warnings, engine = continue_after_edit(tmp_path)
     assert len(warnings) == 1 and "entry feedface (line 4) is in the session file" in warnings[0]
-    assert "feedface" not in engine.transcript.index_of
+    assert "feedface" not in engine.view.transcript.index_of
     assert_clean_audit(engine)
     engine.close()
 

@@ -81,8 +81,8 @@ def test_env_through_pifold_p_leaks_no_key(tmp_path: Path) -> None:
     last = [body for body in requests if "prefix" in body][-1]
     engine = Engine.open(session.state_directory, read_only=True)
     try:
-        assert request_digest(engine.projection.digests()[: last["count"]]) == last["prefix"]
-        sent = json.dumps(engine.projection.messages()[: last["count"]], ensure_ascii=False)
+        assert request_digest(engine.view.projection.digests()[: last["count"]]) == last["prefix"]
+        sent = json.dumps(engine.view.projection.messages()[: last["count"]], ensure_ascii=False)
         assert "[ANTHROPIC_API_KEY removed]" in sent  # the request did carry the result
         for name, value in KEYS.items():
             assert value not in sent, f"the next request carries {name}"

@@ -30,7 +30,7 @@ def engine(tmp_path: Path) -> Engine:
         tmp_path / "state", small_options(budget=200_000, min_fold_chars=2_000), CharCounter()
     )
     drive(opened, session.entries)
-    assert opened.marks
+    assert opened.view.marks
     return opened
 
 
@@ -64,12 +64,12 @@ def test_deeply_nested_arguments_are_an_error_result(engine: Engine, depth: int,
 
 
 def test_brackets_inside_strings_do_not_count_as_nesting(engine: Engine) -> None:
-    mark = next(iter(engine.marks))
+    mark = next(iter(engine.view.marks))
     brief = 'Brackets [[[[[[[[[[ {{{{{{{{{{ \\" ]]]] stay text'
     arguments = json.dumps({"action": "brief", "id": mark, "text": brief})
     result = run_tool(engine, arguments, "call-1")
     assert not result.is_error, result.text
-    assert engine.marks[mark].brief == brief
+    assert engine.view.marks[mark].brief == brief
 
 
 @pytest.mark.parametrize(
@@ -95,7 +95,7 @@ def test_text_or_numbers_json_cannot_carry_are_error_results(
 
 
 def test_a_split_surrogate_pair_in_a_brief_is_kept_as_its_character(engine: Engine) -> None:
-    mark = next(iter(engine.marks))
+    mark = next(iter(engine.view.marks))
     result = run_tool(engine, {"action": "brief", "id": mark, "text": "Smile \ud83d\ude00"}, "c")
     assert not result.is_error, result.text
-    assert engine.marks[mark].brief == "Smile \U0001f600"
+    assert engine.view.marks[mark].brief == "Smile \U0001f600"

@@ -33,7 +33,7 @@ def _pending(path: Path) -> Engine:
         path / "pending", small_options(budget=10_000, min_fold_chars=2_000), CharCounter()
     )
     drive(engine, session.entries)
-    assert len(engine.marks) == 8 and not engine.forest.folds
+    assert len(engine.view.marks) == 8 and not engine.view.forest.folds
     return engine
 
 
@@ -54,7 +54,7 @@ def _folded(path: Path) -> Engine:
     later.user("more?")
     later.assistant("On it.")
     drive(engine, later.entries)
-    assert len(engine.fold_rows()) == 9 and engine.marks
+    assert len(engine.fold_rows()) == 9 and engine.view.marks
     return engine
 
 
@@ -116,8 +116,8 @@ def test_status_tree_pages_through_every_fold(tmp_path: Path) -> None:
 def test_peek_a_fold_slices_exactly_and_notes_the_ephemeral_copy(tmp_path: Path) -> None:
     engine = _folded(tmp_path)
     nested = engine.fold_rows()[2]  # a tool fold two levels down, inside collapsed folds
-    source = engine.verified_source(engine.fold(nested.handle))
-    digests = engine.projection.digests()
+    source = engine._verbs.verified_source(engine._verbs.fold(nested.handle))
+    digests = engine.view.projection.digests()
     pieces: list[str] = []
     offset: int | None = 0
     calls = 0
@@ -126,14 +126,16 @@ def test_peek_a_fold_slices_exactly_and_notes_the_ephemeral_copy(tmp_path: Path)
         arguments = {"action": "peek", "id": nested.handle, "offset": offset, "bytes": 1000}
         lines = _ok(engine, arguments, call_id=f"call_peek_{calls}").text.splitlines()
         assert lines[0].startswith(f"peek {nested.handle} (fold): bytes {offset:,} to ")
-        assert lines[0].endswith(f"sha256 {engine.fold(nested.handle).source_digest} (verified)")
+        assert lines[0].endswith(
+            f"sha256 {engine._verbs.fold(nested.handle).source_digest} (verified)"
+        )
         pieces.append(lines[1])  # canonical JSON has no raw newline: the body is one line
         following = re.search(r'"offset":(\d+)', lines[2])
         offset = int(following[1]) if lines[2].startswith("incomplete:") and following else None
     assert "".join(pieces).encode() == source
-    assert engine.projection.digests() == digests  # peek never moves a byte
-    assert engine.ephemeral == {f"call_peek_{n}": nested.handle for n in range(1, calls + 1)}
-    assert engine.fold(nested.handle).handle not in engine.forest.expanded
+    assert engine.view.projection.digests() == digests  # peek never moves a byte
+    assert engine._state.ephemeral == {f"call_peek_{n}": nested.handle for n in range(1, calls + 1)}
+    assert engine._verbs.fold(nested.handle).handle not in engine.view.forest.expanded
 
 
 def test_an_ephemeral_peek_result_is_withdrawn_by_the_next_commit(tmp_path: Path) -> None:
@@ -149,9 +151,9 @@ def test_an_ephemeral_peek_result_is_withdrawn_by_the_next_commit(tmp_path: Path
     engine.prepare_request()
     engine.append(turn.assistant("Read it."))
     engine.prepare_request()
-    index = engine.transcript.index_of[copy.id]
+    index = engine.view.transcript.index_of[copy.id]
     assert index in engine.commit_now().withdrawn
-    shown = engine.projection.items[engine.projection.item_index_at(index)].message
+    shown = engine.view.projection.items[engine.view.projection.item_index_at(index)].message
     assert shown["call_id"] == call.id  # the call keeps its result, now one line
     assert f"ephemeral copy of {handle} withdrawn" in str(shown["content"])
 
@@ -162,8 +164,8 @@ def test_peek_kept_or_without_a_call_id_is_not_withdrawn(tmp_path: Path) -> None
     assert kept.text.endswith("kept: this copy stays in the window")
     no_call = _ok(engine, {"action": "peek", "id": "e00003"})
     assert no_call.text.endswith("kept: this copy stays in the window")
-    assert engine.ephemeral == {}
-    record = engine.transcript.entries[engine.transcript.index_of["e00003"]].record_bytes
+    assert engine._state.ephemeral == {}
+    record = engine.view.transcript.entries[engine.view.transcript.index_of["e00003"]].record_bytes
     assert kept.text.splitlines()[1] == record.decode()
 
 
@@ -176,13 +178,13 @@ def test_peek_an_evidence_artifact(tmp_path: Path) -> None:
     options = small_options(budget=200_000, evidence_threshold_bytes=2_048)
     engine = Engine.open(tmp_path / "evidence", options, CharCounter())
     drive(engine, session.entries)
-    kept = engine.transcript.entries[engine.transcript.index_of[original.id]]
+    kept = engine.view.transcript.entries[engine.view.transcript.index_of[original.id]]
     found = re.search(r"evidence-[0-9a-f]{64}", kept.text)
     assert found is not None
     text = _ok(engine, {"action": "peek", "id": found[0]}, call_id="c9").text
     assert text.splitlines()[0].startswith(f"peek {found[0]} (evidence): bytes 0 to ")
     assert text.split("\n", 1)[1].rsplit("\n", 1)[0] == original.record_bytes.decode()
-    artifact = engine.evidence.path_of(found[0].removeprefix("evidence-"))
+    artifact = engine._state.evidence.path_of(found[0].removeprefix("evidence-"))
     artifact.chmod(0o644)
     artifact.unlink()
     with pytest.raises(StoreObjectMissing):  # a lost artifact is loud, never a quiet result
@@ -191,35 +193,35 @@ def test_peek_an_evidence_artifact(tmp_path: Path) -> None:
 
 def test_brief_reboundary_and_unmark_are_free(tmp_path: Path) -> None:
     engine = _pending(tmp_path)
-    digests = engine.projection.digests()
+    digests = engine.view.projection.digests()
     brief = _ok(
         engine, {"action": "brief", "id": "mark-2", "text": "Read src/x0.py twice; no KeyError."}
     )
     assert "brief of mark-2 set (34 characters)" in brief.text and not brief.moved_bytes
-    assert engine.marks["mark-2"].brief == "Read src/x0.py twice; no KeyError."
+    assert engine.view.marks["mark-2"].brief == "Read src/x0.py twice; no KeyError."
     assert "brief: Read src/x0.py twice" in _ok(engine, {"action": "status"}).text
     recut = _ok(
         engine, {"action": "reboundary", "id": "mark-2", "start": "e00001", "end": "e00013"}
     )
     assert "mark-2 now covers e00001..e00013 (13 entries, a span mark)" in recut.text
-    assert (engine.marks["mark-2"].start, engine.marks["mark-2"].end) == (0, 13)
+    assert (engine.view.marks["mark-2"].start, engine.view.marks["mark-2"].end) == (0, 13)
     gone = _ok(engine, {"action": "unmark", "id": "mark-3"})
     assert "mark-3 withdrawn (tool mark over 2 entries)" in gone.text
-    assert "mark-3" not in engine.marks
-    assert engine.projection.digests() == digests
+    assert "mark-3" not in engine.view.marks
+    assert engine.view.projection.digests() == digests
 
 
 def test_pin_and_unpin_raw_entries(tmp_path: Path) -> None:
     engine = _pending(tmp_path)
-    digests = engine.projection.digests()
+    digests = engine.view.projection.digests()
     pinned = _ok(engine, {"action": "pin", "ids": ["e00002", "e00003"]})
     assert "pinned, held raw now (nothing moved): e00002, e00003" in pinned.text
     assert "of 2,000 tokens allowed" in pinned.text
     assert "pinned entries: 2 (e00002, e00003)" in _ok(engine, {"action": "status"}).text
     released = _ok(engine, {"action": "unpin", "ids": ["e00003"]})
     assert "released (they may fold again; nothing moved): e00003" in released.text
-    assert engine.pinned == {1}
-    assert engine.projection.digests() == digests
+    assert engine.view.pinned == {1}
+    assert engine.view.projection.digests() == digests
 
 
 def test_expand_rides_a_commit_that_lands_pending_marks_then_refold_is_staged(
@@ -227,13 +229,13 @@ def test_expand_rides_a_commit_that_lands_pending_marks_then_refold_is_staged(
 ) -> None:
     engine = _folded(tmp_path)
     root = _root(engine)
-    pending = sorted(engine.marks)
+    pending = sorted(engine.view.marks)
     result = _ok(engine, {"action": "expand", "id": root})
     assert (result.action, result.moved_bytes) == ("expand", True)
     assert f"expanded {root} in place, one level" in result.text
     assert f"as commit #2 (expand {root})" in result.text
     assert "pending marks landed in the same rewrite: mark-" in result.text
-    assert root in engine.forest.expanded and not set(pending) & set(engine.marks)
+    assert root in engine.view.forest.expanded and not set(pending) & set(engine.view.marks)
     request = engine.prepare_request()
     assert request.record.classification == "attributed"
     assert request.record.causes == (f"commit 2 (expand {root})",)
@@ -242,28 +244,28 @@ def test_expand_rides_a_commit_that_lands_pending_marks_then_refold_is_staged(
         staged.text
         == f"{root} is staged to refold: it collapses at the next commit. Nothing moved now."
     )
-    assert not staged.moved_bytes and root in engine.staged_refolds
+    assert not staged.moved_bytes and root in engine.view.staged_refolds
     assert (
         f"{root} consolidated [expanded, refold staged]"
         in _ok(engine, {"action": "status", "detail": "tree"}).text
     )
     engine.commit_now()
-    assert root not in engine.forest.expanded
+    assert root not in engine.view.forest.expanded
 
 
 def test_pin_inside_a_fold_is_staged_for_the_next_commit(tmp_path: Path) -> None:
     engine = _folded(tmp_path)
-    digests = engine.projection.digests()
+    digests = engine.view.projection.digests()
     result = _ok(engine, {"action": "pin", "ids": ["e00003"]})
     assert "staged: restored raw at the next commit: e00003" in result.text
-    assert engine.projection.digests() == digests
+    assert engine.view.projection.digests() == digests
     assert (
         "staged pins (shown raw at the next commit): e00003"
         in _ok(engine, {"action": "status"}).text
     )
     engine.commit_now()
-    index = engine.transcript.index_of["e00003"]
-    assert engine.forest.shows_raw(index)
+    index = engine.view.transcript.index_of["e00003"]
+    assert engine.view.forest.shows_raw(index)
 
 
 # -- refusals ----------------------------------------------------------------------------------
@@ -304,7 +306,7 @@ PENDING_REFUSALS: dict[str, tuple[Case, str]] = {
         "brief is empty",
     ),
     "pin over cap": (
-        lambda e: {"action": "pin", "ids": [entry.id for entry in e.transcript.entries]},
+        lambda e: {"action": "pin", "ids": [entry.id for entry in e.view.transcript.entries]},
         "over the pin cap of 2,000 (minTarget × budget)",
     ),
     "unpin unpinned": (lambda e: {"action": "unpin", "ids": ["e00001"]}, "not pinned: e00001"),
@@ -378,7 +380,7 @@ def test_refused_action_is_reported_by_name(tmp_path: Path) -> None:
 
 
 def _object_path(engine: Engine) -> Path:
-    return engine.store.path_of(engine.fold(_root(engine)).source_digest)
+    return engine._state.store.path_of(engine._verbs.fold(_root(engine)).source_digest)
 
 
 def test_corrupt_store_object_propagates(tmp_path: Path) -> None:
@@ -397,4 +399,4 @@ def test_missing_store_object_propagates(tmp_path: Path) -> None:
     _object_path(engine).unlink()
     with pytest.raises(StoreObjectMissing):
         run_tool(engine, {"action": "peek", "id": _root(engine)}, call_id="c1")
-    assert engine.ephemeral == {}
+    assert engine._state.ephemeral == {}

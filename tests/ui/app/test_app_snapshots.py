@@ -146,7 +146,7 @@ async def tools_turn(app: PifoldApp, pilot: Pilot[int], watch: EventWatch) -> No
 
 async def long_turn(app: PifoldApp, pilot: Pilot[int], watch: EventWatch) -> None:
     await run_prompt(app, pilot, "count ten blocks")
-    assert engine_of(app).commit_count > 0
+    assert engine_of(app).view.commit_count > 0
 
 
 def opening(command: str, screen: type) -> Scene:

@@ -73,7 +73,9 @@ async def test_deny_then_allow_once_each_asked_and_answered(tmp_path: Path) -> N
         assert (options.cwd / "second.txt").read_text() == "second\n"
         engine = app.session.engine  # type: ignore[union-attr]
         assert engine is not None
-        results = [entry.text for entry in engine.transcript.entries if entry.kind == "tool_result"]
+        results = [
+            entry.text for entry in engine.view.transcript.entries if entry.kind == "tool_result"
+        ]
         assert results[0] == DECLINED_RESULT
         assert [request.call_id for request in app.approver.asked] == ["first", "second"]
         assert_session_consistent(engine)
@@ -116,7 +118,9 @@ async def test_abort_while_asking_withdraws_the_question(tmp_path: Path) -> None
         assert not isinstance(app.screen, ApprovalScreen)
         engine = app.session.engine  # type: ignore[union-attr]
         assert engine is not None
-        results = [entry.text for entry in engine.transcript.entries if entry.kind == "tool_result"]
+        results = [
+            entry.text for entry in engine.view.transcript.entries if entry.kind == "tool_result"
+        ]
         assert results == [ABORTED_RESULT]
         assert not (options.cwd / "first.txt").exists()
         assert_session_consistent(engine)

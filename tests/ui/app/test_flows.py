@@ -97,7 +97,7 @@ async def test_a_commit_inside_a_long_turn_repaints_the_bar_without_a_new_messag
         def at_commit(event: object) -> None:
             # Taken as the commit is delivered: the bar must already show the new window.
             if isinstance(event, CommitDone) and app.bar is not None:
-                users = sum(entry.kind == "user" for entry in engine.transcript.entries)
+                users = sum(entry.kind == "user" for entry in engine.view.transcript.entries)
                 seen.append((app.bar.composition == engine.composition(), users))
 
         assert app.session is not None
@@ -107,7 +107,7 @@ async def test_a_commit_inside_a_long_turn_repaints_the_bar_without_a_new_messag
 
         assert seen, "no commit landed inside the turn"
         assert all(repainted and users == 1 for repainted, users in seen)
-        assert engine.commit_count == len(seen)
+        assert engine.view.commit_count == len(seen)
         notices = [row for row in conversation(app).rows() if "commit" in row.classes]
         assert len(notices) == len(seen)
         assert_session_consistent(engine)
@@ -123,14 +123,14 @@ async def test_slash_fold_commits_and_the_bar_repaints(
         await send(pilot, "count ten blocks")
         await run_to_end(app, pilot)
         engine = engine_of(app)
-        commits, bar = engine.commit_count, app.bar
+        commits, bar = engine.view.commit_count, app.bar
         assert bar is not None
         before = bar.composition
         await send(pilot, "/fold")
         assert isinstance(app.screen, FoldScreen)
         await pilot.press("enter")
         await pilot.pause()
-        assert engine.commit_count == commits + 1 and not engine.marks
+        assert engine.view.commit_count == commits + 1 and not engine.view.marks
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, FoldScreen)
@@ -160,7 +160,7 @@ async def test_escape_aborts_a_running_tool_and_the_session_stays_consistent(
         assert_session_consistent(engine)
         assert app.session is not None and app.session.session_file is not None
         path = app.session.session_file.path
-        logged = [entry.record_bytes for entry in engine.transcript.entries]
+        logged = [entry.record_bytes for entry in engine.view.transcript.entries]
         await pilot.press("ctrl+q")
     recorded = SessionFile.open(path)
     try:
@@ -185,15 +185,15 @@ async def test_a_message_typed_during_the_batch_is_queued_and_lands_after_it(
         assert [item.text for item in strip.queued] == ["use the other folder"]
         assert strip.display  # shown until it lands
         engine = engine_of(app)
-        assert [entry.kind for entry in engine.transcript.entries] == ["user", "assistant"]
+        assert [entry.kind for entry in engine.view.transcript.entries] == ["user", "assistant"]
         release(folders)
         await run_to_end(app, pilot)
 
-        kinds = [entry.kind for entry in engine.transcript.entries]
+        kinds = [entry.kind for entry in engine.view.transcript.entries]
         assert kinds == ["user", "assistant", "tool_result", "user", "assistant"]
-        assert engine.transcript.entries[3].text == "use the other folder"
+        assert engine.view.transcript.entries[3].text == "use the other folder"
         assert strip.queued == [] and not strip.display
-        assert engine.transcript.entries[2].text.strip() == "released"
+        assert engine.view.transcript.entries[2].text.strip() == "released"
         assert_session_consistent(engine)
 
 

@@ -44,9 +44,9 @@ async def test_ctrl_f_queues_a_follow_up_that_lands_when_the_run_would_stop(
         await run_to_end(app, pilot)
 
         engine = engine_of(app)
-        kinds = [entry.kind for entry in engine.transcript.entries]
+        kinds = [entry.kind for entry in engine.view.transcript.entries]
         # After the batch the model answered and would have stopped: then the follow-up.
-        texts = [entry.text for entry in engine.transcript.entries]
+        texts = [entry.text for entry in engine.view.transcript.entries]
         # The scripted provider queues its own "Continue." between two replies with no
         # user line between them: it comes after the user's follow-up.
         assert kinds == [

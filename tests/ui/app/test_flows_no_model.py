@@ -55,7 +55,7 @@ async def recorded_session(folders: Folders) -> str:
     session = open_live(command_line, None)
     try:
         await session.agent.run("count ten blocks")
-        assert session.engine is not None and session.engine.commit_count > 0
+        assert session.engine is not None and session.engine.view.commit_count > 0
         assert session.session_file is not None
         return session.session_file.id
     finally:
@@ -89,7 +89,7 @@ async def test_resume_with_no_key_opens_the_session_to_look_at(
         # The transcript read from the session, the bar over its engine, its fold rows.
         assert set(conversation(app).shown) == {entry.id for entry in entries}
         assert app.bar is not None and app.bar.composition == engine.composition()
-        assert engine.commit_count > 0 and conversation(app).fold_views
+        assert engine.view.commit_count > 0 and conversation(app).fold_views
         assert app.query_one(SessionFooter).model == NO_MODEL_NAME
         assert NO_MODEL_HINT in app.notes
         prompt = app.query_one(PromptArea)

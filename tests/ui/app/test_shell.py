@@ -65,7 +65,9 @@ async def test_a_prompt_runs_tools_stream_and_the_bar_and_footer_move(tmp_path: 
         assert footer.totals.requests == 2 and footer.totals.input_tokens > 0
         engine = app.session.engine
         assert engine is not None
-        result = next(entry for entry in engine.transcript.entries if entry.kind == "tool_result")
+        result = next(
+            entry for entry in engine.view.transcript.entries if entry.kind == "tool_result"
+        )
         assert result.text.strip() == "hi"
         assert_clean_audit(engine)
         assert_lossless(engine)
@@ -112,7 +114,7 @@ async def test_fold_commits_from_the_app_and_the_bar_repaints(tmp_path: Path) ->
         assert engine is not None
         # Commits inside the long turn reached the conversation as events.
         assert "commit" in log_of(app).types()
-        commits = engine.commit_count
+        commits = engine.view.commit_count
         bar = app.bar
         assert bar is not None
         shown = bar.composition
@@ -121,7 +123,7 @@ async def test_fold_commits_from_the_app_and_the_bar_repaints(tmp_path: Path) ->
         assert isinstance(app.screen, FoldScreen)
         await pilot.press("enter")
         await pilot.pause()
-        assert engine.commit_count == commits + 1
+        assert engine.view.commit_count == commits + 1
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, FoldScreen)
@@ -155,12 +157,12 @@ async def test_a_refused_command_during_a_run_then_esc_aborts_consistently(
         assert app.running and prompt_of(app).running
         engine = app.session.engine  # type: ignore[union-attr]
         assert engine is not None
-        commits = engine.commit_count
+        commits = engine.view.commit_count
         prompt_of(app).type_line("/fold")
         prompt_of(app).type_line("/fold-status")  # available during a run
         await pilot.pause()
         assert any("/fold is not available while the agent works" in note for note in app.notes)
-        assert engine.commit_count == commits
+        assert engine.view.commit_count == commits
         assert isinstance(app.screen, FoldStatusScreen)
         await pilot.press("escape")  # closes the status screen
         await pilot.pause()
@@ -171,7 +173,9 @@ async def test_a_refused_command_during_a_run_then_esc_aborts_consistently(
         assert not app.running and not prompt_of(app).running
         end = log_of(app).events[-1]
         assert isinstance(end, RunEnd) and end.outcome == "aborted"
-        result = next(entry for entry in engine.transcript.entries if entry.kind == "tool_result")
+        result = next(
+            entry for entry in engine.view.transcript.entries if entry.kind == "tool_result"
+        )
         assert result.text == ABORTED_RESULT
         assert_session_consistent(engine)
 
@@ -188,7 +192,7 @@ async def test_a_shell_command_adds_its_note_as_a_user_message(tmp_path: Path) -
                 break
         engine = app.session.engine  # type: ignore[union-attr]
         assert engine is not None
-        note = engine.transcript.entries[-1]
+        note = engine.view.transcript.entries[-1]
         assert note.kind == "user"
         assert note.text == "ran `echo out; exit 3`\n```\nout\n```\nexit status 3"
         assert_clean_audit(engine)

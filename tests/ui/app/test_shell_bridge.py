@@ -58,7 +58,7 @@ async def test_steering_lands_after_the_batch_and_a_follow_up_after_the_stop(
         assert engine is not None
         shown = [
             (entry.kind, entry.text)
-            for entry in engine.transcript.entries
+            for entry in engine.view.transcript.entries
             if entry.kind in ("user", "tool_result")
         ]
         # The scripted provider adds its own "Continue." between two replies that had no
@@ -116,8 +116,8 @@ async def test_a_fold_row_opens_the_editor_on_its_fold(tmp_path: Path) -> None:
         assert app.bridge is not None
         await app.bridge.wait()
         engine = app.session.engine  # type: ignore[union-attr]
-        assert engine is not None and engine.forest.folds
-        handle = next(iter(engine.forest.folds))
+        assert engine is not None and engine.view.forest.folds
+        handle = next(iter(engine.view.forest.folds))
         prompt_of(app).post_message(FoldEditorRequested(handle))
         for _ in range(200):
             await pilot.pause(0.01)

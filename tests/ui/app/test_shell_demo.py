@@ -66,7 +66,7 @@ async def test_the_demo_plays_commits_pauses_and_opens_the_editor(tmp_path: Path
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, FoldEditorScreen) and screen.read_only
-        fold = next(iter(session.engine.forest.folds.values()))
+        fold = next(iter(session.engine.view.forest.folds.values()))
         assert session.engine.peek(fold.handle).complete
         await pilot.press("escape")
 

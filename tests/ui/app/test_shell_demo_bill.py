@@ -61,7 +61,7 @@ async def test_the_footer_shows_cache_reads_cost_and_what_compaction_would_cost(
         assert totals.cache_read_tokens == bill.folded.cache_read > 0
         assert totals.input_tokens == sum(usage.prompt_tokens for usage in usages)
         assert abs(totals.cost - bill.folded.cost) < 1e-9 and totals.cost > 0
-        measured = engine_of(app).meter.last
+        measured = engine_of(app)._state.meter.last
         assert measured is not None and measured.tokens == usages[-1].prompt_tokens
         assert bill.compaction.requests == bill.folded.requests
         assert footer.comparison == f"compaction ~${bill.compaction.cost:,.2f}"

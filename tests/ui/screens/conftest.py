@@ -107,7 +107,7 @@ def looked_only(engine: Engine) -> dict[str, object]:
 
 def check_clean(engine: Engine, before: dict[str, object] | None = None) -> None:
     """The wire audit has no unattributed rewrite; with ``before``, nothing changed at all."""
-    assert engine.audit.counts.unattributed == 0
+    assert engine.view.audit_counts.unattributed == 0
     if before is not None:
         after = looked_only(engine)
         for key, value in before.items():

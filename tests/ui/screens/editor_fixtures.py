@@ -31,7 +31,7 @@ def assert_host_clean(engine: Engine, entries_before: int) -> None:
     """The screens added no entry, and the next request the host sends is clean: every
     rewrite the screens caused is attributed (DESIGN §4), and every fold still peeks back
     exactly its entries."""
-    assert len(engine.transcript) == entries_before, "a screen added an entry"
+    assert len(engine.view.transcript) == entries_before, "a screen added an entry"
     engine.prepare_request()
     assert_clean_audit(engine)
     assert_lossless(engine)

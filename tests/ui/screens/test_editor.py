@@ -25,7 +25,7 @@ from tests.ui.screens.editor_fixtures import (
 
 
 def _entry_id(engine: Engine, index: int) -> str:
-    return engine.transcript.entries[index].id
+    return engine.view.transcript.entries[index].id
 
 
 def _number(mark: Mark) -> int:
@@ -34,51 +34,51 @@ def _number(mark: Mark) -> int:
 
 def _is_result(engine: Engine, index: int) -> bool:
     """Whether entry ``index`` is a tool result."""
-    record = json.loads(engine.transcript.entries[index].record_bytes)
+    record = json.loads(engine.view.transcript.entries[index].record_bytes)
     return isinstance(record, dict) and "call_id" in record
 
 
 def _calls_its_successor(engine: Engine, index: int) -> bool:
     """Whether entry ``index`` calls a tool whose result is the next entry."""
-    if index + 1 >= len(engine.transcript) or not _is_result(engine, index + 1):
+    if index + 1 >= len(engine.view.transcript) or not _is_result(engine, index + 1):
         return False
-    call_id = json.loads(engine.transcript.entries[index + 1].record_bytes)["call_id"]
-    return str(call_id).encode() in engine.transcript.entries[index].record_bytes
+    call_id = json.loads(engine.view.transcript.entries[index + 1].record_bytes)["call_id"]
+    return str(call_id).encode() in engine.view.transcript.entries[index].record_bytes
 
 
 def raw_entry(engine: Engine) -> str:
     """A raw entry under no mark, after the last fold and the last pending mark."""
-    after = max([engine.forest.roots()[-1].end, *(m.end for m in engine.marks.values())])
-    assert after < len(engine.transcript)
+    after = max([engine.view.forest.roots()[-1].end, *(m.end for m in engine.view.marks.values())])
+    assert after < len(engine.view.transcript)
     return _entry_id(engine, after)
 
 
 def collapsed_span(engine: Engine) -> str:
     """A root span fold shown collapsed (the newest)."""
-    return [f.handle for f in engine.forest.roots() if f.kind == "span"][-1]
+    return [f.handle for f in engine.view.forest.roots() if f.kind == "span"][-1]
 
 
 def consolidated(engine: Engine) -> str:
     """A root consolidated fold, far over the pin cap."""
-    return next(f.handle for f in engine.forest.roots() if f.kind == "consolidated")
+    return next(f.handle for f in engine.view.forest.roots() if f.kind == "consolidated")
 
 
 def nested(engine: Engine) -> str:
     """A span fold inside :func:`consolidated`."""
-    children = engine.forest.folds[consolidated(engine)].children
-    return next(h for h in children if engine.forest.folds[h].kind == "span")
+    children = engine.view.forest.folds[consolidated(engine)].children
+    return next(h for h in children if engine.view.forest.folds[h].kind == "span")
 
 
 def newest_mark(engine: Engine) -> Mark:
     """The newest pending mark, a span mark."""
-    mark = max(engine.marks.values(), key=_number)
+    mark = max(engine.view.marks.values(), key=_number)
     assert mark.kind == "span"
     return mark
 
 
 def tool_mark(engine: Engine) -> Mark:
     """The newest pending tool mark (inside a span mark)."""
-    return max((m for m in engine.marks.values() if m.kind == "tool"), key=_number)
+    return max((m for m in engine.view.marks.values() if m.kind == "tool"), key=_number)
 
 
 def span_holding_tool_mark(engine: Engine) -> Mark:
@@ -86,7 +86,7 @@ def span_holding_tool_mark(engine: Engine) -> Mark:
     inner = tool_mark(engine)
     mark = next(
         m
-        for m in engine.marks.values()
+        for m in engine.view.marks.values()
         if m.kind == "span" and m.start < inner.start and inner.end <= m.end
     )
     return mark
@@ -123,7 +123,7 @@ async def select(pilot: Pilot[None], identifier: str) -> None:
 
 async def test_keys_and_clicks_move_the_cursor(replayed_engine: Engine) -> None:
     engine = replayed_engine
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     with unchanged(engine):
         async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
             await pilot.pause()
@@ -161,22 +161,22 @@ async def test_opens_on_the_window_in_order_and_peeks_verified_sources(
     engine = replayed_engine
     raw_id = raw_entry(engine)
     whole_fold = consolidated(engine)
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     with unchanged(engine):
         async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
             await pilot.pause()
             rows = editor(pilot).window_map.rows
             roots = [row.handle for row in rows if row.handle is not None]
-            assert roots == [fold.handle for fold in engine.forest.roots()]
+            assert roots == [fold.handle for fold in engine.view.forest.roots()]
             # Collapsed roots stand for their span; the raw entries after them are listed.
             raw = [row.entry_index for row in rows if row.handle is None]
-            assert raw == list(range(engine.forest.roots()[-1].end, entries))
+            assert raw == list(range(engine.view.forest.roots()[-1].end, entries))
             await select(pilot, raw_id)
             await pilot.pause(SOURCE_WAIT)
             pane = editor(pilot).source_pane
             assert pane.current is not None
-            index = engine.transcript.index_of[raw_id]
-            record = engine.transcript.entries[index].record_bytes
+            index = engine.view.transcript.index_of[raw_id]
+            record = engine.view.transcript.entries[index].record_bytes
             assert pane.current.text.encode() == record
             assert "verified" in pane.current.header
             await select(pilot, whole_fold)
@@ -195,7 +195,7 @@ async def test_opens_on_the_window_in_order_and_peeks_verified_sources(
 async def test_tree_opens_a_fold_without_expanding_it(replayed_engine: Engine) -> None:
     engine = replayed_engine
     whole_fold = consolidated(engine)
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     with unchanged(engine):
         async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
             await pilot.pause()
@@ -203,29 +203,29 @@ async def test_tree_opens_a_fold_without_expanding_it(replayed_engine: Engine) -
             before = len(screen.window_map.rows)
             await select(pilot, whole_fold)
             await pilot.press("right")
-            children = engine.forest.folds[whole_fold].children
+            children = engine.view.forest.folds[whole_fold].children
             rows = screen.window_map.rows
             opened = [row.handle for row in rows if row.depth == 1 and row.handle is not None]
             assert opened == list(children)
             assert len(rows) > before
             await pilot.press("left")
             assert len(screen.window_map.rows) == before
-    assert whole_fold not in engine.forest.expanded
+    assert whole_fold not in engine.view.forest.expanded
     assert_host_clean(engine, entries)
 
 
 async def test_pin_then_unpin_a_raw_entry(replayed_engine: Engine) -> None:
     engine = replayed_engine
     raw_id = raw_entry(engine)
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
         await pilot.pause()
         await select(pilot, raw_id)
         await pilot.press("p")
         dialog = await confirm(pilot, moves_bytes=False)
         assert any("pinned mass after" in line for line in dialog.plan.lines)
-        index = engine.transcript.index_of[raw_id]
-        assert engine.pinned == {index}
+        index = engine.view.transcript.index_of[raw_id]
+        assert engine.view.pinned == {index}
         screen = editor(pilot)
         row = screen.window_map.selected
         assert row is not None and "pinned" in screen.window_map.view_of(row).state
@@ -234,7 +234,7 @@ async def test_pin_then_unpin_a_raw_entry(replayed_engine: Engine) -> None:
         assert bar.composition.counts.pins == 1
         await pilot.press("p")
         await confirm(pilot, moves_bytes=False)
-        assert engine.pinned == set()
+        assert engine.view.pinned == set()
         assert "unpinned 1" in message(pilot)
     assert_host_clean(engine, entries)
 
@@ -242,7 +242,7 @@ async def test_pin_then_unpin_a_raw_entry(replayed_engine: Engine) -> None:
 async def test_pin_over_the_cap_shows_the_engines_refusal(replayed_engine: Engine) -> None:
     engine = replayed_engine
     whole_fold = consolidated(engine)
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     with unchanged(engine):
         async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
             await pilot.pause()
@@ -259,7 +259,7 @@ async def test_unmark_and_its_refusal(replayed_engine: Engine) -> None:
     withdrawn = span_holding_tool_mark(engine)
     lone_entry = _entry_id(engine, withdrawn.start)
     raw_id = raw_entry(engine)
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
         await pilot.pause()
         with unchanged(engine):
@@ -269,7 +269,7 @@ async def test_unmark_and_its_refusal(replayed_engine: Engine) -> None:
         await select(pilot, lone_entry)
         await pilot.press("u")
         await confirm(pilot, moves_bytes=False)
-        assert withdrawn.id not in engine.marks
+        assert withdrawn.id not in engine.view.marks
         assert message(pilot) == f"withdrew {withdrawn.id}"
         assert editor(pilot).query_one(BarFooter).bar.composition == engine.composition()
     assert_host_clean(engine, entries)
@@ -283,7 +283,7 @@ async def test_recut_picks_the_new_first_and_last_unit(replayed_engine: Engine) 
     last = next(
         index for index in range(first + 3, newest.end - 1) if not _is_result(engine, index + 1)
     )
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
         await pilot.pause()
         await select(pilot, _entry_id(engine, first))
@@ -294,7 +294,7 @@ async def test_recut_picks_the_new_first_and_last_unit(replayed_engine: Engine) 
         await select(pilot, _entry_id(engine, last))
         await pilot.press("enter")
         await confirm(pilot, moves_bytes=False)
-        mark = engine.marks[newest.id]
+        mark = engine.view.marks[newest.id]
         assert (mark.start, mark.end) == (first, last + 1)
         assert message(pilot) == f"re-cut {newest.id}: {last + 1 - first} entries"
     assert_host_clean(engine, entries)
@@ -308,7 +308,7 @@ async def test_recut_through_a_tool_batch_is_refused(replayed_engine: Engine) ->
         for index in range(newest.start + 1, newest.end - 1)
         if _calls_its_successor(engine, index)
     )
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     with unchanged(engine):
         async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
             await pilot.pause()
@@ -331,7 +331,7 @@ async def test_recut_through_a_tool_batch_is_refused(replayed_engine: Engine) ->
 async def test_write_a_brief_and_an_empty_one_refused(replayed_engine: Engine) -> None:
     engine = replayed_engine
     inner_mark = tool_mark(engine)  # the smallest pending mark over its first entry
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
         await pilot.pause()
         await select(pilot, _entry_id(engine, inner_mark.start))
@@ -353,7 +353,7 @@ async def test_write_a_brief_and_an_empty_one_refused(replayed_engine: Engine) -
         await pilot.press(*".ts")
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert engine.marks[inner_mark.id].brief == "Chunk reads of src/vault.ts"
+        assert engine.view.marks[inner_mark.id].brief == "Chunk reads of src/vault.ts"
         assert message(pilot) == f"brief written for {inner_mark.id}"
     assert_host_clean(engine, entries)
 
@@ -361,8 +361,8 @@ async def test_write_a_brief_and_an_empty_one_refused(replayed_engine: Engine) -
 async def test_expand_moves_bytes_then_refold_stages_it(replayed_engine: Engine) -> None:
     engine = replayed_engine
     span = collapsed_span(engine)
-    entries = len(engine.transcript)
-    commits = engine.commit_count
+    entries = len(engine.view.transcript)
+    commits = engine.view.commit_count
     async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
         await pilot.pause()
         with unchanged(engine):
@@ -375,8 +375,8 @@ async def test_expand_moves_bytes_then_refold_stages_it(replayed_engine: Engine)
         await pilot.press("e")
         dialog = await confirm(pilot, moves_bytes=True)
         assert any("uncached tokens" in line for line in dialog.plan.lines)
-        assert span in engine.forest.expanded
-        assert engine.commit_count == commits + 1
+        assert span in engine.view.forest.expanded
+        assert engine.view.commit_count == commits + 1
         screen = editor(pilot)
         row = screen.window_map.selected
         assert row is not None and row.handle == span
@@ -384,10 +384,10 @@ async def test_expand_moves_bytes_then_refold_stages_it(replayed_engine: Engine)
         assert screen.query_one(BarFooter).bar.composition == engine.composition()
         await pilot.press("f")
         await confirm(pilot, moves_bytes=False)
-        assert engine.staged_refolds == {span}
+        assert engine.view.staged_refolds == {span}
         assert "refold staged" in screen.window_map.view_of(row).state
     assert_host_clean(engine, entries)
-    assert engine.audit.counts.rewrites >= 1
+    assert engine.view.audit_counts.rewrites >= 1
 
 
 async def test_expand_inside_a_collapsed_fold_is_refused(replayed_engine: Engine) -> None:
@@ -395,7 +395,7 @@ async def test_expand_inside_a_collapsed_fold_is_refused(replayed_engine: Engine
     raw_id = raw_entry(engine)
     whole_fold = consolidated(engine)
     inner = nested(engine)
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     with unchanged(engine):
         async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
             await pilot.pause()
@@ -413,7 +413,7 @@ async def test_expand_inside_a_collapsed_fold_is_refused(replayed_engine: Engine
 
 async def test_commit_now_with_its_preview_then_nothing_left(replayed_engine: Engine) -> None:
     engine = replayed_engine
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     preview = engine.preview_commit()
     async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
         await pilot.pause()
@@ -427,7 +427,7 @@ async def test_commit_now_with_its_preview_then_nothing_left(replayed_engine: En
         assert f"uncached tokens the rewrite costs: {preview.uncached_tokens:,}" in "\n".join(
             dialog.plan.lines
         )
-        assert engine.projection.tokens == preview.tokens_after
+        assert engine.view.projection.tokens == preview.tokens_after
         bar = editor(pilot).query_one(BarFooter).bar
         assert bar.composition == engine.composition() != before
         again = engine.preview_commit()
@@ -441,7 +441,7 @@ async def test_commit_now_with_its_preview_then_nothing_left(replayed_engine: En
 
 async def test_filter_finds_entries_and_folds_by_text(replayed_engine: Engine) -> None:
     engine = replayed_engine
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     needle = "apply_patch"
     with unchanged(engine):
         async with host(engine).run_test(size=SCREEN_SIZE) as pilot:
@@ -453,13 +453,13 @@ async def test_filter_finds_entries_and_folds_by_text(replayed_engine: Engine) -
             assert rows
             for row in rows:
                 if row.handle is None:
-                    record = engine.transcript.entries[row.entry_index].record_bytes
+                    record = engine.view.transcript.entries[row.entry_index].record_bytes
                     assert needle.encode() in record.lower()
                 else:
                     source = engine.peek(row.handle).data
                     assert needle.encode() in source.lower()
             matching = sum(
-                needle.encode() in entry.record_bytes.lower() for entry in engine.transcript
+                needle.encode() in entry.record_bytes.lower() for entry in engine.view.transcript
             )
             assert sum(row.handle is None for row in rows) == matching
             assert f"{len(rows):,} rows match" in message(pilot)
@@ -470,7 +470,7 @@ async def test_filter_finds_entries_and_folds_by_text(replayed_engine: Engine) -
 
 async def test_read_only_refuses_every_action(replayed_engine: Engine) -> None:
     engine = replayed_engine
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     with unchanged(engine):
         async with host(engine, read_only=True).run_test(size=SCREEN_SIZE) as pilot:
             await pilot.pause()

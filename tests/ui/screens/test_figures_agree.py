@@ -44,7 +44,7 @@ def fold_preview(engine: Engine) -> FoldPreview:
         command=engine.preview_commit("command"),
         band=engine.preview_commit("threshold"),
         budget=engine.options.budget,
-        messages=len(engine.projection.items),
+        messages=len(engine.view.projection.items),
     )
 
 
@@ -82,7 +82,9 @@ def test_the_preview_aim_is_the_status_min_target_whatever_the_calibration(
     engine = read_only_engine
     band = engine.preview_commit("threshold")
     assert band.aim_tokens == engine.status().min_tokens
-    assert band.target is not None and band.target == engine.meter.estimate_for(band.aim_tokens)
+    assert band.target is not None and band.target == engine._state.meter.estimate_for(
+        band.aim_tokens
+    )
     assert engine.preview_commit("command").aim_tokens is None
 
 

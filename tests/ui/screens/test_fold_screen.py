@@ -32,7 +32,7 @@ async def test_preview_then_confirm_lands_the_previewed_commit(replayed_engine: 
     engine = replayed_engine
     preview = engine.preview_commit("command")
     assert not preview.refused and preview.landing
-    entries, commits = len(engine.transcript), engine.commit_count
+    entries, commits = len(engine.view.transcript), engine.view.commit_count
     bar_before = engine.composition()
     app = InspectApp(engine)
     async with app.run_test(size=SIZE) as pilot:
@@ -50,15 +50,17 @@ async def test_preview_then_confirm_lands_the_previewed_commit(replayed_engine: 
         assert report_value(text, "tokens freed") == f"~{preview.freed_tokens:,}"
         assert "Enter or y commits" in text
         # Previewing moved nothing.
-        assert engine.commit_count == commits
+        assert engine.view.commit_count == commits
         await pilot.press("enter")
         await pilot.pause()
         landed = report_text(app)
         assert f"Commit {commits + 1} landed (command)" in landed
-        assert engine.commit_count == commits + 1
-        built = [fold.handle for fold in engine.forest.folds.values() if fold.commit == commits + 1]
+        assert engine.view.commit_count == commits + 1
+        built = [
+            fold.handle for fold in engine.view.forest.folds.values() if fold.commit == commits + 1
+        ]
         assert sorted(built) == sorted(fold.handle for fold in preview.folds)
-        assert engine.projection.tokens == preview.tokens_after
+        assert engine.view.projection.tokens == preview.tokens_after
         # The bar on this screen repainted: the marks are folds now. (The commit may
         # consolidate older folds, so the count of folds shown changes but need not grow.)
         bar = app.screen.query_one(FoldBar).composition
@@ -73,14 +75,14 @@ async def test_preview_then_confirm_lands_the_previewed_commit(replayed_engine: 
         # A second confirmation does nothing; Escape goes back to a refreshed status.
         await pilot.press("y")
         await pilot.pause()
-        assert engine.commit_count == commits + 1
+        assert engine.view.commit_count == commits + 1
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, FoldStatusScreen)
         home_bar = app.screen.query_one(FoldBar).composition
         assert home_bar is not None and home_bar.counts.marks == 0
     # The screens appended no entry; the rewrite the commit declared is attributed.
-    assert len(engine.transcript) == entries
+    assert len(engine.view.transcript) == entries
     request = engine.prepare_request()
     assert request.record.classification != "append"
     check_clean(engine)
@@ -88,12 +90,12 @@ async def test_preview_then_confirm_lands_the_previewed_commit(replayed_engine: 
 
 
 async def test_y_confirms_too(replayed_engine: Engine) -> None:
-    commits = replayed_engine.commit_count
+    commits = replayed_engine.view.commit_count
     app = InspectApp(replayed_engine)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f", "y")
         await pilot.pause()
-        assert replayed_engine.commit_count == commits + 1
+        assert replayed_engine.view.commit_count == commits + 1
     check_clean(replayed_engine)
 
 
@@ -131,7 +133,7 @@ async def test_nothing_staged_is_a_refusal_that_says_why(replayed_engine: Engine
 
 async def test_folding_stopped_is_a_refusal(replayed_engine: Engine) -> None:
     engine = replayed_engine
-    engine.folding_stopped = "commit could not be saved: No space left on device"
+    engine._state.stop_folding("commit could not be saved: No space left on device")
     before = looked_only(engine)
     app = InspectApp(engine)
     async with app.run_test(size=SIZE) as pilot:
@@ -162,7 +164,7 @@ def test_the_band_stop_is_drawn_between_the_marks_it_separates(tmp_path: Path) -
     """With a band target above what the marks leave, the band's own commit lands only the
     stalest marks: the preview draws its stop right after the last of them."""
     engine, _ = pending_engine(tmp_path, count=6)
-    tokens = engine.projection.tokens
+    tokens = engine.view.projection.tokens
     engine.apply_options(
         small_options(budget=int(tokens / 0.6), min_fold_chars=2_000, min_target=0.5)
     )
@@ -170,7 +172,7 @@ def test_the_band_stop_is_drawn_between_the_marks_it_separates(tmp_path: Path) -
         command=engine.preview_commit("command"),
         band=engine.preview_commit("threshold"),
         budget=engine.options.budget,
-        messages=len(engine.projection.items),
+        messages=len(engine.view.projection.items),
     )
     landed_by_band = {mark.id for mark in preview.band.landing}
     assert 0 < len(landed_by_band) < len(preview.command.landing)

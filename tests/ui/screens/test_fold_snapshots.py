@@ -36,9 +36,9 @@ class TestFoldScreen:
     async def test_landed(
         self, theme: str, replayed_engine: Engine, svg_snapshot: SnapshotAssertion
     ) -> None:
-        commits = replayed_engine.commit_count
+        commits = replayed_engine.view.commit_count
         assert await screenshot(replayed_engine, theme, ("f", "enter")) == svg_snapshot
-        assert replayed_engine.commit_count == commits + 1
+        assert replayed_engine.view.commit_count == commits + 1
         check_clean(replayed_engine)
 
     async def test_nothing_staged(

@@ -58,7 +58,7 @@ async def test_a_refused_value_shows_its_rule_and_is_never_saved(
     replayed_engine: Engine, tmp_path: Path
 ) -> None:
     engine = replayed_engine
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     settings = settings_file(tmp_path)
     with unchanged(engine):
         async with ScreenHost(FoldSettingsScreen(engine, settings)).run_test(
@@ -93,7 +93,7 @@ async def test_palette_steps_repaint_the_preview_then_save_applies_live(
     replayed_engine: Engine, tmp_path: Path
 ) -> None:
     engine = replayed_engine
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     settings = settings_file(tmp_path)
     heard: list[EngineOptions] = []
     settings.subscribe(heard.append)
@@ -133,7 +133,7 @@ async def test_palette_steps_repaint_the_preview_then_save_applies_live(
     assert engine.options.palette.map_name == "viridis" and engine.options.palette.end == 0.0
     assert heard and heard[-1] == engine.options
     assert [path.name for path in settings.path.parent.iterdir()] == ["settings.json"]
-    engine.journal.sync()
+    engine._state.journal.sync()
     reopened = Engine.open(engine.state_dir, read_only=True)  # logged: a restart keeps it
     assert reopened.options == engine.options
     reopened.close()
@@ -225,7 +225,7 @@ async def test_an_unreadable_file_is_shown_with_its_reason(
 
 async def test_read_only_refuses_save(replayed_engine: Engine, tmp_path: Path) -> None:
     engine = replayed_engine
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     settings = settings_file(tmp_path)
     with unchanged(engine):
         async with ScreenHost(FoldSettingsScreen(engine, settings, read_only=True)).run_test(
@@ -285,7 +285,7 @@ async def test_it_opens_on_the_first_field_and_the_preview_follows_the_form(
     """The form has the keys at once; the preview takes the band as typed while the
     session's bar keeps the saved one until Save, and the preview's label says which."""
     engine = replayed_engine
-    entries = len(engine.transcript)
+    entries = len(engine.view.transcript)
     settings = settings_file(tmp_path)
     async with ScreenHost(FoldSettingsScreen(engine, settings)).run_test(size=SCREEN_SIZE) as pilot:
         await pilot.pause()
