@@ -25,7 +25,7 @@ from textual.pilot import Pilot
 
 from pifold_agent.loop import AgentEvent
 from pifold_agent.loop.approval import Approver
-from pifold_agent.run_command import HeadlessOptions
+from pifold_agent.run_input import HeadlessOptions
 from pifold_core.engine import Engine
 from pifold_core.tokens import TiktokenCounter
 from pifold_tui.app.app import Launch, PifoldApp
@@ -36,7 +36,7 @@ from pifold_tui.app.session_setup import open_live
 from tests.core.engine_checks import assert_clean_audit, assert_lossless, durable_state
 
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
-"""The scripts the flows play (see :mod:`pifold_agent.providers.scripted`)."""
+"""The scripts the flows play (see :mod:`pifold_agent.scripted.provider`)."""
 
 SIZE = (100, 32)
 """The terminal every flow runs in."""
