@@ -4,7 +4,7 @@ played headless through the loop by the scripted provider, at several budgets.
 Run: ``.venv/bin/python benchmarks/bench_agent_loop.py [--budgets 60000,100000,200000]
 [--all-traces]``
 
-Each row is one whole run of :func:`pifold_agent.headless_demo.play`: every recorded reply
+Each row is one whole run of :func:`pifold_cli.headless_demo.play`: every recorded reply
 streamed in chunks to the engine's projection, tool calls answered with the recorded results,
 user messages through the queues, commits as they fall due. Wall and CPU time are printed
 side by side (the machine is shared; CPU time is the steadier figure), with the share of
@@ -23,8 +23,8 @@ from rich.console import Console
 from rich.table import Table
 
 from pifold_agent.bundled_traces import bundled_traces, demo_trace
-from pifold_agent.headless_demo import play
 from pifold_agent.importers import load_trace
+from pifold_cli.headless_demo import play
 from pifold_core.options import EngineOptions
 
 

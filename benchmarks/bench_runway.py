@@ -3,10 +3,10 @@ recoveries, the closest two threshold commits in tokens of inflow, and the floor
 
 Run: ``.venv/bin/python benchmarks/bench_runway.py [--budgets 30000,60000] [--lifetime model]``
 
-Each trace is replayed once per budget through :func:`pifold_agent.runway_audit.audit_replay`
+Each trace is replayed once per budget through :func:`pifold_bench.runway_audit.audit_replay`
 (the trace's own clock; ``--lifetime`` ``model`` for its model's cache lifetime, ``none``, or
 seconds). "Closest" is the smallest inflow between two consecutive threshold commits (see
-:mod:`pifold_agent.runway_audit` for the definition), beside the runway the rule asks. The
+:mod:`pifold_bench.runway_audit` for the definition), beside the runway the rule asks. The
 last column is the floor named last, if any: the host prompt and the budget that would work.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pifold_agent.bundled_traces import bundled_traces
 from pifold_agent.replay_lifetime import CacheLifetime
-from pifold_agent.runway_audit import RunwayAudit, audit_replay
+from pifold_bench.runway_audit import RunwayAudit, audit_replay
 
 
 def _lifetime(text: str) -> CacheLifetime:

@@ -25,12 +25,12 @@ from pifold_agent.compaction import CompactionSettings
 from pifold_agent.loop import Agent, AgentConfig, Tool
 from pifold_agent.loop.approval import Approver
 from pifold_agent.loop.message_size import MessageTooLarge, check_message_size, head_tokens
-from pifold_agent.loop.native_window import NativeWindow
+from pifold_agent.native_window import NativeWindow
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.local_window import budget_origin
 from pifold_agent.providers.models import ModelDescriptor, cache_lifetime, models_file
-from pifold_agent.providers.scripted import ScriptedProvider
 from pifold_agent.run_input import CommandError, HeadlessOptions
+from pifold_agent.scripted.provider import ScriptedProvider
 from pifold_agent.sessions import SessionError, SessionFile, find, latest_for, state_directory
 from pifold_agent.sessions.agreement import compare_with_log
 from pifold_agent.tools import builtin_tools

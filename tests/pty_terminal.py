@@ -41,7 +41,7 @@ class Terminal:
         environment: Mapping[str, str] | None = None,
         cwd: Path | None = None,
     ) -> None:
-        """Start ``python -m pifold_agent.cli ARGUMENTS``.
+        """Start ``python -m pifold_cli ARGUMENTS``.
 
         Args:
             arguments: The command line after ``pifold``.
@@ -58,7 +58,7 @@ class Terminal:
         base.pop("COLUMNS", None)
         base.pop("LINES", None)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "pifold_agent.cli", *arguments],
+            [sys.executable, "-m", "pifold_cli", *arguments],
             stdin=slave,
             stdout=slave,
             stderr=slave,

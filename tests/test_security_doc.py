@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from pifold_agent.loop.approval import GUARDED_TOOLS
-from pifold_agent.run_command import provider_and_model
+from pifold_agent.provider_choice import provider_and_model
 from pifold_agent.run_setup import open_run
 from pifold_agent.tools import builtin_tools
 from pifold_core.tool import TOOL_NAME

@@ -14,7 +14,9 @@ One implementation, shared with the benchmark's ``native`` arm:
 A host plans with :func:`plan_compaction` over the current branch, calls :func:`summarise`,
 then records Pi's ``compaction`` entry (``firstKeptEntryId``, ``summary``, ``tokensBefore``)
 through :mod:`pifold_agent.sessions`; the window is then :func:`summary_entry` followed by
-the kept entries. With folding on, threshold compaction never runs (DESIGN §8).
+the kept entries (:class:`pifold_agent.native_window.NativeWindow` does all this as the
+agent's context window under ``--no-fold``). With folding on, threshold compaction never
+runs (DESIGN §8).
 """
 
 from __future__ import annotations

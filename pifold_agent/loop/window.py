@@ -5,7 +5,7 @@ The loop never builds a request itself. Before every model call it asks its
 native compaction summarises first when Pi's trigger fires), sends exactly the messages it
 gets, hands the provider's usage back, and on a too-long refusal asks it to recover. The
 folding engine is the product (:class:`EngineWindow`); ``--no-fold`` swaps in
-:class:`pifold_agent.loop.native_window.NativeWindow` so the two can be compared on the
+:class:`pifold_agent.native_window.NativeWindow` so the two can be compared on the
 same work.
 """
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -31,8 +30,9 @@ from textual.worker import Worker
 
 from pifold_tui.app.approval_screen import ModalApprover
 from pifold_tui.app.commands import CommandRegistry
-from pifold_tui.app.demo_controls import DemoControls
+from pifold_tui.app.demo_controls import DemoControls, PauseGate
 from pifold_tui.app.footer import SessionFooter
+from pifold_tui.app.host import Launch, Loader, SlashHost
 from pifold_tui.app.leaving import leave_cleanly
 from pifold_tui.app.main_screen import MainScreen
 from pifold_tui.app.messages import (
@@ -47,9 +47,7 @@ from pifold_tui.app.typed import run_shell_command, send_message
 
 if TYPE_CHECKING:
     from pifold_agent.loop import AgentEvent
-    from pifold_agent.loop.approval import Approver
     from pifold_tui.app.bridge import AgentBridge
-    from pifold_tui.app.demo import PauseGate
     from pifold_tui.app.session_setup import AppSession
     from pifold_tui.fold_bar import FoldBar
 
@@ -59,21 +57,6 @@ HINTS = "esc abort · ctrl+p commands · /help"
 FIRST_FRAME_MARKER = "ctrl+p commands"
 """Text the first interactive frame always shows (the startup benchmark waits for it)."""
 
-
-@dataclass
-class Launch:
-    """What the app opens: a session, the demo's pause gate, and a prompt to run at once."""
-
-    session: AppSession
-    gate: PauseGate | None = None
-    """The demo's pause gate (``None`` in a live session)."""
-    opening: str | None = None
-    """A prompt to run as soon as the session is shown (the demo's first message)."""
-
-
-Loader = Callable[["Approver"], Launch]
-"""Opens the session, given the approver the app would ask through (a loader started with
-``--yes`` or playing the demo gives the agent none)."""
 
 WidgetFactory = Callable[["PifoldApp"], Widget]
 """Makes the conversation or the prompt for the app (tests give simple ones of their own)."""
@@ -121,7 +104,7 @@ class PifoldApp(App[int]):
         self.prompt_factory = prompt
         self.cwd = (cwd or Path.cwd()).resolve()
         """Where the app was started (the footer shows it until the session says)."""
-        self.registry: CommandRegistry[PifoldApp] = build_registry()
+        self.registry: CommandRegistry[SlashHost] = build_registry()
         """Every slash command: completion, the palette and ``/help`` read it."""
         self.approver = ModalApprover(self.push_screen)
         """Asks the user before write, edit and bash (unless ``--yes``)."""

@@ -2,7 +2,7 @@
 
 The history is summarised by the session's own model and Pi's ``compaction`` entry is
 written to the session file (:mod:`pifold_agent.compaction`, through the same
-:class:`~pifold_agent.loop.native_window.NativeWindow` as ``--no-fold``). From then on the
+:class:`~pifold_agent.native_window.NativeWindow` as ``--no-fold``). From then on the
 session runs on native compaction: requests carry the summary and the kept messages, the
 folding engine is closed (its state stays on disk, untouched) and the bar leaves the screen,
 since nothing is folded any more. The agent is rebuilt over the native window with the same
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pifold_agent.compaction import CompactionSettings
 from pifold_agent.loop import Agent, AgentConfig, AgentEvent
 from pifold_agent.loop.events import ErrorEvent
-from pifold_agent.loop.native_window import NativeWindow
+from pifold_agent.native_window import NativeWindow
 from pifold_agent.providers.models import load_models
 from pifold_core.options import EngineOptions
 from pifold_tui.app.session_setup import AppSession

@@ -4,7 +4,8 @@ The scripted provider streams each recorded reply to the engine's real projectio
 pace a person can read; the recorded tool calls are answered with their recorded results;
 the engine measures, marks and commits as it would behind a live model. The budget is small
 (:data:`DEMO_BUDGET`) so the first commit lands within the first minute and the window drops
-to the band where it can be seen. A :class:`PauseGate` holds the stream between two chunks
+to the band where it can be seen. A :class:`~pifold_tui.app.demo_controls.PauseGate` holds
+the stream between two chunks
 while the user reads, and the fold screens work on the live engine meanwhile.
 
 Every request is billed as the benchmark's simulated provider bills it, at the recorded
@@ -40,14 +41,15 @@ from pifold_agent.providers.base import (
     ToolCallDelta,
 )
 from pifold_agent.providers.registry import key_choice
-from pifold_agent.providers.scripted import ScriptedProvider, script_from_entries
-from pifold_agent.run_command import HeadlessOptions
+from pifold_agent.run_input import HeadlessOptions
+from pifold_agent.scripted.provider import ScriptedProvider, script_from_entries
 from pifold_core.engine import Engine
 from pifold_core.options import EngineOptions
 from pifold_core.refused_settings import load_or_defaults
 from pifold_core.settings import SettingsError, SettingsFile
 from pifold_core.tokens import TiktokenCounter
 from pifold_tui.app.demo_bill import DemoBill, footer_prices
+from pifold_tui.app.demo_controls import PauseGate
 from pifold_tui.app.session_setup import AppSession
 
 DEMO_BUDGET = 24_000
@@ -70,30 +72,6 @@ CONNECT_HINT = (
     f"{key_choice(', or --base-url for a local server')}, then run pifold."
 )
 """What the prompt says in the demo."""
-
-
-class PauseGate:
-    """Holds the demo's stream while paused (between two chunks, never inside one)."""
-
-    def __init__(self) -> None:
-        self._open = asyncio.Event()
-        self._open.set()
-
-    @property
-    def paused(self) -> bool:
-        return not self._open.is_set()
-
-    def toggle(self) -> bool:
-        """Pause or resume; returns whether it is paused now."""
-        if self.paused:
-            self._open.set()
-        else:
-            self._open.clear()
-        return self.paused
-
-    async def wait_open(self) -> None:
-        """Return at once when playing; otherwise when resumed."""
-        await self._open.wait()
 
 
 class PausableProvider:
@@ -201,6 +179,5 @@ __all__ = [
     "DEMO_CHUNK_CHARS",
     "DEMO_TEXT_DELAY_S",
     "PausableProvider",
-    "PauseGate",
     "open_demo",
 ]

@@ -12,12 +12,33 @@ through ``show_hints``, both given by the app.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    # Only a type: the app's first frame must not wait for the demo's imports.
-    from pifold_tui.app.demo import PauseGate
+
+class PauseGate:
+    """Holds the demo's stream while paused (between two chunks, never inside one)."""
+
+    def __init__(self) -> None:
+        self._open = asyncio.Event()
+        self._open.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self._open.is_set()
+
+    def toggle(self) -> bool:
+        """Pause or resume; returns whether it is paused now."""
+        if self.paused:
+            self._open.set()
+        else:
+            self._open.clear()
+        return self.paused
+
+    async def wait_open(self) -> None:
+        """Return at once when playing; otherwise when resumed."""
+        await self._open.wait()
+
 
 DEMO_HINTS = "f2 pause · ctrl+p commands · /fold-editor"
 """The keys the footer names while the demo plays."""
@@ -112,4 +133,5 @@ __all__ = [
     "STILL_PAUSED",
     "STOPPED",
     "DemoControls",
+    "PauseGate",
 ]

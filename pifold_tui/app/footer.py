@@ -1,18 +1,16 @@
 """The app's bottom line: model, session tokens and cost, working directory, and key hints.
 
-Tokens and cost come from what the provider reported (the usage on each assistant message)
-priced with the model descriptor's table (``pifold_agent/providers/models.py``). A model the
-table does not know has no price: the cost then reads ``$?`` rather than a made-up zero. The
-demo's usage is its simulated bill's, priced from the price book, and after its cost comes
-what native compaction would have cost (``$0.42 · compaction ~$1.10``,
-:mod:`pifold_tui.app.demo_bill`).
+Tokens and cost are the provider's usage priced with the model descriptor's table; an unknown
+model's cost reads ``$?``, not a made-up zero. The demo's cost is its simulated bill's, then
+native compaction's (``$0.42 · compaction ~$1.10``, :mod:`pifold_tui.app.demo_bill`). The
+session is read through :class:`ShownSession`, so the footer imports no module of the app.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -21,7 +19,7 @@ from textual.widgets import Static
 from pifold_core.entries import Usage
 
 if TYPE_CHECKING:
-    from pifold_tui.app.session_setup import AppSession
+    from pifold_agent.loop.recorder import SessionRecorder
 
 DEMO_MODEL = "demo · a recorded Pi session"
 """What the footer names as the model in the demo."""
@@ -44,6 +42,27 @@ class Prices:
             + (usage.cache_read_tokens or 0) * self.cache_read
             + (usage.cache_write_tokens or 0) * self.cache_write
         ) / 1_000_000
+
+
+class BillNote(Protocol):
+    """A bill kept beside the provider's (the demo's): what another way would have cost."""
+
+    def comparison(self) -> str | None: ...
+
+
+class ShownSession(Protocol):
+    """What the footer reads of the session it shows (the app's ``AppSession``)."""
+
+    demo: bool
+    cwd: Path
+    prices: Prices | None
+    recorder: SessionRecorder
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def bill(self) -> BillNote | None: ...
 
 
 @dataclass
@@ -322,7 +341,7 @@ class SessionFooter(Static):
     def on_resize(self) -> None:
         self.show()
 
-    def open(self, session: AppSession, hints: str) -> None:
+    def open(self, session: ShownSession, hints: str) -> None:
         """Show ``session``'s figures (its recorded usage summed) with ``hints``."""
         self.model = DEMO_MODEL if session.demo else session.model
         # The demo reads and writes nothing in the directory: its room goes to the figures.
@@ -365,10 +384,12 @@ class SessionFooter(Static):
 
 __all__ = [
     "DEMO_MODEL",
+    "BillNote",
     "FooterFigures",
     "FooterParts",
     "Prices",
     "SessionFooter",
+    "ShownSession",
     "UsageTotals",
     "compact_count",
     "fit_footer",

@@ -28,7 +28,7 @@ from pifold_tui.app.app import Launch, Loader, PifoldApp
 
 if TYPE_CHECKING:
     from pifold_agent.loop.approval import Approver
-    from pifold_agent.run_command import HeadlessOptions
+    from pifold_agent.run_input import HeadlessOptions
     from pifold_tui.app.session_setup import AppSession
 
 
@@ -125,7 +125,8 @@ def names_a_model(options: HeadlessOptions) -> bool:
 def no_key_refusal(options: HeadlessOptions) -> str:
     """Why the app cannot open what ``options`` ask for with no key: the option table's own
     refusal when it has one (an unknown model), otherwise how to set a key."""
-    from pifold_agent.run_command import NO_KEY_HELP, CommandError, make_provider
+    from pifold_agent.provider_choice import NO_KEY_HELP, make_provider
+    from pifold_agent.run_input import CommandError
 
     try:
         make_provider(options)
@@ -179,7 +180,7 @@ def run_plain(stderr: TextIO | None = None) -> int:
     cwd = Path.cwd()
 
     def defaults() -> HeadlessOptions:
-        from pifold_agent.run_command import HeadlessOptions
+        from pifold_agent.run_input import HeadlessOptions
 
         return HeadlessOptions(prompt=None, cwd=cwd)
 

@@ -25,13 +25,13 @@ from textual.widget import Widget
 from textual.worker import WorkerCancelled, WorkerFailed
 
 if TYPE_CHECKING:
-    from pifold_tui.app.app import PifoldApp
+    from pifold_tui.app.host import LeavingHost
 
 SHELL_GROUP = "shell"
 """The worker group ``!command`` runs go in."""
 
 
-async def leave_cleanly(app: PifoldApp) -> None:
+async def leave_cleanly(app: LeavingHost) -> None:
     """Take the steps of the module's docstring, then exit ``app`` (1 when the session
     failed to open, else 0)."""
     await app.loaded.wait()
@@ -44,7 +44,7 @@ async def leave_cleanly(app: PifoldApp) -> None:
     app.exit(0 if app.failure is None else 1)
 
 
-async def finish_shell_commands(app: PifoldApp) -> None:
+async def finish_shell_commands(app: LeavingHost) -> None:
     """Stop any ``!command`` still running (its process group goes with it)."""
     shells = [worker for worker in app.workers if worker.group == SHELL_GROUP]
     for worker in shells:

@@ -26,8 +26,8 @@ from pifold_agent.providers.base import (
     StreamEvent,
 )
 from pifold_agent.providers.registry import key_choice
-from pifold_agent.run_command import CommandError, HeadlessOptions, agent_tools, open_engine
-from pifold_agent.run_setup import setup_failure
+from pifold_agent.run_input import CommandError, HeadlessOptions
+from pifold_agent.run_setup import agent_tools, open_engine, setup_failure
 from pifold_agent.sessions import SessionError, SessionFile, find, latest_for
 from pifold_core.refused_settings import load_or_defaults
 from pifold_core.settings import SettingsFile
@@ -113,7 +113,7 @@ def wanted_session(options: HeadlessOptions) -> SessionFile:
     there would be nothing to look at).
 
     Raises:
-        pifold_agent.run_command.CommandError: no such session; the message says so.
+        pifold_agent.run_input.CommandError: no such session; the message says so.
     """
     cwd = options.cwd.resolve()
     try:
@@ -134,7 +134,7 @@ def open_without_model(options: HeadlessOptions) -> AppSession:
     """The session ``options`` name, over its engine, with no model to talk to.
 
     Raises:
-        pifold_agent.run_command.CommandError: no such session, or state that cannot be
+        pifold_agent.run_input.CommandError: no such session, or state that cannot be
             opened; the message says which.
     """
     cwd = options.cwd.resolve()

@@ -1,10 +1,10 @@
 """What the app runs on: an agent over a session, its engine, its provider and its prices.
 
 A live session is assembled with the same functions as ``pifold -p``
-(:mod:`pifold_agent.run_command`), so the two never drift: the provider and its model's
-budget, the session (new, ``--continue`` or ``--resume``), the engine under the settings
-file, and the tools. The heavy modules (the SDKs, tiktoken) are imported here, which the app
-loads only after its first frame.
+(:mod:`pifold_agent.run_setup`, :mod:`pifold_agent.provider_choice`), so the two never
+drift: the provider and its model's budget, the session (new, ``--continue`` or
+``--resume``), the engine under the settings file, and the tools. The heavy modules (the
+SDKs, tiktoken) are imported here, which the app loads only after its first frame.
 """
 
 from __future__ import annotations
@@ -17,14 +17,10 @@ from typing import TYPE_CHECKING
 
 from pifold_agent.loop import Agent, SessionRecorder
 from pifold_agent.loop.approval import Approver
+from pifold_agent.provider_choice import make_provider, provider_and_model
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.models import ModelDescriptor, ModelsFileError, load_models
-from pifold_agent.run_command import (
-    CommandError,
-    HeadlessOptions,
-    make_provider,
-    provider_and_model,
-)
+from pifold_agent.run_input import CommandError, HeadlessOptions
 from pifold_agent.run_setup import open_run
 from pifold_agent.sessions import SessionFile
 from pifold_core.engine import Engine
@@ -111,7 +107,7 @@ def open_live(options: HeadlessOptions, approver: Approver | None) -> AppSession
     claimed as its one writer, the engine, the agent caught up.
 
     Raises:
-        pifold_agent.run_command.CommandError: no key, a bad option, an unknown session, one
+        pifold_agent.run_input.CommandError: no key, a bad option, an unknown session, one
             another process is writing, or state that cannot be opened; one line says which.
     """
     provider, descriptor = provider_and_model(options)
@@ -151,7 +147,7 @@ def reopen(current: AppSession, resume: str | None) -> AppSession:
     leaves the current session open and unchanged; then the current one is closed.
 
     Raises:
-        pifold_agent.run_command.CommandError: the session cannot be opened (why is said).
+        pifold_agent.run_input.CommandError: the session cannot be opened (why is said).
     """
     open_now = current.session_file
     if resume is not None and open_now is not None and open_now.id.startswith(resume.strip()):
@@ -173,7 +169,7 @@ def switch_model(current: AppSession, model: str) -> AppSession:
 
     Raises:
         ValueError: the table has no such model for this provider.
-        pifold_agent.run_command.CommandError: its key is missing.
+        pifold_agent.run_input.CommandError: its key is missing.
     """
     known = {descriptor.id: descriptor for descriptor in models_for(current.provider)}
     if model not in known:

@@ -3,7 +3,8 @@
 Each command says whether it may run while the agent works. The fold screens take the live
 engine (DESIGN §11): during a run ``/fold-editor`` opens read-only (browse and peek; no
 action that would change the window under a request in flight), ``/fold-status`` shows the
-figures, and the commands that change the session wait for the run to end.
+figures, and the commands that change the session wait for the run to end. A command sees
+the app as a :class:`~pifold_tui.app.host.SlashHost`: what it may ask of it, and no more.
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ from pifold_tui.screens.catalogue import SCREEN_ACTIONS
 
 if TYPE_CHECKING:
     from pifold_agent.providers.models import ModelDescriptor
-    from pifold_tui.app.app import PifoldApp
+    from pifold_tui.app.host import SlashHost
     from pifold_tui.app.session_setup import AppSession
     from pifold_tui.screens.editor import FoldEditorScreen
 
 
-async def run_line(app: PifoldApp, line: str) -> None:
+async def run_line(app: SlashHost, line: str) -> None:
     """Run one ``/command`` line, or say why not (unknown, or not available during a run)."""
     try:
         command, arguments = app.registry.parse(line.strip())
@@ -44,13 +45,13 @@ async def run_line(app: PifoldApp, line: str) -> None:
         await outcome
 
 
-def _session(app: PifoldApp, command: str) -> AppSession | None:
+def _session(app: SlashHost, command: str) -> AppSession | None:
     if app.session is None:
         app.say(f"{command}: the session is not open yet.", "warning")
     return app.session
 
 
-def _live(app: PifoldApp, command: str) -> AppSession | None:
+def _live(app: SlashHost, command: str) -> AppSession | None:
     """The session, unless it has no model: the demo (a recorded session) or a session
     opened with no key (there is nothing to switch, summarise with, or talk to)."""
     from pifold_tui.app.no_model import connect_hint_of
@@ -66,7 +67,7 @@ def _live(app: PifoldApp, command: str) -> AppSession | None:
     return session
 
 
-def fold_status(app: PifoldApp, arguments: str) -> None:
+def fold_status(app: SlashHost, arguments: str) -> None:
     session = _session(app, "/fold-status")
     if session is None:
         return
@@ -79,7 +80,7 @@ def fold_status(app: PifoldApp, arguments: str) -> None:
     app.open_screen(FoldStatusScreen(session.engine, note=note, label=str(session.cwd)))
 
 
-def fold(app: PifoldApp, arguments: str) -> None:
+def fold(app: SlashHost, arguments: str) -> None:
     session = _session(app, "/fold")
     if session is None:
         return
@@ -91,7 +92,7 @@ def fold(app: PifoldApp, arguments: str) -> None:
     app.open_screen(FoldScreen(session.engine))
 
 
-def open_fold_editor(app: PifoldApp, handle: str | None = None) -> None:
+def open_fold_editor(app: SlashHost, handle: str | None = None) -> None:
     """The fold editor on the live engine, on ``handle``'s fold when it names one (a fold
     row of the conversation asks for that)."""
     session = app.session
@@ -108,7 +109,7 @@ def open_fold_editor(app: PifoldApp, handle: str | None = None) -> None:
         screen.call_after_refresh(_select_fold, app, screen, handle)
 
 
-def _select_fold(app: PifoldApp, screen: FoldEditorScreen, handle: str) -> None:
+def _select_fold(app: SlashHost, screen: FoldEditorScreen, handle: str) -> None:
     window_map = screen.window_map
     for position, row in enumerate(window_map.rows):
         if row.handle == handle:
@@ -118,18 +119,18 @@ def _select_fold(app: PifoldApp, screen: FoldEditorScreen, handle: str) -> None:
     app.say(f"{handle} is not a fold of this window.", "warning")
 
 
-def fold_editor(app: PifoldApp, arguments: str) -> None:
+def fold_editor(app: SlashHost, arguments: str) -> None:
     open_fold_editor(app, arguments or None)
 
 
-async def reopen(app: PifoldApp, resume: str | None) -> None:
+async def reopen(app: SlashHost, resume: str | None) -> None:
     """``/new`` (``resume`` is ``None``) or ``/resume ID``: show that session instead; a
     refusal (an unknown id) leaves the open session as it was."""
     current = app.session
     if current is None:
         return
-    from pifold_agent.run_command import CommandError as OpenRefused
-    from pifold_tui.app.app import Launch
+    from pifold_agent.run_input import CommandError as OpenRefused
+    from pifold_tui.app.host import Launch
     from pifold_tui.app.session_setup import reopen as open_other
 
     try:
@@ -142,7 +143,7 @@ async def reopen(app: PifoldApp, resume: str | None) -> None:
     app.say(("Resumed " if resume else "New session ") + named)
 
 
-def fold_settings(app: PifoldApp, arguments: str) -> None:
+def fold_settings(app: SlashHost, arguments: str) -> None:
     session = _session(app, "/fold-settings")
     if session is None:
         return
@@ -154,7 +155,7 @@ def fold_settings(app: PifoldApp, arguments: str) -> None:
     app.open_screen(FoldSettingsScreen(session.engine, session.settings))
 
 
-async def compact(app: PifoldApp, arguments: str) -> None:
+async def compact(app: SlashHost, arguments: str) -> None:
     session = _live(app, "/compact")  # the summary is the model's to write
     if session is None:
         return
@@ -212,7 +213,7 @@ def model_lines(
     ]
 
 
-def model(app: PifoldApp, arguments: str) -> None:
+def model(app: SlashHost, arguments: str) -> None:
     session = _live(app, "/model")
     if session is None:
         return
@@ -228,7 +229,7 @@ def model(app: PifoldApp, arguments: str) -> None:
         )
         app.push_screen(InfoScreen(f"/model · {session.provider.name}", lines))
         return
-    from pifold_agent.run_command import CommandError as RunCommandError
+    from pifold_agent.run_input import CommandError as RunCommandError
 
     try:
         switch_model(session, arguments)
@@ -241,13 +242,13 @@ def model(app: PifoldApp, arguments: str) -> None:
     app.say(f"/model: {session.model} from the next request.")
 
 
-async def new(app: PifoldApp, arguments: str) -> None:
+async def new(app: SlashHost, arguments: str) -> None:
     session = _live(app, "/new")
     if session is not None:
         await reopen(app, None)
 
 
-async def resume(app: PifoldApp, arguments: str) -> None:
+async def resume(app: SlashHost, arguments: str) -> None:
     session = _live(app, "/resume")
     if session is None:
         return
@@ -278,7 +279,7 @@ async def resume(app: PifoldApp, arguments: str) -> None:
     app.push_screen(ChoiceScreen(f"/resume · sessions of {session.cwd}", choices), chosen)
 
 
-def session_facts(app: PifoldApp, arguments: str) -> None:
+def session_facts(app: SlashHost, arguments: str) -> None:
     session = _session(app, "/session")
     if session is None:
         return
@@ -302,7 +303,7 @@ def session_facts(app: PifoldApp, arguments: str) -> None:
     app.push_screen(InfoScreen("/session", lines))
 
 
-def help_command(app: PifoldApp, arguments: str) -> None:
+def help_command(app: SlashHost, arguments: str) -> None:
     from pifold_tui.app.info_screens import InfoScreen
 
     lines = [
@@ -318,11 +319,11 @@ def help_command(app: PifoldApp, arguments: str) -> None:
     app.push_screen(InfoScreen("/help", lines))
 
 
-async def quit_command(app: PifoldApp, arguments: str) -> None:
+async def quit_command(app: SlashHost, arguments: str) -> None:
     await app.action_quit()
 
 
-FOLD_SCREENS: dict[str, Callable[[PifoldApp, str], None]] = {
+FOLD_SCREENS: dict[str, Callable[[SlashHost, str], None]] = {
     "status": fold_status,
     "fold": fold,
     "editor": fold_editor,
@@ -331,7 +332,7 @@ FOLD_SCREENS: dict[str, Callable[[PifoldApp, str], None]] = {
 """How the app opens each fold screen of :data:`~pifold_tui.screens.catalogue.SCREEN_ACTIONS`
 (the table that names, describes and orders them)."""
 
-COMMANDS: tuple[Command[PifoldApp], ...] = (
+COMMANDS: tuple[Command[SlashHost], ...] = (
     *(
         Command(action.slash_name, action.slash_help, action.during_run, FOLD_SCREENS[action.name])
         for action in SCREEN_ACTIONS
@@ -349,9 +350,9 @@ COMMANDS: tuple[Command[PifoldApp], ...] = (
 """Every slash command, in the order ``/help`` and completion list them."""
 
 
-def build_registry() -> CommandRegistry[PifoldApp]:
+def build_registry() -> CommandRegistry[SlashHost]:
     """A registry holding :data:`COMMANDS`."""
-    registry: CommandRegistry[PifoldApp] = CommandRegistry()
+    registry: CommandRegistry[SlashHost] = CommandRegistry()
     for command in COMMANDS:
         registry.register(command)
     return registry
@@ -360,17 +361,17 @@ def build_registry() -> CommandRegistry[PifoldApp]:
 class SlashCommandProvider(Provider):
     """The command palette's slash commands: the app's registry, searched by name."""
 
-    def _commands(self) -> list[Command[PifoldApp]]:
-        app = cast("PifoldApp", self.app)
+    def _commands(self) -> list[Command[SlashHost]]:
+        app = cast("SlashHost", self.app)
         return list(getattr(app, "registry", ()))
 
     async def discover(self) -> Hits:
-        app = cast("PifoldApp", self.app)
+        app = cast("SlashHost", self.app)
         for command in self._commands():
             yield DiscoveryHit(command.slash, _runner(app, command), help=command.description)
 
     async def search(self, query: str) -> Hits:
-        app = cast("PifoldApp", self.app)
+        app = cast("SlashHost", self.app)
         matcher = self.matcher(query)
         for command in self._commands():
             score = matcher.match(command.slash)
@@ -383,7 +384,7 @@ class SlashCommandProvider(Provider):
                 )
 
 
-def _runner(app: PifoldApp, command: Command[PifoldApp]) -> Callable[[], Awaitable[None]]:
+def _runner(app: SlashHost, command: Command[SlashHost]) -> Callable[[], Awaitable[None]]:
     async def run() -> None:
         await app.run_slash(command.slash)
 

@@ -16,12 +16,12 @@ from pifold_tui.app.leaving import SHELL_GROUP
 from pifold_tui.app.messages import PromptMode
 
 if TYPE_CHECKING:
-    from pifold_tui.app.app import PifoldApp
+    from pifold_tui.app.host import TypedHost
 
 NOT_OPEN = "The session is not open yet."
 
 
-def send_message(app: PifoldApp, text: str, mode: PromptMode) -> None:
+def send_message(app: TypedHost, text: str, mode: PromptMode) -> None:
     """Deliver a typed message (not a ``/command``), or say why it is not sent."""
     if not text.strip():
         return
@@ -53,7 +53,7 @@ def send_message(app: PifoldApp, text: str, mode: PromptMode) -> None:
         app.say("Queued as a follow-up: it lands when the run would stop.")
 
 
-def run_shell_command(app: PifoldApp, command: str) -> None:
+def run_shell_command(app: TypedHost, command: str) -> None:
     """Run ``!command`` in a worker; its output joins the session."""
     if app.bridge is None or app.session is None or app.leaving is not None:
         app.say(NOT_OPEN, severity="warning")

@@ -2,7 +2,7 @@
 
 Shared by the focused tests of ``pifold -p``'s error paths and by the fault harness's
 ``agent: headless errors`` and ``agent: two writers`` categories: a run is
-:func:`~pifold_agent.run_command.run_headless` on in-memory streams (stdin as bytes, as a
+:func:`~pifold_cli.run_command.run_headless` on in-memory streams (stdin as bytes, as a
 pipe gives them), the provider is the scripted one, and a session is checked the way every
 driven session is (zero unattributed rewrites, every fold peeking back its source, the
 engine holding exactly the session's messages).
@@ -18,8 +18,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from pifold_agent.run_command import HeadlessOptions, run_headless
+from pifold_agent.run_input import HeadlessOptions
 from pifold_agent.sessions import SessionFile, latest_for, state_directory
+from pifold_cli.run_command import run_headless
 from pifold_core.engine import Engine
 from tests.core.engine_checks import assert_clean_audit, assert_lossless
 from tests.helpers.scripts import write_script as script_file

@@ -11,9 +11,10 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from pifold_agent import cli
 from pifold_agent.bundled_traces import bundled_trace
-from pifold_agent.headless_demo import headless_demo
+from pifold_cli import app as cli
+from pifold_cli import replay_command
+from pifold_cli.headless_demo import headless_demo
 from pifold_core.options import (
     MAX_BUDGET,
     MIN_BUDGET,
@@ -21,7 +22,7 @@ from pifold_core.options import (
     OptionsError,
     budget_problem,
 )
-from tests.agent.test_run_command import looked, options, run
+from tests.cli.test_run_command import looked, options, run
 
 RUNNER = CliRunner()
 
@@ -75,7 +76,7 @@ def test_the_demo_counts_requests_over_budget_and_exits_as_replay_does(
     replayed = RUNNER.invoke(cli.app, ["replay", str(trace), "--budget", "5000", "--json"])
     report = json.loads(replayed.stdout)
     assert report["over_budget"] > 0 and replayed.exit_code == 1
-    monkeypatch.setattr(cli, "demo_trace", lambda: trace)
+    monkeypatch.setattr(replay_command, "demo_trace", lambda: trace)
     demo = RUNNER.invoke(cli.app, ["demo", "--budget", "5000"], env={"COLUMNS": "200"})
     assert demo.exit_code == 1, demo.output
     row = next(line for line in demo.output.splitlines() if "requests over budget" in line)

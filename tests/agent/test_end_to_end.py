@@ -15,7 +15,7 @@ from pifold_agent.loop import Agent, AgentConfig, AgentEvent
 from pifold_agent.loop.events import CommitDone, MessageEnd, ToolExecutionEnd, TurnStart
 from pifold_agent.loop.messages import in_context
 from pifold_agent.loop.system_prompt import ordered_tools, system_prompt
-from pifold_agent.providers.scripted import ScriptedProvider, load_script
+from pifold_agent.scripted.provider import ScriptedProvider, load_script
 from pifold_agent.sessions import SessionFile
 from pifold_agent.tools.bash import BashTool
 from pifold_agent.tools.read import ReadTool

@@ -32,7 +32,7 @@ def write_script(path: Path, name: str, lines: list[dict[str, object]]) -> Path:
 
 
 def start(repository: Path, home: Path, script: Path, *extra: str) -> subprocess.Popen[bytes]:
-    entry_point = "from pifold_agent.cli import main; main()"
+    entry_point = "from pifold_cli.app import main; main()"
     command = [sys.executable, "-c", entry_point, "-p", "go", "--script", str(script)]
     environment = {**os.environ, "PIFOLD_HOME": str(home)}
     return subprocess.Popen(

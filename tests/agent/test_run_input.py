@@ -54,7 +54,7 @@ def test_a_prompt_with_escaped_bytes_is_replaced_and_said(tmp_path: Path) -> Non
 def test_the_command_line_takes_bad_bytes_in_argv_and_on_stdin(tmp_path: Path) -> None:
     script = answer_script(tmp_path)
     command = [
-        sys.executable, "-c", "from pifold_agent.cli import main; main()",
+        sys.executable, "-c", "from pifold_cli.app import main; main()",
         b"-p", b"summarise \xe9", "--script", str(script),
     ]  # fmt: skip
     done = subprocess.run(

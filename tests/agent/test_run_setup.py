@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pifold_agent.run_command import CommandError
+from pifold_agent.run_input import CommandError
 from pifold_agent.sessions import SessionFile, state_directory
 from pifold_tui.app.session_setup import open_live
 from tests.agent.headless_cases import (

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from pifold_agent.bundled_traces import bundled_traces
-from pifold_agent.cli import app
 from pifold_bench.run import ARM_NAMES
+from pifold_cli.app import app
 
 RUNNER = CliRunner()
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pifold_agent.cli import app
 from pifold_agent.providers.models import ModelsFileError, load_models
+from pifold_cli.app import app
 from pifold_core.config_file import MAX_CONFIG_BYTES, read_config_file
 from pifold_core.settings import SettingsError, SettingsFile
 from tests.core.fifo_feeder import fed_fifo

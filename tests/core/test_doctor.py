@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pifold_agent.cli import app
+from pifold_cli.app import app
 from pifold_core.doctor import QUARANTINE_NAME, DoctorError, examine, repair
 from pifold_core.engine import Engine
 from tests.core.builders import CharCounter, drive, filler

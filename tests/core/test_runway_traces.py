@@ -1,7 +1,7 @@
 """The runway rule on every shared trace at 30k and 60k (issue 12, "what must be true").
 
 Each trace is replayed once per budget (module fixture) with its own clock and cache lifetime,
-through :func:`pifold_agent.runway_audit.audit_replay`, which keeps what the policy saw at
+through :func:`pifold_bench.runway_audit.audit_replay`, which keeps what the policy saw at
 every request. Asserted on each:
 
 - no two threshold commits less than the runway apart: the inflow between consecutive ones
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from pifold_agent.bundled_traces import bundled_traces
-from pifold_agent.runway_audit import RunwayAudit, audit_replay
+from pifold_bench.runway_audit import RunwayAudit, audit_replay
 from pifold_core.runway import needed_after
 
 TRACES = bundled_traces()

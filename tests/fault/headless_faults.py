@@ -22,9 +22,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from pifold_agent.cli import app
 from pifold_agent.loop.messages import in_context
 from pifold_agent.sessions import SessionFile, state_directory
+from pifold_cli.app import app
 from tests.agent.headless_cases import (
     FOLDING_BUDGET,
     Outcome,

@@ -15,7 +15,7 @@ import random
 import shutil
 from pathlib import Path
 
-from pifold_agent.cli import app
+from pifold_cli.app import app
 from pifold_core.config_file import MAX_CONFIG_BYTES
 from tests.agent.headless_cases import Outcome, refusal_problems
 from tests.agent.providers.local_server import json_reply, serve, sse_reply

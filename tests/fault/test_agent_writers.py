@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pifold_agent.run_command import HeadlessOptions
+from pifold_agent.run_input import HeadlessOptions
 from pifold_agent.sessions import SessionFile, latest_for
 from pifold_agent.sessions.writer_lock import session_holder
 from tests.agent.headless_cases import (

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from pifold_agent.cli import app
+from pifold_cli.app import app
 from pifold_core.engine import Engine, SessionLocked
 from pifold_core.lock import current_holder
 from tests.conftest import TRACES as BUNDLED

@@ -282,7 +282,7 @@ def _near_overflow(nth: int) -> bool:
 CLI_CHILD = """
 import os, signal, sys
 from pifold_core import journal
-from pifold_agent.cli import app
+from pifold_cli.app import app
 
 limit = int(sys.argv[1])
 original = journal.Journal.append

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from pifold_agent.cli import app
+from pifold_cli.app import app
 from pifold_core.engine import Engine, EngineError
 from pifold_core.options import EngineOptions
 from pifold_core.peek import PeekError

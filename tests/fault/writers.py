@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from pifold_agent.run_command import CommandError, HeadlessOptions
+from pifold_agent.run_input import CommandError, HeadlessOptions
 from tests.agent.headless_cases import Outcome, headless
 
 MODES = ("fold", "no-fold", "app", "app-no-model")
@@ -32,7 +32,7 @@ PROCESS_MODES = ("fold", "no-fold", "app")
 APP_DRIVER = """
 import asyncio, json, sys
 from pathlib import Path
-from pifold_agent.run_command import CommandError, HeadlessOptions
+from pifold_agent.run_input import CommandError, HeadlessOptions
 from pifold_tui.app.session_setup import open_live
 fields = json.loads(sys.argv[1])
 options = HeadlessOptions(prompt=None, cwd=Path(fields["cwd"]), script=Path(fields["script"]),
@@ -114,7 +114,7 @@ class Writer:
             }
             command = [sys.executable, "-c", APP_DRIVER, json.dumps(fields)]
         else:
-            entry = "from pifold_agent.cli import main; main()"
+            entry = "from pifold_cli.app import main; main()"
             command = [sys.executable, "-c", entry, "-p", self.prompt, "--script",
                        str(self.script), "--continue"]  # fmt: skip
             if self.mode == "no-fold":

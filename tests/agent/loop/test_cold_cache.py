@@ -19,8 +19,8 @@ from pifold_agent.loop import Agent, AgentConfig, AgentEvent, MemoryRecorder
 from pifold_agent.loop.events import CommitDone
 from pifold_agent.loop.system_prompt import prompt_head_digest
 from pifold_agent.providers.models import BUILT_IN, ModelDescriptor, cache_lifetime
-from pifold_agent.providers.scripted import ScriptedProvider, load_script
-from pifold_agent.run_command import agent_config
+from pifold_agent.run_setup import agent_config
+from pifold_agent.scripted.provider import ScriptedProvider, load_script
 from pifold_core.engine import Engine
 from tests.agent.loop.helpers import assert_session_consistent
 from tests.core.builders import CharCounter, small_options

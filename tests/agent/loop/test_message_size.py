@@ -16,7 +16,7 @@ import pytest
 from pifold_agent.compaction import CompactionSettings
 from pifold_agent.loop import Agent, AgentConfig
 from pifold_agent.loop.message_size import MessageTooLarge, head_tokens
-from pifold_agent.loop.native_window import NativeWindow
+from pifold_agent.native_window import NativeWindow
 from pifold_agent.sessions import SessionFile
 from pifold_core.tokens import MESSAGE_OVERHEAD_TOKENS
 from tests.agent.headless_cases import (

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pifold_agent.loop import Agent, AgentConfig, AgentEvent, MemoryRecorder
 from pifold_agent.loop.events import CommitDone
-from pifold_agent.providers.scripted import ScriptedProvider, load_script
+from pifold_agent.scripted.provider import ScriptedProvider, load_script
 from tests.agent.loop.helpers import assert_session_consistent
 from tests.core.builders import CharCounter, small_options
 from tests.core.engine_checks import assert_lossless, pending_engine

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import io
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,8 +11,6 @@ import pytest
 
 from pifold_agent.loop.events import AgentEvent, MessageUpdate, RunEnd, ServerWaiting
 from pifold_agent.providers.base import ProviderRequest, StreamEvent
-from pifold_agent.run_command import _printer
-from pifold_agent.run_input import HeadlessOptions
 from tests.agent.loop.helpers import (
     ProgrammedProvider,
     assert_session_consistent,
@@ -70,18 +67,3 @@ async def test_an_abort_while_waiting_ends_the_wait(tmp_path: Path) -> None:
     await asyncio.sleep(0.05)  # nothing announces a wait that is over
     assert len([event for event in events if isinstance(event, ServerWaiting)]) == count
     assert_session_consistent(engine, recorder)
-
-
-def test_headless_says_it_is_waiting_at_ten_thirty_and_each_minute() -> None:
-    out, err = io.StringIO(), io.StringIO()
-    show = _printer(HeadlessOptions(prompt="x"), out, err)
-    for seconds in range(5, 200, 5):
-        show(ServerWaiting(seconds))
-    show(MessageUpdate("text", 0, "ok"))
-    said = [line.split(": ", 1)[1].split(" s ")[0] for line in err.getvalue().splitlines()]
-    assert said == ["10", "30", "60", "120", "180"]
-    assert out.getvalue() == ""
-    assert err.getvalue().splitlines()[0] == (
-        "waiting for the server: 10 s without a first token (a local server reads the whole "
-        "prompt first; --timeout bounds the wait)"
-    )

@@ -18,7 +18,7 @@ from pathlib import Path
 from pifold_agent.loop import Agent, AgentConfig, MemoryRecorder
 from pifold_agent.pricing.prices import load_price_book
 from pifold_agent.pricing.session_bill import BilledProvider, SessionBill
-from pifold_agent.providers.scripted import ScriptedProvider, load_script
+from pifold_agent.scripted.provider import ScriptedProvider, load_script
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry
 from tests.agent.loop.helpers import assert_session_consistent

@@ -196,7 +196,8 @@ def test_a_refusal_imports_no_sdk(tmp_path: Path) -> None:
     program = (
         "import io, sys\n"
         "from pathlib import Path\n"
-        "from pifold_agent.run_command import HeadlessOptions, run_headless\n"
+        "from pifold_agent.run_input import HeadlessOptions\n"
+        "from pifold_cli.run_command import run_headless\n"
         "options, error = HeadlessOptions(prompt='hi', cwd=Path(sys.argv[1])), io.StringIO()\n"
         "code = run_headless(options, None, io.StringIO(), error)\n"
         "assert code == 2 and 'ANTHROPIC_API_KEY' in error.getvalue(), error.getvalue()\n"

@@ -18,15 +18,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from pifold_agent.cli import app
 from pifold_agent.loop import Agent, AgentConfig
 from pifold_agent.loop.events import AgentEvent, ReplyWarningEvent
 from pifold_agent.providers.base import ProviderRequest, ReplyWarning
 from pifold_agent.providers.reply_door import ReplyDoor
 from pifold_agent.providers.reply_usage import MAX_TOKEN_COUNT, token_count
-from pifold_agent.run_command import HeadlessOptions
+from pifold_agent.run_input import HeadlessOptions
 from pifold_agent.sessions import SessionFile, find
 from pifold_agent.sessions.paths import project_directory
+from pifold_cli.app import app
 from pifold_core.composition import Reading
 from pifold_core.engine import Engine
 from pifold_core.entries import TextBlock, Usage
@@ -34,7 +34,7 @@ from tests.agent.providers.hostile_replies import ABSENT, ReplySpec
 from tests.agent.providers.hostile_sse import render
 from tests.agent.providers.local_server import Reply, collect, done_of, serve
 from tests.agent.providers.sdk_adapters import PROVIDERS, adapter, sound_reply
-from tests.agent.test_run_command import run
+from tests.cli.test_run_command import run
 from tests.core.builders import CharCounter, small_options
 from tests.core.engine_checks import assert_lossless, assert_reopens_identically
 

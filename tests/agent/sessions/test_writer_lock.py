@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pifold_agent.cli import app
 from pifold_agent.sessions import SessionBusy, SessionError, SessionFile, state_directory
 from pifold_agent.sessions.writer_lock import session_holder
+from pifold_cli.app import app
 from pifold_core.entries import Entry, TextBlock
 from tests.agent.headless_cases import answer_script, headless, newest, options_in
 

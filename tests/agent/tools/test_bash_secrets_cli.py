@@ -48,7 +48,7 @@ def test_env_through_pifold_p_leaks_no_key(tmp_path: Path) -> None:
     script.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
     environment = {**os.environ, **KEYS, "PIFOLD_HOME": str(home)}
     environment.pop("PIFOLD_BASH_PASS_ENV", None)
-    entry_point = "from pifold_agent.cli import main; main()"
+    entry_point = "from pifold_cli.app import main; main()"
     command = [sys.executable, "-c", entry_point, "-p", "go", "--script", str(script)]
     finished = subprocess.run(
         [*command, "--api-key-env", "LOCAL_LLM_KEY"],

@@ -56,7 +56,7 @@ def test_one_sigint_ends_pifold_p_beside_a_fifo_and_a_long_command(tmp_path: Pat
     ]
     script = tmp_path / "script.jsonl"
     script.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
-    entry_point = "from pifold_agent.cli import main; main()"
+    entry_point = "from pifold_cli.app import main; main()"
     process = subprocess.Popen(
         [sys.executable, "-c", entry_point, "-p", "go", "--script", str(script)],
         cwd=work,

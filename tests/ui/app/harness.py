@@ -24,7 +24,7 @@ import pytest
 from textual.pilot import Pilot
 
 from pifold_agent.loop import AgentEvent
-from pifold_agent.run_command import HeadlessOptions
+from pifold_agent.run_input import HeadlessOptions
 from pifold_core.engine import Engine
 from pifold_tui.app.app import PifoldApp
 from pifold_tui.app.conversation import Conversation
@@ -34,7 +34,7 @@ from tests.helpers.sessions import assert_app_session_consistent as assert_sessi
 from tests.ui.app.shell_fixtures import live_loader
 
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
-"""The scripts the flows play (see :mod:`pifold_agent.providers.scripted`)."""
+"""The scripts the flows play (see :mod:`pifold_agent.scripted.provider`)."""
 
 SIZE = (100, 32)
 """The terminal every flow runs in."""

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from pifold_agent.loop import AgentEvent
 from pifold_agent.loop.approval import Approver
-from pifold_agent.run_command import HeadlessOptions
+from pifold_agent.run_input import HeadlessOptions
 from pifold_core.canonical import JsonValue
 from pifold_tui.app.app import Launch, Loader, PifoldApp
 from pifold_tui.app.demo import open_demo

@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from pifold_agent.loop.approval import Approver
 from pifold_agent.loop.batch import ABORTED_RESULT
 from pifold_agent.loop.events import CommitDone, MessageEnd
-from pifold_agent.loop.native_window import NativeWindow
+from pifold_agent.native_window import NativeWindow
 from pifold_agent.sessions import SessionFile
 from pifold_tui.app.app import Launch, PifoldApp
 from pifold_tui.app.demo import open_demo

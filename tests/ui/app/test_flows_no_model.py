@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pifold_agent.run_command import HeadlessOptions
+from pifold_agent.run_input import HeadlessOptions
 from pifold_tui.app.app import PifoldApp
 from pifold_tui.app.footer import SessionFooter
 from pifold_tui.app.launch import (

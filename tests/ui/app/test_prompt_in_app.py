@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 
 from pifold_agent.loop import AgentEvent
 from pifold_agent.loop.events import MessageEnd, RunEnd, ToolExecutionEnd
-from pifold_agent.run_command import HeadlessOptions
+from pifold_agent.run_input import HeadlessOptions
 from pifold_tui.app.app import PifoldApp
 from pifold_tui.app.launch import open_prompt_project, prompt_for
 from pifold_tui.app.prompt import PromptArea, history_file_for

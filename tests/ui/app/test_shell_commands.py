@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pifold_agent.loop.native_window import NativeWindow
+from pifold_agent.native_window import NativeWindow
 from pifold_agent.sessions import SessionFile
 from pifold_core.canonical import JsonValue
 from pifold_tui.app.app import PifoldApp

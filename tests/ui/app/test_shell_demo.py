@@ -12,7 +12,7 @@ import pytest
 from textual.widgets import Static
 
 from pifold_agent.loop.events import CommitDone, MessageUpdate
-from pifold_agent.run_command import HeadlessOptions
+from pifold_agent.run_input import HeadlessOptions
 from pifold_tui.app.app import PifoldApp
 from pifold_tui.app.demo import CONNECT_HINT, DEMO_BUDGET
 from pifold_tui.app.info_screens import InfoScreen

@@ -18,7 +18,6 @@ from pathlib import Path
 from pifold_agent.bundled_traces import bundled_trace
 from pifold_agent.loop.events import MessageEnd, MessageUpdate
 from pifold_tui.app.app import PifoldApp
-from pifold_tui.app.demo import PauseGate
 from pifold_tui.app.demo_controls import (
     DEMO_HINTS,
     ENDED,
@@ -28,6 +27,7 @@ from pifold_tui.app.demo_controls import (
     PLAYING,
     STILL_PAUSED,
     DemoControls,
+    PauseGate,
 )
 from pifold_tui.app.footer import SessionFooter
 from pifold_tui.app.launch import open_prompt_project, prompt_for

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pifold_agent.run_command import HeadlessOptions
+from pifold_agent.run_input import HeadlessOptions
 from pifold_tui.app.approval_screen import ModalApprover
 from pifold_tui.app.launch import choose_loader
 from pifold_tui.app.no_model import NoModelProvider

@@ -9,8 +9,8 @@ import pytest
 from textual.widgets import Footer, Static
 from typer.testing import CliRunner
 
-from pifold_agent.cli import app as cli_app
-from pifold_agent.inspect_command import InspectError, open_for_inspection
+from pifold_cli.app import app as cli_app
+from pifold_cli.inspect_command import InspectError, open_for_inspection
 from pifold_core.engine import LOG_NAME, Engine
 from pifold_core.settings import SettingsFile
 from pifold_tui import FoldBar

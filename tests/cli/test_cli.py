@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pifold_agent.bundled_traces import bundled_traces
-from pifold_agent.cli import app
+from pifold_cli.app import app
 
 RUNNER = CliRunner()
 REQUIRED_FIELDS = {

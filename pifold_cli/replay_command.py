@@ -1,4 +1,11 @@
-"""The ``pifold`` command line."""
+"""``pifold replay`` and ``pifold demo``: a real session replayed through the engine, one model
+request at a time, and the figures of what folding did.
+
+``pifold demo`` replays the bundled Pi session (``--headless`` plays it through the agent
+loop instead: :mod:`pifold_cli.headless_demo`). Both exit 1 when the replay broke a promise
+(an unattributed rewrite, a fold that does not round-trip, a request over budget) and 2 when
+what they were given was refused; every failure is one line on stderr.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +14,6 @@ import shutil
 import sys
 import tempfile
 from dataclasses import replace
-from importlib import metadata
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -18,11 +24,7 @@ from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 
 from pifold_agent.bundled_traces import demo_trace
-from pifold_agent.doctor_command import doctor
-from pifold_agent.headless_demo import headless_demo
 from pifold_agent.importers import TraceFormatError
-from pifold_agent.inspect_command import inspect, run_inspection
-from pifold_agent.providers.registry import provider_help
 from pifold_agent.replay import (
     ReplayOutputError,
     ReplayReport,
@@ -31,126 +33,12 @@ from pifold_agent.replay import (
     replay_trace,
 )
 from pifold_agent.replay_lifetime import CacheLifetime
-from pifold_agent.settings_command import settings_app
-from pifold_bench.command import bench
+from pifold_cli.headless_demo import headless_demo
+from pifold_cli.inspect_command import run_inspection
 from pifold_core.options import DEFAULT_BUDGET, EngineOptions, OptionsError, check_budget
 from pifold_core.settings import SettingsError, SettingsFile
 
-app = typer.Typer(
-    add_completion=False,
-    no_args_is_help=False,
-    help="pifold: lossless context folding for coding agents.",
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-app.add_typer(settings_app, name="settings")
-app.command()(bench)
-app.command()(doctor)
-app.command()(inspect)
 
-
-def _print_version(value: bool) -> None:
-    if value:
-        sys.stdout.write(f"pifold {metadata.version('pifold')}\n")
-        raise typer.Exit(0)
-
-
-@app.callback(invoke_without_command=True)
-def main_callback(
-    context: typer.Context,
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version", callback=_print_version, is_eager=True, help="Print the version."
-        ),
-    ] = False,
-    prompt: Annotated[
-        str | None,
-        typer.Option("-p", "--prompt", help="Run this prompt headless; print the final answer."),
-    ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="With -p: every event as a JSON line.")
-    ] = False,
-    provider: Annotated[
-        str | None,
-        typer.Option(help=provider_help("scripted")),
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="The model id.")] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="A compatible server's URL (Ollama, vLLM, ...).")
-    ] = None,
-    api_key_env: Annotated[
-        str | None, typer.Option(help="The environment variable that holds the API key.")
-    ] = None,
-    script: Annotated[
-        Path | None, typer.Option(help="A script or trace for the scripted provider.")
-    ] = None,
-    no_fold: Annotated[
-        bool, typer.Option("--no-fold", help="Pi's native compaction instead of folding.")
-    ] = False,
-    budget: Annotated[
-        int | None, typer.Option(help="With -p: the serving budget in tokens.")
-    ] = None,
-    no_text_calls: Annotated[
-        bool,
-        typer.Option(
-            "--no-text-calls",
-            help="With --base-url: a tool call the model writes as text stays text.",
-        ),
-    ] = False,
-    timeout: Annotated[
-        float | None,
-        typer.Option(
-            help="Seconds a request may wait for the server's next byte (default 600; "
-            "1800 with --base-url; or PIFOLD_REQUEST_TIMEOUT)."
-        ),
-    ] = None,
-    continue_session: Annotated[
-        bool, typer.Option("--continue", "-c", help="Continue this directory's newest session.")
-    ] = False,
-    resume: Annotated[
-        str | None, typer.Option(help="Resume the session with this id (or id prefix).")
-    ] = None,
-    yes: Annotated[
-        bool,
-        typer.Option(
-            "--yes",
-            "-y",
-            help="In the app, write, edit and bash run without asking for approval; "
-            "with --continue, start a new session if there is none.",
-        ),
-    ] = False,
-) -> None:
-    """With no command, open the app (the demo when no key is set); with -p, one prompt
-    headless."""
-    if context.invoked_subcommand is None:
-        # Imported here so the other commands never load the agent and its SDKs.
-        from pifold_agent.run_command import HeadlessOptions, main_stdio
-
-        options = HeadlessOptions(
-            prompt=prompt,
-            as_json=as_json,
-            provider=provider,
-            model=model,
-            base_url=base_url,
-            api_key_env=api_key_env,
-            script=script,
-            no_fold=no_fold,
-            budget=budget,
-            timeout_s=timeout,
-            text_calls=not no_text_calls,
-            continue_session=continue_session,
-            resume=resume,
-            yes=yes,
-            cwd=Path.cwd(),
-        )
-        if prompt is not None:
-            raise typer.Exit(main_stdio(options))
-        from pifold_tui.app.launch import run_app
-
-        raise typer.Exit(run_app(options))
-
-
-@app.command()
 def demo(
     budget: Annotated[int, typer.Option(help="Serving budget in tokens.")] = DEFAULT_BUDGET,
     headless: Annotated[
@@ -179,7 +67,6 @@ def demo(
         _fail(broken, code=1)
 
 
-@app.command()
 def replay(
     trace: Annotated[Path, typer.Argument(help="A session file (Pi, Claude Code, Codex, ...).")],
     budget: Annotated[int, typer.Option(help="Serving budget in tokens.")] = DEFAULT_BUDGET,
@@ -370,9 +257,4 @@ def _tokens(value: int | None) -> str:
     return "no commit" if value is None else f"{value:,} tokens"
 
 
-def main() -> None:
-    app()
-
-
-if __name__ == "__main__":
-    main()
+__all__ = ["demo", "replay"]

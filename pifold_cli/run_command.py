@@ -34,29 +34,9 @@ from typing import TextIO
 from pifold_agent.loop import AgentEvent, RunResult, ToolCrash, event_json
 from pifold_agent.loop.agent import Agent
 from pifold_agent.loop.events import CommitDone, CompactionDone, RetryWait, ServerWaiting
-from pifold_agent.providers.base import Provider
-from pifold_agent.providers.models import ModelDescriptor
-from pifold_agent.providers.registry import key_help_lines
-from pifold_agent.providers.scripted import ScriptedProvider
+from pifold_agent.provider_choice import provider_and_model
 from pifold_agent.run_input import CommandError, HeadlessOptions, clean_text, gather_messages
-from pifold_agent.run_setup import (
-    agent_config,
-    agent_tools,
-    flatten,
-    native_window,
-    one_line,
-    open_engine,
-    open_run,
-    open_session,
-)
-
-NO_KEY_HELP = (
-    "pifold -p needs a model to talk to. Set an API key in the environment, for example\n"
-    f"{key_help_lines()}"
-    "or point --base-url at a compatible server (Ollama, vLLM, llama.cpp, LM Studio), e.g.\n"
-    "  pifold -p 'hello' --base-url http://127.0.0.1:11434/v1 --model qwen2.5-coder\n"
-    "Keys are read from the environment only and never written to any file."
-)
+from pifold_agent.run_setup import flatten, one_line, open_run
 
 
 def run_headless(options: HeadlessOptions, stdin: TextIO | None, out: TextIO, err: TextIO) -> int:
@@ -103,70 +83,6 @@ def _run(options: HeadlessOptions, stdin: TextIO | None, out: TextIO, err: TextI
     finally:
         opened.close()
     return _report(result, options, out, err)
-
-
-def make_provider(options: HeadlessOptions) -> tuple[Provider, int | None]:
-    """The provider, and the serving budget its model descriptor states (when known)."""
-    provider, descriptor = provider_and_model(options)
-    return provider, descriptor.serving_budget if descriptor is not None else None
-
-
-def provider_and_model(options: HeadlessOptions) -> tuple[Provider, ModelDescriptor | None]:
-    """The provider, and its model's descriptor (``None``: unknown, or the scripted
-    provider, which has no prompt cache and no window of its own)."""
-    if options.provider == "scripted" or options.script is not None:
-        return _scripted(options), None
-    from pifold_agent.providers.local_window import (
-        PLACEHOLDER_ID,
-        needs_server_window,
-        server_descriptor,
-    )
-    from pifold_agent.providers.models import ModelsFileError
-    from pifold_agent.providers.request_timeout import RequestTimeoutError, request_timeout_s
-    from pifold_agent.providers.resolve import (
-        MissingApiKey,
-        ProviderChoiceError,
-        choose_provider,
-        resolve_provider,
-    )
-
-    try:
-        _, _, descriptor = choose_provider(options.provider, options.model, options.base_url)
-        timeout = request_timeout_s(options.timeout_s, os.environ, options.base_url)
-        provider = resolve_provider(
-            options.provider,
-            options.model,
-            options.base_url,
-            options.api_key_env,
-            timeout,
-            options.text_calls,
-        )
-    except MissingApiKey as error:
-        if options.base_url is None and options.api_key_env is None:
-            raise CommandError(NO_KEY_HELP) from None
-        raise CommandError(str(error)) from None
-    except (ProviderChoiceError, ModelsFileError, RequestTimeoutError) as error:
-        raise CommandError(str(error)) from None
-    if options.base_url is not None and needs_server_window(descriptor):
-        chosen = options.model or PLACEHOLDER_ID
-        descriptor = server_descriptor(options.base_url, chosen)
-    return provider, descriptor
-
-
-def _scripted(options: HeadlessOptions) -> Provider:
-    from pifold_agent.importers import TraceFormatError
-    from pifold_agent.providers.scripted import ScriptError, load_script
-    from pifold_core.tokens import TiktokenCounter
-
-    if options.script is None:
-        raise CommandError("--provider scripted needs --script FILE (a script or a trace)")
-    try:
-        script = load_script(options.script)
-    except (ScriptError, TraceFormatError) as error:
-        raise CommandError(str(error)) from None
-    except OSError as error:
-        raise CommandError(f"cannot read {options.script}: {error.strerror or error}") from None
-    return ScriptedProvider(script, TiktokenCounter())
 
 
 def _printer(options: HeadlessOptions, out: TextIO, err: TextIO) -> Callable[[AgentEvent], None]:
@@ -248,17 +164,4 @@ def main_stdio(options: HeadlessOptions) -> int:
     return run_headless(options, sys.stdin, sys.stdout, sys.stderr)
 
 
-__all__ = [
-    "NO_KEY_HELP",
-    "CommandError",
-    "HeadlessOptions",
-    "agent_config",
-    "agent_tools",
-    "main_stdio",
-    "make_provider",
-    "native_window",
-    "open_engine",
-    "open_session",
-    "provider_and_model",
-    "run_headless",
-]
+__all__ = ["main_stdio", "run_headless"]

@@ -62,7 +62,7 @@ from pifold_agent.providers.base import (
     ToolCallDelta,
     UsageUpdate,
 )
-from pifold_agent.providers.scripted_format import (
+from pifold_agent.scripted.script_format import (
     Failure,
     Reply,
     Script,

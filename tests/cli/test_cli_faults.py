@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from pifold_agent.cli import app
+from pifold_cli.app import app
 from pifold_core.engine import LOG_NAME
 from pifold_core.lock import LOCK_NAME
 from pifold_core.options import DEFAULT_BUDGET, MIN_BUDGET
@@ -242,7 +242,7 @@ def test_a_fifo_as_the_trace_is_refused_without_waiting(tmp_path: Path, command:
     fifo = tmp_path / "trace.jsonl"
     os.mkfifo(fifo)
     # A child process, so a regression that blocks on the FIFO fails on the timeout.
-    code = f"from pifold_agent.cli import app; app({[command, str(fifo)]!r})"
+    code = f"from pifold_cli.app import app; app({[command, str(fifo)]!r})"
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
     )

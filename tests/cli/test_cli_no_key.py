@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pifold_agent.cli import app
+from pifold_cli.app import app
 
 RUNNER = CliRunner()
 TERMINAL_REFUSAL = "error: pifold needs a terminal to open the app"

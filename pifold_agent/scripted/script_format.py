@@ -1,6 +1,6 @@
 """The scripted provider's sources: a JSON-lines script file, or any trace the importers read.
 
-The line format is documented in :mod:`pifold_agent.providers.scripted`. Parsing is strict: a
+The line format is documented in :mod:`pifold_agent.scripted.provider`. Parsing is strict: a
 malformed line is a :class:`ScriptError` naming the file, the line and what is wrong.
 """
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pifold_agent.settings_command import settings_app
+from pifold_cli.settings_command import settings_app
 from pifold_core.options import OPTION_NAMES, EngineOptions
 
 RUNNER = CliRunner()
@@ -146,7 +146,7 @@ def test_check_refuses_with_exit_2_naming_the_reason(
 
 
 def test_settings_is_a_pifold_command(settings_file: Path) -> None:
-    from pifold_agent.cli import app
+    from pifold_cli.app import app
 
     result = RUNNER.invoke(app, ["settings", "check", str(settings_file)])
     assert result.exit_code == 0, result.output

@@ -11,7 +11,7 @@ import pytest
 from pifold_agent.loop import MemoryRecorder, Queues
 from pifold_agent.loop.tool_protocol import ToolContext
 from pifold_agent.providers.base import ProviderRequest, StreamDone, TextDelta, ToolSpec
-from pifold_agent.providers.scripted import (
+from pifold_agent.scripted.provider import (
     CONTINUE_PROMPT,
     RecordedTool,
     ScriptedProvider,

@@ -15,16 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container, Sequence
 
-from pifold_agent.compaction import (
-    CompactionError,
+from pifold_agent.compaction.planning import FileOperations, plan_compaction
+from pifold_agent.compaction.settings import (
     CompactionSettings,
-    FileOperations,
     estimate_context_tokens,
     estimate_tokens,
     measured_context,
-    plan_compaction,
-    summarise,
 )
+from pifold_agent.compaction.summariser import CompactionError, summarise
 from pifold_agent.loop.events import AgentEvent, CompactionDone, ErrorEvent
 from pifold_agent.loop.messages import in_context
 from pifold_agent.loop.tool_protocol import Tool

@@ -1,6 +1,6 @@
 """The ``pifold`` console script: ``pifold`` alone opens the app at once, the rest is the CLI.
 
-The command line (:mod:`pifold_agent.cli`) imports every command it offers (the replay,
+The command line (:mod:`pifold_cli.app`) imports every command it offers (the replay,
 the benchmark, doctor, the engine) before it parses anything. ``pifold`` with no arguments
 only opens the app, so it goes straight there, and the app imports the agent, the SDKs and
 the engine after its first frame: the first interactive frame comes as soon as Textual can
@@ -17,7 +17,7 @@ def main() -> None:
         from pifold_tui.app.launch import run_plain
 
         sys.exit(run_plain())
-    from pifold_agent.cli import main as command_line
+    from pifold_cli.app import main as command_line
 
     command_line()
 

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pifold_agent.run_command import NO_KEY_HELP, HeadlessOptions, run_headless
+from pifold_agent.provider_choice import NO_KEY_HELP
+from pifold_agent.run_input import HeadlessOptions
 from pifold_agent.sessions import latest_for
+from pifold_cli.run_command import run_headless
 from pifold_core.engine import Engine
 from tests.helpers.scripts import write_script
 

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from pifold_agent import launcher
+from pifold_cli import launcher
 
 
 def test_no_arguments_without_a_terminal_refuses_without_loading_the_cli(
@@ -23,7 +23,7 @@ def test_no_arguments_without_a_terminal_refuses_without_loading_the_cli(
 def test_the_first_frame_path_imports_no_agent_engine_or_sdk() -> None:
     probe = (
         "import sys; import pifold_tui.app.launch, pifold_tui.app.prompt; "
-        "heavy = ['pifold_agent.cli', 'pifold_agent.loop.agent', 'pifold_core.engine', "
+        "heavy = ['pifold_cli.app', 'pifold_agent.loop.agent', 'pifold_core.engine', "
         "'tiktoken', 'anthropic', 'openai', 'numpy']; "
         "print([name for name in heavy if name in sys.modules])"
     )
