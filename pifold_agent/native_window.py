@@ -25,10 +25,10 @@ from pifold_agent.compaction.settings import (
 from pifold_agent.compaction.summariser import CompactionError, summarise
 from pifold_agent.loop.events import AgentEvent, CompactionDone, ErrorEvent
 from pifold_agent.loop.messages import in_context
-from pifold_agent.loop.tool_protocol import Tool
 from pifold_agent.loop.window import Prepared, Recovery
 from pifold_agent.providers.base import Provider
 from pifold_agent.sessions import SessionFile
+from pifold_agent.tools.protocol import Tool
 from pifold_core.canonical import JsonValue
 from pifold_core.entries import Entry, Usage
 

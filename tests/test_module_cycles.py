@@ -15,6 +15,7 @@ import grimp
 PACKAGES = ("pifold_cli", "pifold_tui", "pifold_bench", "pifold_agent", "pifold_core", "palettes")
 """Every package of the project."""
 
+
 def cycles(graph: grimp.ImportGraph) -> list[list[str]]:
     """Each set of modules that import one another (Tarjan's strongly connected components
     of two or more), sorted."""

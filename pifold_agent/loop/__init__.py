@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from pifold_agent.loop.events import AgentEvent, event_json
     from pifold_agent.loop.queues import MessageQueue, Queues
     from pifold_agent.loop.recorder import MemoryRecorder, SessionRecorder
-    from pifold_agent.loop.tool_protocol import Tool, ToolContext, ToolCrash, ToolOutcome
+    from pifold_agent.tools.protocol import Tool, ToolContext, ToolCrash, ToolOutcome
 
 _HOMES = {
     "Agent": "agent",

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from pifold_agent.loop.tool_protocol import ToolOutcome
+from pifold_agent.tools.protocol import ToolOutcome
 from pifold_core.admission import MAX_DEPTH, replace_lone_surrogates
 from pifold_core.canonical import JsonValue
 from pifold_core.entries import ImageBlock

@@ -50,9 +50,9 @@ from pifold_agent.loop.system_prompt import (
     system_prompt,
     tool_specs,
 )
-from pifold_agent.loop.tool_protocol import Tool, ToolCrash, ToolOutcome
 from pifold_agent.loop.window import ContextWindow, EngineWindow
 from pifold_agent.providers.base import ErrorClass, Provider, ProviderRequest, StreamDone
+from pifold_agent.tools.protocol import Tool, ToolCrash, ToolOutcome
 from pifold_agent.tools.registry import guarded_names
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry, ToolCallBlock

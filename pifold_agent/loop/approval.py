@@ -1,7 +1,7 @@
 """Asking the user before a tool changes anything: ``write``, ``edit`` and ``bash``.
 
 Which tools ask is each tool's own declaration (``asks_approval`` in its
-:class:`~pifold_agent.loop.tool_protocol.ToolTraits`): the agent gives the gate the names of
+:class:`~pifold_agent.tools.protocol.ToolTraits`): the agent gives the gate the names of
 its tools that declare it (:func:`~pifold_agent.tools.registry.guarded_names`).
 
 The loop consults an :class:`Approver` before it starts one of those calls. The approver is
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
 
-from pifold_agent.loop.tool_protocol import PLAIN_TRAITS, ToolOutcome, Touches
+from pifold_agent.tools.protocol import PLAIN_TRAITS, ToolOutcome, Touches
 from pifold_agent.tools.registry import GUARDED_TOOLS, TRAITS
 from pifold_core.canonical import JsonValue
 

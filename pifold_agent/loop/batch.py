@@ -39,8 +39,8 @@ from pifold_agent.loop.admissible import admissible, admissible_text
 from pifold_agent.loop.approval import ApprovalGate, ApprovalRequest
 from pifold_agent.loop.call_order import CallOrder
 from pifold_agent.loop.events import AgentEvent, ToolExecutionStart, ToolExecutionUpdate
-from pifold_agent.loop.tool_protocol import Footprint, Tool, ToolContext, ToolCrash, ToolOutcome
 from pifold_agent.providers.arguments import arguments_problem
+from pifold_agent.tools.protocol import Footprint, Tool, ToolContext, ToolCrash, ToolOutcome
 from pifold_core.canonical import JsonValue
 from pifold_core.entries import EntryError, ToolCallBlock
 

@@ -3,7 +3,7 @@
 A batch's calls run concurrently, but ``edit``/``write`` are read-modify-replace: two of
 them on one file at once lose one of the updates, and a listing beside a write may catch
 its temporary file. So each call waits for every *earlier* call it conflicts with
-(:class:`~pifold_agent.loop.tool_protocol.Footprint`): a write against any call touching
+(:class:`~pifold_agent.tools.protocol.Footprint`): a write against any call touching
 the same file, a write at or under a folder another call lists or searches. Calls on
 different files stay concurrent, reads beside reads too. The result is exactly the
 sequential run in the model's order as far as files go, at the price of concurrency only
@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import Footprint
+from pifold_agent.tools.protocol import Footprint
 
 
 @dataclass(frozen=True, slots=True)

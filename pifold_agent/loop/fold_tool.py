@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from pifold_agent.loop.tool_protocol import ToolContext, ToolCrash, ToolOutcome, ToolTraits
+from pifold_agent.tools.protocol import ToolContext, ToolCrash, ToolOutcome, ToolTraits
 from pifold_core.canonical import JsonValue
 from pifold_core.engine import Engine
 from pifold_core.store import StoreError

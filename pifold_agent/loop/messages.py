@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable, Container, Iterable
 from dataclasses import replace
 
-from pifold_agent.loop.tool_protocol import ToolOutcome
 from pifold_agent.providers.base import StreamDone
+from pifold_agent.tools.protocol import ToolOutcome
 from pifold_core.canonical import JsonValue
 from pifold_core.entries import Block, Entry, TextBlock, ThinkingBlock, ToolCallBlock, Usage
 

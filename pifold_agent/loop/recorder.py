@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from pifold_agent.loop.messages import EntryFactory, in_context
-from pifold_agent.loop.tool_protocol import ToolOutcome
 from pifold_agent.loop.window import ContextWindow
+from pifold_agent.tools.protocol import ToolOutcome
 from pifold_core.entries import Entry
 
 ORPHAN_RESULT = "error: no result; the agent stopped before this call finished"

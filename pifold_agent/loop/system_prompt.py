@@ -3,7 +3,7 @@
 The prompt carries the date and never a time (a clock in the prompt would break the
 provider's prefix cache on every request), and the tools are always offered in one fixed
 order: the tools that declare a position first in that order (Pi's built-ins, in Pi's order:
-:class:`~pifold_agent.loop.tool_protocol.ToolTraits`), any other tool by name, the fold tool
+:class:`~pifold_agent.tools.protocol.ToolTraits`), any other tool by name, the fold tool
 last.
 """
 
@@ -13,8 +13,8 @@ import datetime
 from collections.abc import Sequence
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import Tool
 from pifold_agent.providers.base import ToolSpec
+from pifold_agent.tools.protocol import Tool
 from pifold_agent.tools.registry import traits_of
 from pifold_core.canonical import JsonValue, canonical_bytes, sha256_hex
 from pifold_core.tool import TOOL_NAME

@@ -18,7 +18,7 @@ from typing import Protocol
 from pifold_agent.loop.events import AgentEvent, CommitDone
 from pifold_agent.loop.fold_tool import FoldTool
 from pifold_agent.loop.messages import in_context
-from pifold_agent.loop.tool_protocol import Tool
+from pifold_agent.tools.protocol import Tool
 from pifold_core.canonical import JsonValue
 from pifold_core.commit import CommitOutcome
 from pifold_core.engine import Engine

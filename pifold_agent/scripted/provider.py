@@ -50,7 +50,6 @@ from collections.abc import AsyncIterator
 
 from pifold_agent.compaction.prompts import SUMMARISER_SYSTEM_PROMPT
 from pifold_agent.loop.queues import Queues
-from pifold_agent.loop.tool_protocol import ToolContext, ToolOutcome
 from pifold_agent.providers.base import (
     ErrorClass,
     ProviderError,
@@ -71,6 +70,7 @@ from pifold_agent.scripted.script_format import (
     load_script,
     script_from_entries,
 )
+from pifold_agent.tools.protocol import ToolContext, ToolOutcome
 from pifold_core.canonical import JsonValue, canonical_bytes, sha256_hex
 from pifold_core.entries import Block, TextBlock, ThinkingBlock, ToolCallBlock, Usage
 from pifold_core.tokens import TokenCounter

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pifold_agent.importers import TraceFormatError, load_trace
-from pifold_agent.loop.tool_protocol import ToolOutcome
 from pifold_agent.providers.base import ErrorClass, ProviderError
+from pifold_agent.tools.protocol import ToolOutcome
 from pifold_core.entries import Block, Entry, TextBlock, ThinkingBlock, ToolCallBlock
 
 SCRIPT_HEADER = "pifold"

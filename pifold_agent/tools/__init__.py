@@ -1,5 +1,5 @@
 """The agent's built-in tools, Pi's seven (pi-host §2), against the loop's tool contract
-(:mod:`pifold_agent.loop.tool_protocol`).
+(:mod:`pifold_agent.tools.protocol`).
 
 ``read``, ``write``, ``edit``, ``bash``, ``grep``, ``find`` and ``ls``, one module each,
 sharing :mod:`~pifold_agent.tools.truncation` (2,000 lines / 50 KB) and
@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from pifold_agent.loop.tool_protocol import Tool
 from pifold_agent.tools.bash import BashTool
 from pifold_agent.tools.built_in import ToolSetup
 from pifold_agent.tools.edit import EditTool
 from pifold_agent.tools.find import FindTool
 from pifold_agent.tools.grep import GrepTool
 from pifold_agent.tools.ls import LsTool
+from pifold_agent.tools.protocol import Tool
 from pifold_agent.tools.read import ReadTool
 from pifold_agent.tools.registry import BUILT_IN_TOOLS, DEFAULT_TOOLS, READ_ONLY_TOOLS, TOOL_ORDER
 from pifold_agent.tools.write import WriteTool

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import ToolOutcome
+from pifold_agent.tools.protocol import ToolOutcome
 from pifold_core.canonical import JsonValue
 
 ENGINE_ID = re.compile(r"(fold-[0-9a-f]{12}|mark-[0-9]+|evidence-[0-9a-f]{64})")

@@ -3,7 +3,7 @@
 Every module (or package) of :mod:`pifold_agent.tools` that has a module-level ``TOOL`` of
 this type is a built-in tool: :mod:`pifold_agent.tools.registry` finds it there and derives
 every table about the built-in tools from the class's ``name`` and ``traits``
-(:class:`~pifold_agent.loop.tool_protocol.ToolTraits`). Adding a tool is therefore its module
+(:class:`~pifold_agent.tools.protocol.ToolTraits`). Adding a tool is therefore its module
 and its test, and nothing else.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Protocol
 
-from pifold_agent.loop.tool_protocol import Tool, ToolTraits
+from pifold_agent.tools.protocol import Tool, ToolTraits
 
 
 @dataclass(frozen=True, slots=True)

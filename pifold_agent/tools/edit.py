@@ -24,17 +24,17 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import (
+from pifold_agent.tools.arguments import ToolInputError, failure, required_string, resolve_path
+from pifold_agent.tools.blocking import NotRegularFile, existing_kind, in_thread, open_regular
+from pifold_agent.tools.built_in import BuiltIn
+from pifold_agent.tools.file_writing import write_file
+from pifold_agent.tools.protocol import (
     Footprint,
     ToolContext,
     ToolOutcome,
     ToolTraits,
     Touches,
 )
-from pifold_agent.tools.arguments import ToolInputError, failure, required_string, resolve_path
-from pifold_agent.tools.blocking import NotRegularFile, existing_kind, in_thread, open_regular
-from pifold_agent.tools.built_in import BuiltIn
-from pifold_agent.tools.file_writing import write_file
 from pifold_agent.tools.truncation import format_size
 from pifold_agent.tools.write import written_path
 from pifold_core.canonical import JsonValue

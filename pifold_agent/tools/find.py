@@ -18,13 +18,6 @@ import re
 import shutil
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import (
-    Footprint,
-    ToolContext,
-    ToolOutcome,
-    ToolTraits,
-    Touches,
-)
 from pifold_agent.tools.arguments import (
     ToolInputError,
     failure,
@@ -37,6 +30,13 @@ from pifold_agent.tools.blocking import in_thread
 from pifold_agent.tools.built_in import BuiltIn
 from pifold_agent.tools.gitignore import glob_to_regex, walk
 from pifold_agent.tools.ls import listed_folder
+from pifold_agent.tools.protocol import (
+    Footprint,
+    ToolContext,
+    ToolOutcome,
+    ToolTraits,
+    Touches,
+)
 from pifold_agent.tools.truncation import MAX_BYTES, format_size, output_limit, truncate_head
 from pifold_core.canonical import JsonValue
 

@@ -25,13 +25,6 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from pifold_agent.loop.tool_protocol import (
-    Footprint,
-    ToolContext,
-    ToolOutcome,
-    ToolTraits,
-    Touches,
-)
 from pifold_agent.tools.arguments import (
     ToolInputError,
     failure,
@@ -44,6 +37,13 @@ from pifold_agent.tools.arguments import (
 from pifold_agent.tools.blocking import in_thread, refusal
 from pifold_agent.tools.built_in import BuiltIn
 from pifold_agent.tools.ls import listed_folder
+from pifold_agent.tools.protocol import (
+    Footprint,
+    ToolContext,
+    ToolOutcome,
+    ToolTraits,
+    Touches,
+)
 from pifold_agent.tools.text_search import Hit, Search, glob_matches, python_search
 from pifold_agent.tools.truncation import (
     GREP_MAX_LINE_CHARACTERS,

@@ -14,13 +14,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import (
-    Footprint,
-    ToolContext,
-    ToolOutcome,
-    ToolTraits,
-    Touches,
-)
 from pifold_agent.tools.arguments import (
     ToolInputError,
     failure,
@@ -30,6 +23,13 @@ from pifold_agent.tools.arguments import (
 )
 from pifold_agent.tools.blocking import in_thread
 from pifold_agent.tools.built_in import BuiltIn
+from pifold_agent.tools.protocol import (
+    Footprint,
+    ToolContext,
+    ToolOutcome,
+    ToolTraits,
+    Touches,
+)
 from pifold_agent.tools.truncation import MAX_BYTES, format_size, output_limit, truncate_head
 from pifold_core.canonical import JsonValue
 

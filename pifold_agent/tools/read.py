@@ -29,13 +29,6 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from pifold_agent.loop.tool_protocol import (
-    Footprint,
-    ToolContext,
-    ToolOutcome,
-    ToolTraits,
-    Touches,
-)
 from pifold_agent.tools.arguments import (
     ToolInputError,
     failure,
@@ -46,6 +39,13 @@ from pifold_agent.tools.arguments import (
 from pifold_agent.tools.blocking import NotRegularFile, existing_kind, in_thread, open_regular
 from pifold_agent.tools.built_in import BuiltIn
 from pifold_agent.tools.line_stream import Line, LineStream
+from pifold_agent.tools.protocol import (
+    Footprint,
+    ToolContext,
+    ToolOutcome,
+    ToolTraits,
+    Touches,
+)
 from pifold_agent.tools.truncation import (
     MAX_BYTES,
     MAX_LINES,

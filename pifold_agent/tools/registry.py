@@ -4,7 +4,7 @@ A module (or package) of :mod:`pifold_agent.tools` with a module-level ``TOOL``
 (:class:`~pifold_agent.tools.built_in.BuiltIn`) is a built-in tool; nothing else lists
 them. What the rest of the agent needs to know about them by name (which ask before
 running, which change files, their order, the argument a header shows) is read here from
-the traits each tool class declares (:class:`~pifold_agent.loop.tool_protocol.ToolTraits`),
+the traits each tool class declares (:class:`~pifold_agent.tools.protocol.ToolTraits`),
 so a tool is described in one place: its own module.
 
 Names are what a recorded session carries (a compaction counts the files of past calls, a
@@ -19,8 +19,8 @@ import importlib
 import pkgutil
 from collections.abc import Iterable
 
-from pifold_agent.loop.tool_protocol import PLAIN_TRAITS, Tool, ToolTraits, Touches
 from pifold_agent.tools.built_in import BuiltIn
+from pifold_agent.tools.protocol import PLAIN_TRAITS, Tool, ToolTraits, Touches
 
 
 class ToolDeclarationError(RuntimeError):
@@ -103,7 +103,7 @@ HEADLINES: dict[str, tuple[str, ...]] = {
 
 def traits_of(tool: Tool) -> ToolTraits:
     """What ``tool`` declares about itself; when it declares nothing, what the built-in tool
-    of its name declares; otherwise :data:`~pifold_agent.loop.tool_protocol.PLAIN_TRAITS`."""
+    of its name declares; otherwise :data:`~pifold_agent.tools.protocol.PLAIN_TRAITS`."""
     declared = getattr(tool, "traits", None)
     if isinstance(declared, ToolTraits):
         return declared

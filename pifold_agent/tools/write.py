@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import (
+from pifold_agent.tools.arguments import ToolInputError, failure, required_string, resolve_path
+from pifold_agent.tools.blocking import NotRegularFile, in_thread
+from pifold_agent.tools.built_in import BuiltIn
+from pifold_agent.tools.file_writing import write_file
+from pifold_agent.tools.protocol import (
     Footprint,
     ToolContext,
     ToolOutcome,
     ToolTraits,
     Touches,
 )
-from pifold_agent.tools.arguments import ToolInputError, failure, required_string, resolve_path
-from pifold_agent.tools.blocking import NotRegularFile, in_thread
-from pifold_agent.tools.built_in import BuiltIn
-from pifold_agent.tools.file_writing import write_file
 from pifold_core.canonical import JsonValue
 
 PARAMETERS: dict[str, JsonValue] = {

@@ -8,10 +8,10 @@ from pathlib import Path
 from pifold_agent.compaction import CompactionSettings
 from pifold_agent.loop import Agent, AgentConfig, AgentEvent, ToolOutcome
 from pifold_agent.loop.events import CompactionDone, OverflowRecovered
-from pifold_agent.loop.tool_protocol import ToolContext
 from pifold_agent.native_window import NativeWindow
 from pifold_agent.scripted.provider import ScriptedProvider, load_script
 from pifold_agent.sessions import SessionFile
+from pifold_agent.tools.protocol import ToolContext
 from pifold_core.canonical import JsonValue
 from tests.agent.loop.helpers import FunctionTool
 from tests.core.builders import CharCounter, filler

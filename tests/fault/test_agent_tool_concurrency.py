@@ -28,9 +28,9 @@ import pytest
 
 from pifold_agent.loop import AgentConfig, MemoryRecorder
 from pifold_agent.loop.agent import Agent
-from pifold_agent.loop.tool_protocol import ToolContext
 from pifold_agent.tools import builtin_tools
 from pifold_agent.tools.file_writing import is_temporary_name
+from pifold_agent.tools.protocol import ToolContext
 from pifold_core.canonical import JsonValue
 from tests.agent.loop.helpers import (
     ProgrammedProvider,

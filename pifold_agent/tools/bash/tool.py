@@ -39,18 +39,18 @@ import shutil
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import (
+from pifold_agent.tools.arguments import ToolInputError, failure, optional_number, required_string
+from pifold_agent.tools.bash.environment import Redactor, command_environment
+from pifold_agent.tools.bash.groups import LEFT_RUNNING, Member, group_members, kill_group
+from pifold_agent.tools.bash.output import OutputCollector, OutputPipe, render_output
+from pifold_agent.tools.built_in import BuiltIn
+from pifold_agent.tools.protocol import (
     Footprint,
     ToolContext,
     ToolOutcome,
     ToolTraits,
     Touches,
 )
-from pifold_agent.tools.arguments import ToolInputError, failure, optional_number, required_string
-from pifold_agent.tools.bash.environment import Redactor, command_environment
-from pifold_agent.tools.bash.groups import LEFT_RUNNING, Member, group_members, kill_group
-from pifold_agent.tools.bash.output import OutputCollector, OutputPipe, render_output
-from pifold_agent.tools.built_in import BuiltIn
 from pifold_agent.tools.truncation import output_limit, truncate_tail
 from pifold_core.canonical import JsonValue
 

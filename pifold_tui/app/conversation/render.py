@@ -33,7 +33,7 @@ ARGUMENT_CHARS = 72
 
 HEADLINES: dict[str, tuple[str, ...]] = {**BUILT_IN_HEADLINES, TOOL_NAME: FoldTool.traits.headline}
 """The arguments that say what a call of each bundled tool does (shown in its header), as
-each tool declares them (:class:`~pifold_agent.loop.tool_protocol.ToolTraits`)."""
+each tool declares them (:class:`~pifold_agent.tools.protocol.ToolTraits`)."""
 
 STATE_GLYPHS = {"streaming": "…", "running": "⋯", "done": "✓", "error": "✗"}
 """How a tool call's header shows where it is."""

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pifold_agent.loop import Agent, AgentConfig, AgentEvent, MemoryRecorder, ToolOutcome
-from pifold_agent.loop.tool_protocol import ToolContext
 from pifold_agent.providers.base import (
     ProviderRequest,
     StreamDone,
@@ -16,6 +15,7 @@ from pifold_agent.providers.base import (
     TextDelta,
     ToolCallDelta,
 )
+from pifold_agent.tools.protocol import ToolContext
 from pifold_core.canonical import JsonValue
 from pifold_core.engine import Engine
 from pifold_core.entries import Block, Entry, TextBlock, ToolCallBlock, Usage

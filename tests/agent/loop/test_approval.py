@@ -18,7 +18,7 @@ from pifold_agent.loop.approval import (
     ApprovalRequest,
 )
 from pifold_agent.loop.batch import ABORTED_RESULT
-from pifold_agent.loop.tool_protocol import ToolContext
+from pifold_agent.tools.protocol import ToolContext
 from pifold_core.canonical import JsonValue
 from pifold_core.entries import Entry
 from tests.agent.loop.helpers import (

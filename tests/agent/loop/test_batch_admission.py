@@ -11,8 +11,8 @@ import pytest
 
 from pifold_agent.loop import ToolOutcome
 from pifold_agent.loop.admissible import DETAILS_MAX_DEPTH, admissible
-from pifold_agent.loop.tool_protocol import ToolContext
 from pifold_agent.tools import FindTool, GrepTool, LsTool
+from pifold_agent.tools.protocol import ToolContext
 from pifold_core.canonical import JsonValue
 from tests.agent.loop.helpers import (
     FunctionTool,

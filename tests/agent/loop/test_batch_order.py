@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from pifold_agent.loop import ToolOutcome
-from pifold_agent.loop.tool_protocol import Footprint, ToolContext
 from pifold_agent.tools import builtin_tools
 from pifold_agent.tools.file_writing import is_temporary_name
+from pifold_agent.tools.protocol import Footprint, ToolContext
 from pifold_core.canonical import JsonValue
 from pifold_core.entries import Entry
 from tests.agent.loop.helpers import (

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pifold_agent.loop.call_order import CallOrder, ResolvedFootprint, conflict
-from pifold_agent.loop.tool_protocol import Footprint
+from pifold_agent.tools.protocol import Footprint
 
 NAMES = ("a.txt", "link-a", "hard-a", "dir/c.txt", "dir", "other.txt")
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from pifold_agent.loop import ToolOutcome
 from pifold_agent.loop.batch import ABORTED_RESULT
-from pifold_agent.loop.tool_protocol import ToolContext
+from pifold_agent.tools.protocol import ToolContext
 from pifold_core.canonical import JsonValue
 from tests.agent.loop.helpers import (
     FunctionTool,

@@ -9,7 +9,7 @@ import pytest
 
 from pifold_agent.loop import ToolOutcome
 from pifold_agent.loop.events import ToolExecutionEnd
-from pifold_agent.loop.tool_protocol import ToolContext
+from pifold_agent.tools.protocol import ToolContext
 from pifold_core.canonical import JsonValue
 from tests.agent.loop.helpers import (
     FunctionTool,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from pifold_agent.loop import ToolOutcome
 from pifold_agent.loop.events import CommitDone, OverflowRecovered, RetryWait, RunEnd
-from pifold_agent.loop.tool_protocol import ToolContext
 from pifold_agent.scripted.provider import ScriptedProvider, load_script
+from pifold_agent.tools.protocol import ToolContext
 from pifold_core.canonical import JsonValue
 from tests.agent.loop.helpers import (
     FunctionTool,

@@ -10,7 +10,7 @@ import pytest
 from pifold_agent.loop import ToolOutcome
 from pifold_agent.loop.batch import ABORTED_RESULT
 from pifold_agent.loop.events import RunEnd
-from pifold_agent.loop.tool_protocol import ToolContext
+from pifold_agent.tools.protocol import ToolContext
 from pifold_core.canonical import JsonValue
 from tests.agent.loop.helpers import (
     FunctionTool,

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from pifold_agent.loop import MemoryRecorder, Queues
-from pifold_agent.loop.tool_protocol import ToolContext
 from pifold_agent.providers.base import ProviderRequest, StreamDone, TextDelta, ToolSpec
 from pifold_agent.scripted.provider import (
     CONTINUE_PROMPT,
@@ -19,6 +18,7 @@ from pifold_agent.scripted.provider import (
     load_script,
     script_from_entries,
 )
+from pifold_agent.tools.protocol import ToolContext
 from pifold_core.canonical import canonical_bytes, sha256_hex
 from pifold_core.entries import Entry, TextBlock, ToolCallBlock, text_entry
 from tests.agent.loop.helpers import assert_session_consistent, make_agent, open_engine

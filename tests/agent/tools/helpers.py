@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pifold_agent.loop.tool_protocol import Tool, ToolContext, ToolOutcome
+from pifold_agent.tools.protocol import Tool, ToolContext, ToolOutcome
 from pifold_core.canonical import JsonValue
 
 

@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 
 from pifold_agent.loop.fold_tool import FoldTool
-from pifold_agent.loop.tool_protocol import (
+from pifold_agent.tools import builtin_tools
+from pifold_agent.tools.built_in import ToolSetup
+from pifold_agent.tools.protocol import (
     PLAIN_TRAITS,
     ToolContext,
     ToolOutcome,
     ToolTraits,
     Touches,
 )
-from pifold_agent.tools import builtin_tools
-from pifold_agent.tools.built_in import ToolSetup
 from pifold_agent.tools.registry import (
     BUILT_IN_TOOLS,
     DEFAULT_TOOLS,
@@ -104,7 +104,7 @@ def tool_package(tmp_path: Path) -> Iterator[Path]:
 
 def declare(package: Path, module: str, name: str, position: int | None) -> None:
     (package / f"{module}.py").write_text(
-        "from pifold_agent.loop.tool_protocol import ToolTraits\n"
+        "from pifold_agent.tools.protocol import ToolTraits\n"
         "from pifold_agent.tools.built_in import BuiltIn\n"
         f"class Declared:\n    name = {name!r}\n"
         f"    traits = ToolTraits(position={position!r})\n"

@@ -21,10 +21,10 @@ from textual.app import App, ComposeResult
 from pifold_agent.loop import Agent, AgentConfig, AgentEvent, MemoryRecorder
 from pifold_agent.loop.events import CommitDone, MessageEnd, MessageUpdate
 from pifold_agent.loop.system_prompt import ordered_tools, system_prompt
-from pifold_agent.loop.tool_protocol import Tool
 from pifold_agent.scripted.provider import ScriptedProvider, load_script
 from pifold_agent.tools.bash import BashTool
 from pifold_agent.tools.edit import EditTool
+from pifold_agent.tools.protocol import Tool
 from pifold_agent.tools.read import ReadTool
 from pifold_agent.tools.write import WriteTool
 from pifold_core.engine import Engine
