@@ -13,30 +13,30 @@ if TYPE_CHECKING:
     from pifold_agent.tools.protocol import Tool, ToolContext, ToolCrash, ToolOutcome
 
 _HOMES = {
-    "Agent": "agent",
-    "AgentConfig": "agent",
-    "RunResult": "agent",
-    "AgentEvent": "events",
-    "event_json": "events",
-    "MessageQueue": "queues",
-    "Queues": "queues",
-    "MemoryRecorder": "recorder",
-    "SessionRecorder": "recorder",
-    "Tool": "tool_protocol",
-    "ToolContext": "tool_protocol",
-    "ToolCrash": "tool_protocol",
-    "ToolOutcome": "tool_protocol",
+    "Agent": "pifold_agent.loop.agent",
+    "AgentConfig": "pifold_agent.loop.agent",
+    "RunResult": "pifold_agent.loop.agent",
+    "AgentEvent": "pifold_agent.loop.events",
+    "event_json": "pifold_agent.loop.events",
+    "MessageQueue": "pifold_agent.loop.queues",
+    "Queues": "pifold_agent.loop.queues",
+    "MemoryRecorder": "pifold_agent.loop.recorder",
+    "SessionRecorder": "pifold_agent.loop.recorder",
+    "Tool": "pifold_agent.tools.protocol",
+    "ToolContext": "pifold_agent.tools.protocol",
+    "ToolCrash": "pifold_agent.tools.protocol",
+    "ToolOutcome": "pifold_agent.tools.protocol",
 }
-"""The module each name lives in. They load on first use, so importing one light module of
-the loop (``tool_protocol``, ``approval``) does not import the agent and the engine: the
-terminal app's first frame is drawn before those load."""
+"""The module each name lives in (the tool contract is the tools' own). They load on first
+use, so importing one light module of the loop (``approval``, ``events``) does not import the
+agent and the engine: the terminal app's first frame is drawn before those load."""
 
 
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    return getattr(importlib.import_module(home), name)
 
 
 __all__ = [

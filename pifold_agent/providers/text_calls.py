@@ -48,6 +48,9 @@ FUNCTION_ELEMENT = re.compile(
 """One ``<function name="read" arguments="{...}"/>`` element (or the arguments as its
 body): what Qwen2.5-Coder-1.5B wrote inside ``<tools>`` when its server left calls unparsed."""
 
+BARE_OBJECT_START = re.compile(r"^[ \t]*(?P<object>\{)", re.MULTILINE)
+"""Where a bare JSON object may start: the first brace of a line."""
+
 LONGEST_TEXT = 256 * 1024
 """A reply longer than this is not read as a call (no tool call is that long)."""
 
@@ -78,13 +81,36 @@ def written_call(text: str) -> WrittenCall | None:
             if call is not None:
                 found.append((call, *match.span()))
     if not taken:
-        call = _call_in(text.strip())  # a bare object, the whole reply
-        found = [(call, 0, len(text))] if call is not None else []
+        found = _bare_objects(text)
     if len(found) != 1:
         return None
     call, start, end = found[0]
     remainder = (text[:start].rstrip() + "\n\n" + text[end:].lstrip()).strip()
     return WrittenCall(call.name, call.arguments, remainder)
+
+
+def _bare_objects(text: str) -> list[tuple[WrittenCall, int, int]]:
+    """Calls written as bare JSON objects, each starting a line (``…the path:\n\n{"name":
+    "read", …}``), with where they stand in ``text``."""
+    found: list[tuple[WrittenCall, int, int]] = []
+    decoder = json.JSONDecoder()
+    for line in BARE_OBJECT_START.finditer(text):
+        start = line.start("object")
+        if found and start < found[-1][2]:
+            continue  # inside the object already read
+        try:
+            _, end = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            if not text.startswith("{{", start):
+                continue
+            try:  # a template's escaped brace the model copied: see _call_in
+                _, end = decoder.raw_decode(text, start + 1)
+            except (ValueError, RecursionError):
+                continue
+        call = _call_in(text[start:end])
+        if call is not None:
+            found.append((call, start, end))
+    return found
 
 
 def _call_in(body: str) -> WrittenCall | None:

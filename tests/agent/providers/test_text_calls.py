@@ -85,6 +85,12 @@ def test_words_around_the_one_call_stay_as_its_text() -> None:
         "After running this command, the content is returned.",
     )
     assert written_call(f"```xml\n<tools>{CALL_JSON}</tools>\n```") == READ
+    # A bare object on its own line, words before it (the model's third attempt).
+    bare = f"I will call the `read` function with the path to the file:\n\n{CALL_JSON}\n"
+    assert written_call(bare) == WrittenCall(
+        "read", {"path": "main.py"}, "I will call the `read` function with the path to the file:"
+    )
+    assert written_call(f"Say {CALL_JSON} to read it.") is None  # not on a line of its own
 
 
 @given(st.text(max_size=200))
