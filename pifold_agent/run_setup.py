@@ -26,6 +26,7 @@ from pifold_agent.loop import Agent, AgentConfig, Tool
 from pifold_agent.loop.approval import Approver
 from pifold_agent.loop.message_size import MessageTooLarge, check_message_size, head_tokens
 from pifold_agent.loop.native_window import NativeWindow
+from pifold_agent.memory import store_for
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.models import ModelDescriptor, cache_lifetime, models_file
 from pifold_agent.providers.scripted import ScriptedProvider
@@ -97,7 +98,8 @@ def open_run(
             )
             window = engine
         config = agent_config(cwd, session.id, descriptor, approver)
-        agent = Agent(window, provider, agent_tools(provider, options.api_key_env), session, config)
+        tools = agent_tools(provider, options.api_key_env, cwd)
+        agent = Agent(window, provider, tools, session, config)
         check_sizes(agent, messages, wanted.budget if wanted is not None else None)
         if engine is not None and wanted is not None:
             engine.apply_options(wanted)
@@ -321,12 +323,17 @@ def agent_config(
     )
 
 
-def agent_tools(provider: Provider, api_key_env: str | None = None) -> list[Tool]:
+def agent_tools(
+    provider: Provider, api_key_env: str | None = None, cwd: Path | None = None
+) -> list[Tool]:
     """The built-in tools, or a recorded script's answers to its own calls. The variable
-    ``--api-key-env`` names is kept out of bash's environment, as the providers' own are."""
+    ``--api-key-env`` names is kept out of bash's environment, as the providers' own are.
+    With ``cwd``, the ``memory`` tool over the notes of its project and of the user
+    (:mod:`pifold_agent.memory`)."""
     if isinstance(provider, ScriptedProvider) and provider.script.tools == "recorded":
         return list(provider.recorded_tools())
-    return builtin_tools(key_variables=(api_key_env,) if api_key_env else ())
+    memory = store_for(cwd) if cwd is not None else None
+    return builtin_tools(key_variables=(api_key_env,) if api_key_env else (), memory=memory)
 
 
 def flatten(text: str) -> str:

@@ -39,7 +39,15 @@ def ordered_tools(tools: Sequence[Tool]) -> list[Tool]:
 
 def tool_specs(tools: Sequence[Tool]) -> tuple[ToolSpec, ...]:
     """What the provider is told about each tool, in the order given."""
-    return tuple(ToolSpec(tool.name, tool.description, dict(tool.parameters)) for tool in tools)
+    return tuple(
+        ToolSpec(
+            tool.name,
+            tool.description,
+            dict(tool.parameters),
+            getattr(tool, "anthropic_type", None),  # a native type Anthropic knows it by
+        )
+        for tool in tools
+    )
 
 
 def prompt_head_digest(system: str, specs: Sequence[ToolSpec]) -> str:
@@ -48,6 +56,7 @@ def prompt_head_digest(system: str, specs: Sequence[ToolSpec]) -> str:
     day's date, another tool set) leaves nothing after it cached, so a commit there is free."""
     tools: list[JsonValue] = [
         {"name": spec.name, "description": spec.description, "parameters": spec.parameters}
+        | ({"native": spec.anthropic_type} if spec.anthropic_type is not None else {})
         for spec in specs
     ]
     return sha256_hex(canonical_bytes({"system": system, "tools": tools}))

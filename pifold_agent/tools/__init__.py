@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 
 from pifold_agent.loop.tool_protocol import Tool
+from pifold_agent.memory.store import MemoryStore
+from pifold_agent.memory.tool import MemoryTool
 from pifold_agent.tools.bash import BashTool
 from pifold_agent.tools.edit import EditTool
 from pifold_agent.tools.find import FindTool
@@ -41,9 +43,12 @@ class UnknownToolError(ValueError):
 
 
 def builtin_tools(
-    names: Sequence[str] = TOOL_ORDER, key_variables: Collection[str] = ()
+    names: Sequence[str] = TOOL_ORDER,
+    key_variables: Collection[str] = (),
+    memory: MemoryStore | None = None,
 ) -> list[Tool]:
-    """The named built-in tools, in :data:`TOOL_ORDER` whatever order ``names`` has.
+    """The named built-in tools, in :data:`TOOL_ORDER` whatever order ``names`` has, and the
+    ``memory`` tool over ``memory`` when a store is given (:mod:`pifold_agent.memory.tool`).
 
     ``key_variables`` are the environment variables holding a provider key besides the
     providers' own (the one ``--api-key-env`` names): bash drops them from every command's
@@ -66,7 +71,8 @@ def builtin_tools(
         "find": FindTool,
         "ls": LsTool,
     }
-    return [makers[name]() for name in TOOL_ORDER if name in names]
+    tools: list[Tool] = [makers[name]() for name in TOOL_ORDER if name in names]
+    return tools + ([MemoryTool(memory)] if memory is not None else [])
 
 
 __all__ = [
@@ -78,6 +84,7 @@ __all__ = [
     "FindTool",
     "GrepTool",
     "LsTool",
+    "MemoryTool",
     "ReadTool",
     "UnknownToolError",
     "WriteTool",
