@@ -26,7 +26,8 @@ from pifold_agent.loop import Agent, AgentConfig, Tool
 from pifold_agent.loop.approval import Approver
 from pifold_agent.loop.message_size import MessageTooLarge, check_message_size, head_tokens
 from pifold_agent.loop.native_window import NativeWindow
-from pifold_agent.memory import store_for
+from pifold_agent.memory import repository_root, store_for
+from pifold_agent.memory.resurfacing import Resurfacer, resurfacing_enabled
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.models import ModelDescriptor, cache_lifetime, models_file
 from pifold_agent.providers.scripted import ScriptedProvider
@@ -98,6 +99,10 @@ def open_run(
             )
             window = engine
         config = agent_config(cwd, session.id, descriptor, approver)
+        follower = Resurfacer(
+            store_for(cwd), repository_root(cwd), resurfacing_enabled(settings_file)
+        )
+        config = replace(config, follower=follower)
         tools = agent_tools(provider, options.api_key_env, cwd)
         agent = Agent(window, provider, tools, session, config)
         check_sizes(agent, messages, wanted.budget if wanted is not None else None)
