@@ -28,6 +28,7 @@ from pifold_agent.loop.message_size import MessageTooLarge, check_message_size, 
 from pifold_agent.loop.native_window import NativeWindow
 from pifold_agent.memory import repository_root, store_for
 from pifold_agent.memory.resurfacing import Resurfacer, resurfacing_enabled
+from pifold_agent.memory.session_prompt import log_section, session_section
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.models import ModelDescriptor, cache_lifetime, models_file
 from pifold_agent.providers.scripted import ScriptedProvider
@@ -99,15 +100,17 @@ def open_run(
             )
             window = engine
         config = agent_config(cwd, session.id, descriptor, approver)
-        follower = Resurfacer(
-            store_for(cwd), repository_root(cwd), resurfacing_enabled(settings_file)
-        )
-        config = replace(config, follower=follower)
+        store = store_for(cwd)
+        section, unlogged = session_section(engine, cwd, store)
+        follower = Resurfacer(store, repository_root(cwd), resurfacing_enabled(settings_file))
+        config = replace(config, follower=follower, prompt_context=section)
         tools = agent_tools(provider, options.api_key_env, cwd)
         agent = Agent(window, provider, tools, session, config)
         check_sizes(agent, messages, wanted.budget if wanted is not None else None)
         if engine is not None and wanted is not None:
             engine.apply_options(wanted)
+            if unlogged:
+                log_section(engine, section)  # the prompt's bytes, fixed for the session
             notices += configuration_notices() + state_notices(engine)
             disagreement = compare_with_log(session, engine)
             if disagreement is not None:

@@ -85,6 +85,9 @@ class AgentConfig:
     approver: Approver | None = None
     """Asked before every write, edit and bash call (``None``: nothing is asked, as with
     ``--yes``); see :mod:`pifold_agent.loop.approval`."""
+    prompt_context: str = ""
+    """Appended to the default system prompt: the project's context files and memory index
+    as the session started with them (:mod:`pifold_agent.memory.session_prompt`)."""
     follower: BatchFollower | None = None
     """Asked after every tool batch for notes to append after its results (the memory's
     resurfacing); see :mod:`pifold_agent.loop.followers`."""
@@ -130,7 +133,7 @@ class Agent:
         """Every tool, the fold tool included, in the fixed order the provider sees."""
         self.specs = tool_specs(self.tools)
         self.system = config.system_prompt or system_prompt(
-            self.tools, config.cwd, datetime.date.today()
+            self.tools, config.cwd, datetime.date.today(), config.prompt_context
         )
         """The system prompt every request of this agent carries."""
         self.head = prompt_head_digest(self.system, self.specs)

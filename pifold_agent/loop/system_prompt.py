@@ -62,8 +62,10 @@ def prompt_head_digest(system: str, specs: Sequence[ToolSpec]) -> str:
     return sha256_hex(canonical_bytes({"system": system, "tools": tools}))
 
 
-def system_prompt(tools: Sequence[Tool], cwd: Path, today: datetime.date) -> str:
-    """The agent's system prompt: identity, tools, guidelines, then the date and directory."""
+def system_prompt(tools: Sequence[Tool], cwd: Path, today: datetime.date, context: str = "") -> str:
+    """The agent's system prompt: identity, tools, guidelines, the date and directory, then
+    ``context`` (the project's context files and memory index, fixed for the session:
+    :mod:`pifold_agent.memory.session_prompt`) when there is any."""
     lines = [
         "You are an expert coding assistant working in the user's repository through tools.",
         "",
@@ -91,6 +93,8 @@ def system_prompt(tools: Sequence[Tool], cwd: Path, today: datetime.date) -> str
         f"Current date: {today.isoformat()}",
         f"Current working directory: {cwd}",
     ]
+    if context:
+        lines += ["", context]
     return "\n".join(lines)
 
 
