@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pifold_agent.loop import Agent, AgentConfig, AgentEvent, Tool
-from pifold_agent.loop.events import MemoryEvent
+from pifold_agent.loop.events import MemoryEvent, event_json
 from pifold_agent.loop.messages import in_context
 from pifold_agent.loop.system_prompt import ordered_tools, system_prompt
 from pifold_agent.memory.resurfacing import Resurfacer, shows
@@ -167,6 +167,10 @@ async def test_a_note_comes_back_in_a_new_session_and_again_once_folded(tmp_path
     notes = [entry for entry in second.engine.transcript.entries if entry.extra.get("memory")]
     assert len(notes) == 2 and all("magic number is 4242" in note.text for note in notes)
     assert len(second.memory_events("resurfaced")) == 2
+    # The headless JSON stream carries them as they are (``pifold -p --json``).
+    streamed = json.loads(json.dumps(event_json(second.memory_events("resurfaced")[0])))
+    assert streamed["type"] == "memory" and streamed["action"] == "resurfaced"
+    assert streamed["path"] == "/memories/parser.md" and streamed["about"] == ["src/parser.py"]
     assert not shows(second.agent.window, notes[0].id)  # the first copy was folded
     assert shows(second.agent.window, notes[1].id)
     carrying = [
