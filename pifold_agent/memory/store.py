@@ -254,9 +254,10 @@ def encoded(text: object, virtual: str) -> bytes:
 
 
 def note_files(root: Path) -> list[Path]:
-    """The regular, visible files under ``root``, never through a symbolic link."""
+    """The regular, visible files under ``root``, never through a symbolic link below it
+    (``root`` itself may be one: a note folder kept in a synced folder)."""
     found: list[Path] = []
-    if not root.is_dir() or root.is_symlink():
+    if not root.is_dir():
         return found
     for folder, folders, files in os.walk(root, followlinks=False):
         folders[:] = [name for name in folders if not name.startswith(".")]

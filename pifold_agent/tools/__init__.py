@@ -7,7 +7,9 @@ sharing :mod:`~pifold_agent.tools.truncation` (2,000 lines / 50 KB) and
 never read as a path). grep and find use ripgrep and fd when they are on ``PATH`` and a
 pure-Python search honouring ``.gitignore`` otherwise (:mod:`~pifold_agent.tools.gitignore`).
 
-The engine's ``pi_fold_context`` is offered beside them by
+Given a memory store, :func:`builtin_tools` adds the ``memory`` tool
+(:mod:`pifold_agent.memory.tool`) after them. The engine's ``pi_fold_context`` is offered
+beside them by
 :class:`pifold_agent.loop.fold_tool.FoldTool`, through the same path as every other tool.
 :func:`builtin_tools` builds a set in a fixed order, so the tool list, and the prompt prefix
 it is part of, stays byte-stable for a session.

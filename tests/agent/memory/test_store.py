@@ -95,6 +95,17 @@ def test_a_symlink_out_of_the_folder_is_refused(tmp_path: Path) -> None:
     assert [note.path for note in store.notes()] == ["/memories/a.md"]
 
 
+def test_a_note_folder_that_is_itself_a_link_is_read(tmp_path: Path) -> None:
+    synced = tmp_path / "synced"
+    synced.mkdir()
+    (tmp_path / "memory").mkdir()
+    os.symlink(synced, tmp_path / "memory" / "user")
+    store = make_store(tmp_path)
+    store.write("/memories/user/style.md", "# Style\n")
+    assert (synced / "style.md").exists()
+    assert [note.path for note in store.notes()] == ["/memories/user/style.md"]
+
+
 BAD_PARTS = st.sampled_from(["..", ".", "", ".hidden", "a\\b", "%2e%2e", "a\x00b", "a\nb"])
 GOOD_PARTS = st.text(
     alphabet=st.characters(whitelist_categories=("Ll", "Lu", "Nd"), whitelist_characters="-_"),
