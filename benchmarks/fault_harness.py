@@ -56,6 +56,7 @@ KNOWN_CATEGORIES = (
     "agent_headless",
     "agent_writers",
     "app_exit",
+    "memory_writes",
 )
 """The categories issues 9 and 18 ask for, in table order (the engine's, then the agent
 layer's); any other module found runs after them."""

@@ -25,6 +25,10 @@ from pifold_agent.compaction import CompactionSettings
 from pifold_agent.loop import Agent, AgentConfig, Tool
 from pifold_agent.loop.approval import Approver
 from pifold_agent.loop.message_size import MessageTooLarge, check_message_size, head_tokens
+from pifold_agent.memory import repository_root, store_for
+from pifold_agent.memory.resurfacing import Resurfacer, resurfacing_enabled
+from pifold_agent.memory.session_prompt import log_section, session_section
+from pifold_agent.memory.tool import MemoryTool
 from pifold_agent.native_window import NativeWindow
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.local_window import budget_origin
@@ -100,7 +104,12 @@ def open_run(
             )
             window = engine
         config = agent_config(cwd, session.id, descriptor, approver)
-        agent = Agent(window, provider, agent_tools(provider, options.api_key_env), session, config)
+        store = store_for(cwd)
+        section, unlogged = session_section(engine, cwd, store)
+        follower = Resurfacer(store, repository_root(cwd), resurfacing_enabled(settings_file))
+        config = replace(config, follower=follower, prompt_context=section)
+        tools = agent_tools(provider, options.api_key_env, cwd)
+        agent = Agent(window, provider, tools, session, config)
         check_sizes(agent, messages, wanted.budget if wanted is not None else None)
         origin = None
         if options.base_url is not None:
@@ -109,6 +118,8 @@ def open_run(
             notices.append(origin)
         if engine is not None and wanted is not None:
             engine.apply_options(wanted)
+            if unlogged:
+                log_section(engine, section)  # the prompt's bytes, fixed for the session
             notices += configuration_notices() + state_notices(engine)
             disagreement = compare_with_log(session, engine)
             if disagreement is not None:
@@ -329,12 +340,17 @@ def agent_config(
     )
 
 
-def agent_tools(provider: Provider, api_key_env: str | None = None) -> list[Tool]:
+def agent_tools(
+    provider: Provider, api_key_env: str | None = None, cwd: Path | None = None
+) -> list[Tool]:
     """The built-in tools, or a recorded script's answers to its own calls. The variable
-    ``--api-key-env`` names is kept out of bash's environment, as the providers' own are."""
+    ``--api-key-env`` names is kept out of bash's environment, as the providers' own are.
+    With ``cwd``, the ``memory`` tool over the notes of its project and of the user
+    (:mod:`pifold_agent.memory`)."""
     if isinstance(provider, ScriptedProvider) and provider.script.tools == "recorded":
         return list(provider.recorded_tools())
-    return builtin_tools(key_variables=(api_key_env,) if api_key_env else ())
+    tools = builtin_tools(key_variables=(api_key_env,) if api_key_env else ())
+    return tools if cwd is None else [*tools, MemoryTool(store_for(cwd))]
 
 
 def flatten(text: str) -> str:

@@ -30,6 +30,11 @@ SETTINGS_DIRECTORY_NAME = "pi-fold"
 
 SETTINGS_FILE_NAME = "settings.json"
 
+HOST_SETTINGS: dict[str, bool] = {"memoryResurfacing": True}
+"""Settings the agent reads beside the engine's options, with their defaults: not engine
+options (the engine never sees them), kept through every save. ``memoryResurfacing``: notes
+come back when a tool touches their paths (:mod:`pifold_agent.memory.resurfacing`)."""
+
 Listener = Callable[[EngineOptions], None]
 """Called with the new options after they change."""
 
@@ -77,8 +82,9 @@ class ReloadResult:
 
 def parse_settings(
     data: bytes, path: Path, base: EngineOptions
-) -> tuple[EngineOptions, frozenset[str]]:
-    """The options a file's bytes set on top of ``base``, and the option names it holds."""
+) -> tuple[EngineOptions, frozenset[str], dict[str, bool]]:
+    """The options a file's bytes set on top of ``base``, the names it holds, and the host
+    settings it sets (:data:`HOST_SETTINGS`)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -97,10 +103,15 @@ def parse_settings(
         raise SettingsError(
             path, f"the top level must be an object of options, not {type(value).__name__}"
         )
+    host = {name: value.pop(name) for name in list(value) if name in HOST_SETTINGS}
+    for name, setting in host.items():
+        if not isinstance(setting, bool):
+            raise SettingsError(path, f"{name} must be true or false, got {setting!r}")
     try:
-        return EngineOptions.from_settings(value, base), frozenset(value)
+        options = EngineOptions.from_settings(value, base)
     except OptionsError as error:
         raise SettingsError(path, str(error)) from None
+    return options, frozenset(value) | frozenset(host), host
 
 
 def _refuse_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
@@ -132,6 +143,8 @@ class SettingsFile:
         """The options in force: the last good load or save, else ``base``."""
         self.names: frozenset[str] = frozenset()
         """The option names the last good file set."""
+        self.host: dict[str, bool] = {}
+        """The host settings (:data:`HOST_SETTINGS`) the last good file set."""
         self.error: SettingsError | None = None
         """Why the file was last refused, until a good load or save."""
         self.warning: str | None = None
@@ -165,16 +178,18 @@ class SettingsFile:
                 raise SettingsError(self.path, "no such file")
             self._signature = None
             self.warning = None
+            self.host = {}
             self._accept(self.base, frozenset())
             return self.options
         data, status = found.data, found.status
         self.warning = found.warning
         signature = (status.st_mtime_ns, status.st_size, status.st_ino)
         try:
-            options, names = parse_settings(data, self.path, self.base)
+            options, names, host = parse_settings(data, self.path, self.base)
         except SettingsError as error:
             self._refused(signature, error)
         self._signature = signature
+        self.host = host
         self._accept(options, names)
         return options
 
@@ -188,6 +203,7 @@ class SettingsFile:
         settings = options.to_settings()
         if "providerInputBudget" not in self.names and options.budget == self.base.budget:
             del settings["providerInputBudget"]
+        settings.update(self.host)  # the agent's own settings survive a save of the options
         data = (json.dumps(settings, indent=2) + "\n").encode("utf-8")
         try:
             status = _write_atomically(self.path, data)
@@ -198,6 +214,10 @@ class SettingsFile:
         self._signature = (status.st_mtime_ns, status.st_size, status.st_ino)
         self._accept(options, frozenset(settings))
         self._notify(options)
+
+    def host_setting(self, name: str) -> bool:
+        """A host setting's value: the file's, else its default (:data:`HOST_SETTINGS`)."""
+        return self.host.get(name, HOST_SETTINGS[name])
 
     def subscribe(self, callback: Listener) -> Callable[[], None]:
         """Call ``callback`` whenever the options change; returns a function that stops it."""

@@ -20,4 +20,6 @@ def isolated_settings(
     """Every test sees an empty config folder: a developer's own settings never leak in."""
     config = tmp_path_factory.mktemp("config")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    # Memory notes and sessions live under the pifold home: never the developer's own.
+    monkeypatch.setenv("PIFOLD_HOME", str(tmp_path_factory.mktemp("pifold-home")))
     return config

@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 from pifold_agent.loop.approval import GUARDED_TOOLS
+from pifold_agent.memory.store import MemoryStore
+from pifold_agent.memory.tool import MemoryTool
 from pifold_agent.provider_choice import provider_and_model
 from pifold_agent.run_setup import open_run
 from pifold_agent.tools import builtin_tools
@@ -24,7 +26,8 @@ def tools_in(cell: str) -> set[str]:
 def test_the_table_names_what_asks_and_what_never_does() -> None:
     row = next(line for line in DOC.read_text().splitlines() if line.startswith("| the app ("))
     _, _, asks, never, _ = row.split("|")
-    every_tool = {tool.name for tool in builtin_tools()} | {TOOL_NAME}
+    store = MemoryStore(Path("unused-project"), Path("unused-user"))  # never touched
+    every_tool = {tool.name for tool in [*builtin_tools(), MemoryTool(store)]} | {TOOL_NAME}
     assert tools_in(asks) == set(GUARDED_TOOLS)
     assert tools_in(never) == every_tool - GUARDED_TOOLS
 

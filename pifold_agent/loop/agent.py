@@ -39,6 +39,7 @@ from pifold_agent.loop.events import (
     TurnEnd,
     TurnStart,
 )
+from pifold_agent.loop.followers import BatchFollower, FinishedBatch
 from pifold_agent.loop.message_size import check_message_size, head_tokens
 from pifold_agent.loop.messages import EXCLUDED_STOP_REASONS, EntryFactory, now_ms
 from pifold_agent.loop.queues import Queues
@@ -87,6 +88,12 @@ class AgentConfig:
     approver: Approver | None = None
     """Asked before every write, edit and bash call (``None``: nothing is asked, as with
     ``--yes``); see :mod:`pifold_agent.loop.approval`."""
+    prompt_context: str = ""
+    """Appended to the default system prompt: the project's context files and memory index
+    as the session started with them (:mod:`pifold_agent.memory.session_prompt`)."""
+    follower: BatchFollower | None = None
+    """Asked after every tool batch for notes to append after its results (the memory's
+    resurfacing); see :mod:`pifold_agent.loop.followers`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +136,7 @@ class Agent:
         """Every tool, the fold tool included, in the fixed order the provider sees."""
         self.specs = tool_specs(self.tools)
         self.system = config.system_prompt or system_prompt(
-            self.tools, config.cwd, datetime.date.today()
+            self.tools, config.cwd, datetime.date.today(), config.prompt_context
         )
         """The system prompt every request of this agent carries."""
         self.head = prompt_head_digest(self.system, self.specs)
@@ -148,6 +155,7 @@ class Agent:
         self._by_name = {tool.name: tool for tool in self.tools}
         self._listeners: list[Callable[[AgentEvent], None]] = []
         self._head_tokens: int | None = None
+        self._batch_results: list[Entry] = []
 
     # -- observing and queueing ------------------------------------------------------------
 
@@ -278,6 +286,7 @@ class Agent:
             final_text = entry.text if entry.content else final_text
             calls = entry.tool_calls
             if calls:
+                self._batch_results = []
                 await run_batch(
                     calls,
                     self._by_name,
@@ -287,6 +296,7 @@ class Agent:
                     self.approval,
                     self.window.result_limit_bytes(),
                 )
+                self._follow(calls)
             self.recorder.sync()
             self.emit(TurnEnd(turn, len(calls)))
             pending = self.queues.steering.take()
@@ -388,8 +398,27 @@ class Agent:
         self.recorder.record(entry)
         self.emit(MessageEnd(entry, "aborted"))
 
+    def _follow(self, calls: Sequence[ToolCallBlock]) -> None:
+        """Append what the follower has to say after the batch's results (a host note)."""
+        if self.config.follower is None:
+            return
+        batch = FinishedBatch(
+            calls,
+            tuple(self._batch_results),
+            self._by_name,
+            self.config.cwd,
+            self.window,
+            self.factory,
+            self.emit,
+        )
+        for entry in self.config.follower.after_batch(batch):
+            self.emit(MessageStart("user"))
+            self._record(entry)
+            self.emit(MessageEnd(entry))
+
     def _finalise(self, call: ToolCallBlock, outcome: ToolOutcome) -> None:
         entry = self.factory.tool_result(call, outcome)
+        self._batch_results.append(entry)
         self._record(entry)
         self.emit(ToolExecutionEnd(call.id, call.name, outcome.is_error))
         self.emit(MessageEnd(entry))

@@ -203,6 +203,22 @@ class ReplyWarningEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class MemoryEvent:
+    """A memory note was written by the ``memory`` tool, or came back into the window
+    (:mod:`pifold_agent.memory.resurfacing`)."""
+
+    type: ClassVar[str] = "memory"
+    action: str
+    """``written`` (created, edited, renamed or deleted) or ``resurfaced``."""
+    path: str
+    """The note's path under ``/memories``."""
+    version: str | None = None
+    """SHA-256 of the note's text, when known."""
+    about: tuple[str, ...] = ()
+    """For ``resurfaced``: the repository paths touched that the note is about."""
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorEvent:
     """A failure the run reports before it ends (fatal provider error, retries exhausted)."""
 
@@ -227,6 +243,7 @@ AgentEvent: TypeAlias = (
     | CompactionDone
     | OverflowRecovered
     | ReplyWarningEvent
+    | MemoryEvent
     | ErrorEvent
 )
 
@@ -245,6 +262,7 @@ __all__ = [
     "CommitDone",
     "CompactionDone",
     "ErrorEvent",
+    "MemoryEvent",
     "MessageEnd",
     "MessageStart",
     "MessageUpdate",

@@ -56,6 +56,10 @@ class EntryFactory:
         """A user message."""
         return Entry(self.new_id(), "user", self._clock(), (TextBlock(text),))
 
+    def note(self, text: str, extra: dict[str, JsonValue]) -> Entry:
+        """A host note: text the model reads as user content (a resurfaced memory note)."""
+        return Entry(self.new_id(), "note", self._clock(), (TextBlock(text),), extra=extra)
+
     def assistant(
         self, done: StreamDone, provider: str, model: str, used_call_ids: Container[str]
     ) -> Entry:

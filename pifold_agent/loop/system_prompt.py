@@ -40,7 +40,15 @@ def ordered_tools(tools: Sequence[Tool]) -> list[Tool]:
 
 def tool_specs(tools: Sequence[Tool]) -> tuple[ToolSpec, ...]:
     """What the provider is told about each tool, in the order given."""
-    return tuple(ToolSpec(tool.name, tool.description, dict(tool.parameters)) for tool in tools)
+    return tuple(
+        ToolSpec(
+            tool.name,
+            tool.description,
+            dict(tool.parameters),
+            getattr(tool, "anthropic_type", None),  # a native type Anthropic knows it by
+        )
+        for tool in tools
+    )
 
 
 def prompt_head_digest(system: str, specs: Sequence[ToolSpec]) -> str:
@@ -49,13 +57,16 @@ def prompt_head_digest(system: str, specs: Sequence[ToolSpec]) -> str:
     day's date, another tool set) leaves nothing after it cached, so a commit there is free."""
     tools: list[JsonValue] = [
         {"name": spec.name, "description": spec.description, "parameters": spec.parameters}
+        | ({"native": spec.anthropic_type} if spec.anthropic_type is not None else {})
         for spec in specs
     ]
     return sha256_hex(canonical_bytes({"system": system, "tools": tools}))
 
 
-def system_prompt(tools: Sequence[Tool], cwd: Path, today: datetime.date) -> str:
-    """The agent's system prompt: identity, tools, guidelines, then the date and directory."""
+def system_prompt(tools: Sequence[Tool], cwd: Path, today: datetime.date, context: str = "") -> str:
+    """The agent's system prompt: identity, tools, guidelines, the date and directory, then
+    ``context`` (the project's context files and memory index, fixed for the session:
+    :mod:`pifold_agent.memory.session_prompt`) when there is any."""
     lines = [
         "You are an expert coding assistant working in the user's repository through tools.",
         "",
@@ -83,6 +94,8 @@ def system_prompt(tools: Sequence[Tool], cwd: Path, today: datetime.date) -> str
         f"Current date: {today.isoformat()}",
         f"Current working directory: {cwd}",
     ]
+    if context:
+        lines += ["", context]
     return "\n".join(lines)
 
 

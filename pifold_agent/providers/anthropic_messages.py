@@ -113,7 +113,13 @@ def build_body(request: ProviderRequest, model: str, max_output_tokens: int) -> 
         body["system"] = [{"type": "text", "text": request.system, "cache_control": EPHEMERAL}]
     if request.tools:
         body["tools"] = [
-            {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+            {"type": tool.anthropic_type, "name": tool.name}
+            if tool.anthropic_type is not None
+            else {
+                "name": tool.name,
+                "description": tool.description,
+                "input_schema": tool.parameters,
+            }
             for tool in request.tools
         ]
     return body

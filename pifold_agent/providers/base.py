@@ -55,6 +55,9 @@ class ToolSpec:
     description: str
     parameters: dict[str, JsonValue]
     """A JSON schema object for the arguments."""
+    anthropic_type: str | None = None
+    """A native tool type Anthropic declares this tool as instead (``memory_20250818``);
+    other providers get the function tool above."""
 
 
 @dataclass(frozen=True, slots=True)

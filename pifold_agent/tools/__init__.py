@@ -7,8 +7,10 @@ sharing :mod:`~pifold_agent.tools.truncation` (2,000 lines / 50 KB) and
 never read as a path). grep and find use ripgrep and fd when they are on ``PATH`` and a
 pure-Python search honouring ``.gitignore`` otherwise (:mod:`~pifold_agent.tools.gitignore`).
 
-The engine's ``pi_fold_context`` is offered beside them by
-:class:`pifold_agent.loop.fold_tool.FoldTool`, through the same path as every other tool.
+The session set-up (:func:`pifold_agent.run_setup.agent_tools`) adds the ``memory`` tool
+(:mod:`pifold_agent.memory.tool`) after them. The engine's ``pi_fold_context`` is offered
+beside them by :class:`pifold_agent.loop.fold_tool.FoldTool`, through the same path as every
+other tool.
 :func:`builtin_tools` builds a set in a fixed order, so the tool list, and the prompt prefix
 it is part of, stays byte-stable for a session. Each tool declares itself in its own module
 (its traits and ``TOOL``, :mod:`~pifold_agent.tools.built_in`); the
@@ -36,7 +38,8 @@ class UnknownToolError(ValueError):
 
 
 def builtin_tools(
-    names: Sequence[str] = TOOL_ORDER, key_variables: Collection[str] = ()
+    names: Sequence[str] = TOOL_ORDER,
+    key_variables: Collection[str] = (),
 ) -> list[Tool]:
     """The named built-in tools, in :data:`TOOL_ORDER` whatever order ``names`` has.
 
@@ -65,6 +68,7 @@ __all__ = [
     "FindTool",
     "GrepTool",
     "LsTool",
+    "MemoryTool",
     "ReadTool",
     "UnknownToolError",
     "WriteTool",

@@ -147,7 +147,8 @@ def open_without_model(options: HeadlessOptions) -> AppSession:
         session.claim()  # resuming may answer orphaned calls: one writer, as in a run
         engine = open_engine(session.state_directory, options, None, refused is None)
         config = AgentConfig(cwd, session_id=session.id)
-        agent = Agent(engine, provider, agent_tools(provider, options.api_key_env), session, config)
+        tools = agent_tools(provider, options.api_key_env, cwd)
+        agent = Agent(engine, provider, tools, session, config)
         agent.resume()
     except BaseException as error:
         if engine is not None:

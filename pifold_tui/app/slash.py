@@ -303,6 +303,16 @@ def session_facts(app: SlashHost, arguments: str) -> None:
     app.push_screen(InfoScreen("/session", lines))
 
 
+def memory(app: SlashHost, arguments: str) -> None:
+    session = _session(app, "/memory")
+    if session is None:
+        return
+    from pifold_agent.memory import store_for
+    from pifold_tui.screens.memory import MemoryScreen
+
+    app.push_screen(MemoryScreen(store_for(session.cwd)))
+
+
 def help_command(app: SlashHost, arguments: str) -> None:
     from pifold_tui.app.info_screens import InfoScreen
 
@@ -344,6 +354,7 @@ COMMANDS: tuple[Command[SlashHost], ...] = (
         "resume", "Reopen a session of this directory (/resume ID, or pick one)", False, resume
     ),
     Command("session", "The session's file, id, entries and state folder", True, session_facts),
+    Command("memory", "The memory notes of this project and yours: list, open, edit", True, memory),
     Command("help", "Every command and key", True, help_command),
     Command("quit", "Leave (a running turn is aborted first)", True, quit_command),
 )

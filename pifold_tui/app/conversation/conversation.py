@@ -32,6 +32,7 @@ from pifold_agent.loop.events import (
     CommitDone,
     CompactionDone,
     ErrorEvent,
+    MemoryEvent,
     MessageEnd,
     MessageStart,
     MessageUpdate,
@@ -48,6 +49,7 @@ from pifold_tui.app.conversation.assistant import AssistantMessage, recorded_mes
 from pifold_tui.app.conversation.render import (
     commit_notice,
     compaction_notice,
+    memory_notice,
     overflow_notice,
     retry_notice,
     waiting_notice,
@@ -368,6 +370,8 @@ class Conversation(VerticalScroll):
             await self.append(Notice(overflow_notice(event), "retry"))
         elif isinstance(event, ReplyWarningEvent):
             await self.append(Notice(f"warning: {event.message}", "retry"))
+        elif isinstance(event, MemoryEvent):
+            await self.append(Notice(memory_notice(event), "commit"))
         elif isinstance(event, ErrorEvent):
             await self.append(Notice(f"error: {event.message}", "error"))
         elif isinstance(event, RunEnd) and event.outcome == "aborted":
@@ -408,8 +412,8 @@ class Conversation(VerticalScroll):
             call.show_result(entry)
             if isinstance(call.parent, AssistantMessage):
                 self.shown[entry.id] = call.parent
-        elif entry.id not in self.shown:
-            await self.append(UserMessage(entry))
+        elif entry.id not in self.shown and not (entry.kind == "note" and "memory" in entry.extra):
+            await self.append(UserMessage(entry))  # a resurfaced note is told by its notice
         await self.after_growth()
 
 

@@ -13,6 +13,7 @@ from rich.text import Text
 from pifold_agent.loop.events import (
     CommitDone,
     CompactionDone,
+    MemoryEvent,
     OverflowRecovered,
     RetryWait,
     ServerWaiting,
@@ -116,6 +117,13 @@ def fold_row_text(row: FoldRow) -> str:
     return f"▸ folded {kind} {row.handle} · {holds}{brief}"
 
 
+def memory_notice(event: MemoryEvent) -> str:
+    """One line for a memory event."""
+    if event.action == "resurfaced":
+        return f"memory: {event.path} came back (about {', '.join(event.about)})"
+    return f"memory: {event.path} written"
+
+
 def commit_notice(event: CommitDone) -> str:
     """A commit in one line: its number, the window before and after (the engine's
     estimate, so ``~``), then ``N Folds`` as the bar counts them after it (folds shown) and,
@@ -166,6 +174,7 @@ __all__ = [
     "compaction_notice",
     "diff_text",
     "fold_row_text",
+    "memory_notice",
     "one_line",
     "overflow_notice",
     "retry_notice",

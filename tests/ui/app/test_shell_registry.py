@@ -22,6 +22,8 @@ DURING_A_RUN = {
     "session": True,
     "help": True,
     "quit": True,
+    # The memory notes live outside the window: editing one changes no byte the model saw.
+    "memory": True,
     # What changes the window or the session waits for the run to end.
     "fold": False,
     "fold-settings": False,
