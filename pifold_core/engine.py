@@ -66,6 +66,7 @@ from pifold_core.runway import (
     check_host_head,
     check_request_clock,
 )
+from pifold_core.search import SearchQuery, SearchResults, SessionSearch
 from pifold_core.state_folder import LOG_NAME
 from pifold_core.status import CommitView, EngineStatus, FoldRow
 from pifold_core.store import FoldStore
@@ -173,6 +174,8 @@ class Engine(CommitPolicy, FoldVerbs):
         """Why the checkpoint found on open was not used (damaged or doubtful: rebuilt)."""
         self.checkpoint_body = CheckpointBody()
         """Builds checkpoint bodies, reusing the chunks that cannot change."""
+        self._search: SessionSearch | None = None
+        """The search index (issue 21), opened on first use: :meth:`search`."""
         attach_readers(self.transcript.entries, lambda: self.journal)
 
     # -- opening -------------------------------------------------------------------------------
@@ -647,6 +650,9 @@ class Engine(CommitPolicy, FoldVerbs):
             raise
         self.commits.append(outcome)
         settle_commit(self, record)  # the bookkeeping a reopen repeats from the same record
+        # The log record is durable: index what the commit hid (never fails the commit; an
+        # index left behind is rebuilt, and reported, at the next search).
+        self._session_search().after_commit(self, outcome)
         release_landed(self.transcript, outcome.built, self.journal.entry_spans)
         write_checkpoint_if_due(self)
         return outcome
@@ -694,6 +700,22 @@ class Engine(CommitPolicy, FoldVerbs):
 
     # -- reading -------------------------------------------------------------------------------
 
+    def search(self, query: SearchQuery) -> SearchResults:
+        """Full-text search over what folds and clips hid (issue 21, :mod:`pifold_core.search`):
+        one page of hits, each with its innermost fold and a snippet cut from verified bytes.
+        Moves no byte; a rebuilt index is named in :attr:`SearchResults.rebuilt`.
+
+        Raises:
+            SearchError: SQLite refused the query (nothing changed).
+            pifold_core.store.StoreError: an entry's bytes no longer verify.
+        """
+        return self._session_search().search(self, query)
+
+    def _session_search(self) -> SessionSearch:
+        if self._search is None:
+            self._search = SessionSearch(self.state_dir, self.read_only)
+        return self._search
+
     def composition(self) -> Composition:
         """What fills the window, for the fold bar."""
         reading = self.meter.reading(self.epoch)
@@ -724,6 +746,8 @@ class Engine(CommitPolicy, FoldVerbs):
             write_checkpoint_if_due(self, closing=True)
             self.journal.close()
         finally:
+            if self._search is not None:
+                self._search.close()
             if self.lock is not None:
                 self.lock.release()
 
