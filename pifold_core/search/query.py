@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pifold_core.admission import AdmissionError, admit_text
+
 DEFAULT_LIMIT = 10
 """Hits per page when no limit is given."""
 
@@ -132,7 +134,16 @@ def _text(text: object) -> str:
         raise SearchError("query is empty: give the words, phrase or pattern to find")
     if len(text) > MAX_QUERY_CHARS:
         raise SearchError(f"query is {len(text):,} characters, more than {MAX_QUERY_CHARS:,}")
-    return text
+    return _admitted(text, "query")
+
+
+def _admitted(text: str, name: str) -> str:
+    """``text`` as UTF-8 can hold it (a split surrogate pair joined); a lone surrogate is
+    refused here, never met by SQLite as an encoding error."""
+    try:
+        return admit_text(text, name)
+    except AdmissionError as error:
+        raise SearchError(str(error), name) from None
 
 
 def _terms(text: str) -> tuple[Term, ...]:
@@ -193,11 +204,12 @@ def _filter(value: object, name: str) -> str | None:
         raise SearchError(
             f"{name} filter is {len(value):,} characters, more than {MAX_FILTER_CHARS}", name
         )
-    return value
+    return _admitted(value, name)
 
 
 __all__ = [
     "DEFAULT_LIMIT",
+    "MAX_FILTER_CHARS",
     "MAX_LIMIT",
     "MAX_OFFSET",
     "MAX_PATTERN_CHARS",

@@ -25,6 +25,9 @@ class SearchHit:
     """A result's tool, or the first tool an assistant entry calls; ``None`` otherwise."""
     snippet: str
     """At most 300 characters around the match, cut from the entry's verified bytes."""
+    byte_offset: int | None = None
+    """Where the match lies in the entry's record bytes (what ``peek`` of the entry id
+    reads), when it was found there; ``None`` otherwise."""
 
     def to_json(self) -> dict[str, JsonValue]:
         """The hit as ``pifold search --json`` prints it."""
@@ -35,6 +38,7 @@ class SearchHit:
             "role": self.role,
             "tool": self.tool,
             "snippet": self.snippet,
+            "byteOffset": self.byte_offset,
         }
 
 

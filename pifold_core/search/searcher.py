@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from pifold_core.canonical import parse_json
+from pifold_core.canonical import canonical_bytes, parse_json
 from pifold_core.entries import Entry
 from pifold_core.folds import Forest
 from pifold_core.journal import Journal
@@ -94,7 +94,8 @@ def run_query(session: SearchedSession, index: SearchIndex, query: SearchQuery) 
     hits = []
     for row in found:
         facts = _Row(int(row[0]), str(row[1]), str(row[2]), str(row[3]))
-        hits.append(_hit(session, facts, cut_snippet(verified_text(session, facts), pattern)))
+        data, text = verified_entry(session, facts)
+        hits.append(_hit(session, facts, data, text, pattern))
     return SearchResults(total, tuple(hits), query.offset, any_term=any_term)
 
 
@@ -138,25 +139,27 @@ def _regex_scan(
         (*parameters, MAX_SCANNED),
     ).fetchall()
     deadline = time.monotonic() + SCAN_SECONDS
-    matched: list[tuple[_Row, str]] = []
+    matched: list[tuple[_Row, bytes, str]] = []
     scanned = 0
     for row in rows:
         if time.monotonic() > deadline:
             break
         facts = _Row(int(row[0]), str(row[1]), str(row[2]), str(row[3]))
-        text = verified_text(session, facts)[:MAX_SCANNED_CHARS]
+        data, text = verified_entry(session, facts)
+        text = text[:MAX_SCANNED_CHARS]
         scanned += 1
         if pattern.search(text):
-            matched.append((facts, text))
+            matched.append((facts, data, text))
     page = matched[query.offset : query.offset + query.limit]
-    hits = tuple(_hit(session, facts, cut_snippet(text, pattern)) for facts, text in page)
+    hits = tuple(_hit(session, facts, data, text, pattern) for facts, data, text in page)
     return SearchResults(
         len(matched), hits, query.offset, scanned=scanned, unscanned=candidates - scanned
     )
 
 
-def verified_text(session: SearchedSession, row: _Row) -> str:
-    """The searchable text of the entry a row names, from its bytes read back and verified."""
+def verified_entry(session: SearchedSession, row: _Row) -> tuple[bytes, str]:
+    """The record bytes of the entry a row names, read back and verified, and the searchable
+    text rebuilt from them."""
     transcript = session.transcript
     if row.index >= len(transcript) or transcript.id_of(row.index) != row.entry_id:
         raise IndexUnusable(
@@ -169,10 +172,26 @@ def verified_text(session: SearchedSession, row: _Row) -> str:
     data = session.store.entry_bytes(facts.digest, span)
     record = parse_json(data)
     assert isinstance(record, dict)  # verified: the bytes are the entry's canonical record
-    return searchable_text(Entry.from_record(record))
+    return data, searchable_text(Entry.from_record(record))
 
 
-def _hit(session: SearchedSession, row: _Row, snippet: str) -> SearchHit:
+def match_offset(data: bytes, text: str, pattern: re.Pattern[str] | None) -> int | None:
+    """Where the first match of ``pattern`` in ``text`` lies in the entry's record bytes
+    (found as JSON writes it), so a ``peek`` can read just around it; ``None``: not found."""
+    found = pattern.search(text) if pattern is not None else None
+    if found is None or not found.group():
+        return None
+    position = data.find(canonical_bytes(found.group())[1:-1])
+    return position if position >= 0 else None
+
+
+def _hit(
+    session: SearchedSession,
+    row: _Row,
+    data: bytes,
+    text: str,
+    pattern: re.Pattern[str] | None,
+) -> SearchHit:
     chain = session.forest.chain_at(row.index)
     tools = row.tools.split()
     return SearchHit(
@@ -181,7 +200,8 @@ def _hit(session: SearchedSession, row: _Row, snippet: str) -> SearchHit:
         index=row.index,
         role=row.role,
         tool=tools[0] if tools else None,
-        snippet=snippet,
+        snippet=cut_snippet(text, pattern),
+        byte_offset=match_offset(data, text, pattern),
     )
 
 
@@ -190,6 +210,7 @@ __all__ = [
     "MAX_SCANNED_CHARS",
     "SCAN_SECONDS",
     "SearchedSession",
+    "match_offset",
     "run_query",
-    "verified_text",
+    "verified_entry",
 ]
