@@ -30,6 +30,7 @@ from pifold_agent.replay import (
     replay_trace,
 )
 from pifold_agent.replay_lifetime import CacheLifetime
+from pifold_agent.search_command import search
 from pifold_agent.settings_command import settings_app
 from pifold_bench.command import bench
 from pifold_core.options import DEFAULT_BUDGET, EngineOptions, OptionsError, check_budget
@@ -45,6 +46,7 @@ app.add_typer(settings_app, name="settings")
 app.command()(bench)
 app.command()(doctor)
 app.command()(inspect)
+app.command()(search)
 
 
 def _print_version(value: bool) -> None:

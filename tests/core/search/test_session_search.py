@@ -13,25 +13,7 @@ from pifold_core.search import INDEX_NAME, SearchResults, parse_query
 from pifold_core.store import StoreObjectCorrupt
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
 from tests.core.engine_checks import assert_clean_audit, chapters, folded_engine, reopen
-
-SECRET = "ZEPHYR-4471-KESTREL"
-
-
-def _planted_engine(path: Path) -> tuple[Engine, SessionBuilder]:
-    """Chapters with a planted value in an early tool result, all folded by one commit."""
-    session = SessionBuilder()
-    session.user("Find the deploy key in config/deploy.toml")
-    call = session.assistant("Reading it.", [("read", {"path": "config/deploy.toml"})])
-    session.result(call.tool_calls[0], "x = 1\n" * 200 + f"deploy_key = {SECRET}\n" + "y\n" * 200)
-    session.assistant("Found it.")
-    chapters(session, 4, first=1)
-    session.user("what next?")
-    session.assistant("Waiting.")
-    engine = Engine.open(path / "state", small_options(budget=200_000), CharCounter())
-    drive(engine, session.entries)
-    engine.commit_now()
-    engine.prepare_request()
-    return engine, session
+from tests.core.search.planted import SECRET, planted_engine
 
 
 def _index_rows(engine: Engine) -> list[tuple[int, str]]:
@@ -47,7 +29,7 @@ def _summary(results: SearchResults) -> list[tuple[str | None, str, str]]:
 
 
 def test_a_folded_value_is_found_with_its_innermost_fold(tmp_path: Path) -> None:
-    engine, session = _planted_engine(tmp_path)
+    engine, session = planted_engine(tmp_path)
     results = engine.search(parse_query(SECRET))
     assert results.rebuilt is None  # the commit kept the index up: nothing to rebuild
     assert results.total == 1
@@ -63,7 +45,7 @@ def test_a_folded_value_is_found_with_its_innermost_fold(tmp_path: Path) -> None
 
 
 def test_the_index_holds_no_text_and_snippets_come_from_verified_bytes(tmp_path: Path) -> None:
-    engine, _ = _planted_engine(tmp_path)
+    engine, _ = planted_engine(tmp_path)
     connection = sqlite3.connect(engine.state_dir / INDEX_NAME)
     assert connection.execute("SELECT count(*) FROM body WHERE text IS NOT NULL").fetchone() == (0,)
     connection.close()
@@ -87,7 +69,7 @@ def test_every_folded_entry_is_indexed_once_at_each_commit(tmp_path: Path) -> No
 
 
 def test_filters_paging_and_any_term(tmp_path: Path) -> None:
-    engine, _ = _planted_engine(tmp_path)
+    engine, _ = planted_engine(tmp_path)
     assert engine.search(parse_query(SECRET, tool="bash")).total == 0
     assert engine.search(parse_query(SECRET, tool="read")).total == 1
     assert engine.search(parse_query(SECRET, path="deploy.toml")).total == 1
@@ -107,7 +89,7 @@ def test_filters_paging_and_any_term(tmp_path: Path) -> None:
 
 
 def test_regex_mode_finds_an_exact_pattern(tmp_path: Path) -> None:
-    engine, _ = _planted_engine(tmp_path)
+    engine, _ = planted_engine(tmp_path)
     results = engine.search(parse_query(r"ZEPHYR-\d{4}-[A-Z]+", regex=True))
     assert results.total == 1 and results.scanned is not None and results.unscanned == 0
     assert SECRET in results.hits[0].snippet
@@ -115,7 +97,7 @@ def test_regex_mode_finds_an_exact_pattern(tmp_path: Path) -> None:
 
 
 def test_a_missing_index_is_rebuilt_and_says_so(tmp_path: Path) -> None:
-    engine, _ = _planted_engine(tmp_path)
+    engine, _ = planted_engine(tmp_path)
     fresh = _summary(engine.search(parse_query("alpha", limit=20)))
     engine = reopen(engine)
     (engine.state_dir / INDEX_NAME).unlink()
@@ -127,7 +109,7 @@ def test_a_missing_index_is_rebuilt_and_says_so(tmp_path: Path) -> None:
 
 
 def test_a_damaged_index_is_rebuilt_and_says_so(tmp_path: Path) -> None:
-    engine, _ = _planted_engine(tmp_path)
+    engine, _ = planted_engine(tmp_path)
     fresh = _summary(engine.search(parse_query(SECRET)))
     engine = reopen(engine)
     (engine.state_dir / INDEX_NAME).write_bytes(b"not a database" * 100)
@@ -163,7 +145,7 @@ def test_a_stale_index_is_rebuilt_not_patched(tmp_path: Path) -> None:
 
 
 def test_a_read_only_session_rebuilds_in_memory(tmp_path: Path) -> None:
-    engine, _ = _planted_engine(tmp_path)
+    engine, _ = planted_engine(tmp_path)
     engine.close()
     (engine.state_dir / INDEX_NAME).unlink()
     viewer = Engine.open(engine.state_dir, None, CharCounter(), read_only=True)
