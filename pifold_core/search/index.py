@@ -208,11 +208,13 @@ class SearchIndex:
     def add(self, rows: Sequence[IndexRow], built_to: BuiltTo, reset: bool = False) -> None:
         """Index ``rows`` and record ``built_to``, in one transaction (all or nothing).
 
-        With ``reset`` everything held before is dropped first (a rebuild). A row already
-        held is skipped: an entry is indexed once, whatever folds it later joins.
+        With ``reset`` everything held before is dropped first (a rebuild). The caller passes
+        only entries not held yet (:meth:`indexed_within`); one held already breaks the
+        ``entries`` key, and the whole transaction is refused rather than counted twice.
 
         Raises:
-            sqlite3.Error: the write failed; nothing of it was kept.
+            sqlite3.Error: the write failed (``IntegrityError``: a row already held); nothing
+                of it was kept.
         """
         connection = self.connection()
         connection.execute("BEGIN IMMEDIATE")
@@ -220,7 +222,6 @@ class SearchIndex:
             if reset:
                 connection.execute("INSERT INTO body(body) VALUES ('delete-all')")
                 connection.execute("DELETE FROM entries")
-            fresh = [row for row in rows if not self._holds(connection, row.index)]
             connection.executemany(
                 "INSERT INTO entries (rowid, entry_id, role, tools, paths) VALUES (?, ?, ?, ?, ?)",
                 [
@@ -231,12 +232,12 @@ class SearchIndex:
                         _packed(row.fields.tools),
                         "\n".join(row.fields.paths),
                     )
-                    for row in fresh
+                    for row in rows
                 ],
             )
             connection.executemany(
                 "INSERT INTO body (rowid, text) VALUES (?, ?)",
-                [(row.index, row.fields.body) for row in fresh],
+                [(row.index, row.fields.body) for row in rows],
             )
             connection.executemany(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
@@ -251,11 +252,6 @@ class SearchIndex:
             with contextlib.suppress(sqlite3.Error):
                 connection.execute("ROLLBACK")
             raise
-
-    @staticmethod
-    def _holds(connection: sqlite3.Connection, index: int) -> bool:
-        found = connection.execute("SELECT 1 FROM entries WHERE rowid = ?", (index,))
-        return found.fetchone() is not None
 
     def row_count(self) -> int:
         """Entries indexed."""

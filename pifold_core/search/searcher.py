@@ -30,13 +30,13 @@ from pifold_core.search.text import searchable_text
 from pifold_core.store import FoldStore, StoreObjectMissing
 from pifold_core.transcript import Transcript
 
-MAX_SCANNED = 2_000
+MAX_SCANNED = 1_000
 """Regex mode reads at most this many indexed entries, newest first."""
 
 MAX_SCANNED_CHARS = 200_000
 """Regex mode matches at most this many characters of one entry's text."""
 
-SCAN_SECONDS = 2.0
+SCAN_SECONDS = 1.0
 """Regex mode stops reading new entries after this long (the entries left are counted)."""
 
 

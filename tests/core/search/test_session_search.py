@@ -10,6 +10,8 @@ import pytest
 
 from pifold_core.engine import Engine
 from pifold_core.search import INDEX_NAME, SearchResults, parse_query
+from pifold_core.search.index import BuiltTo, SearchIndex
+from pifold_core.search.rebuild import fingerprint_now, rows_for
 from pifold_core.store import StoreObjectCorrupt
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
 from tests.core.engine_checks import assert_clean_audit, chapters, folded_engine, reopen
@@ -162,4 +164,17 @@ def test_a_session_without_commits_finds_nothing(tmp_path: Path) -> None:
     results = engine.search(parse_query("anything"))
     assert (results.total, results.hits, results.rebuilt) == (0, (), None)
     assert not (engine.state_dir / INDEX_NAME).exists()
+    engine.close()
+
+
+def test_an_entry_indexed_twice_is_refused_whole(tmp_path: Path) -> None:
+    engine, _ = planted_engine(tmp_path)
+    index = SearchIndex(engine.state_dir / INDEX_NAME)
+    (row,) = rows_for(engine.transcript, [2])
+    before = index.row_count()
+    with pytest.raises(sqlite3.IntegrityError):
+        index.add([row], BuiltTo(engine.commit_count + 1, "x"))
+    assert index.row_count() == before
+    assert index.built_to() == BuiltTo(engine.commit_count, fingerprint_now(engine.forest))
+    index.close()
     engine.close()
