@@ -55,6 +55,11 @@ _SCHEMA = (
 )
 
 
+_SHARED = {"check_same_thread": False}
+"""An app searches from a worker thread and commits from its UI thread: one at a time, never
+both at once, so one connection serves both."""
+
+
 class IndexUnusable(Exception):
     """The index file cannot be read as an index (SQLite refused it); the message says why."""
 
@@ -115,13 +120,13 @@ class SearchIndex:
             return self._connection
         try:
             if self.path is None:
-                connection = sqlite3.connect(":memory:", isolation_level=None)
+                connection = sqlite3.connect(":memory:", isolation_level=None, **_SHARED)
             elif self.read_only:
                 uri = f"file:{self.path}?mode=ro"
-                connection = sqlite3.connect(uri, uri=True, isolation_level=None)
+                connection = sqlite3.connect(uri, uri=True, isolation_level=None, **_SHARED)
             else:
                 self._create_private()
-                connection = sqlite3.connect(self.path, isolation_level=None)
+                connection = sqlite3.connect(self.path, isolation_level=None, **_SHARED)
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if not self.read_only:
                 connection.execute("PRAGMA journal_mode = DELETE")
