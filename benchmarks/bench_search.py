@@ -89,7 +89,7 @@ def other_layouts(engine: Engine, folder: Path) -> dict[str, int]:
     """Bytes of the same rows in other FTS5 layouts (built here, then measured)."""
     indices = set(folded_indices(engine.forest))
     indices.update(clipped_indices(engine.journal.path, engine.commit_count))
-    rows = rows_for(engine.transcript, indices)
+    rows = rows_for(engine.transcript, indices, engine.evidence)
     sizes: dict[str, int] = {}
     layouts = {
         "contentless, detail=column": "content='', detail=column",

@@ -16,10 +16,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from pifold_core.blocks import ToolCallBlock
+from pifold_core.canonical import parse_json
+from pifold_core.entries import Entry
+from pifold_core.evidence import EvidenceStore
 from pifold_core.folds import Fold, Forest
 from pifold_core.journal import parse_line
 from pifold_core.search.index import IndexRow, fold_fingerprint
-from pifold_core.search.text import entry_fields
+from pifold_core.search.text import entry_fields, evidence_of
+from pifold_core.store import StoreObjectCorrupt
 from pifold_core.transcript import Transcript
 
 _COMMIT_KIND = b'"k":"commit"'
@@ -27,14 +31,31 @@ _COMMIT_KIND = b'"k":"commit"'
 only these lines are parsed when the log is scanned for clipped results."""
 
 
-def rows_for(transcript: Transcript, indices: Iterable[int]) -> list[IndexRow]:
-    """One :class:`IndexRow` per entry index, in order (released entries read back, verified)."""
+def rows_for(
+    transcript: Transcript, indices: Iterable[int], evidence: EvidenceStore
+) -> list[IndexRow]:
+    """One :class:`IndexRow` per entry index, in order (released entries read back, and
+    evidence artifacts read, verified)."""
     rows: list[IndexRow] = []
     for index in sorted(set(indices)):
         entry = transcript.entries[index]
-        fields = entry_fields(entry, answered_call(transcript, index))
+        fields = entry_fields(entry, answered_call(transcript, index), original_of(entry, evidence))
         rows.append(IndexRow(index, entry.id, fields))
     return rows
+
+
+def original_of(entry: Entry, evidence: EvidenceStore) -> Entry | None:
+    """The original entry an evidence-keeping entry points at, read verified (``None``: the
+    entry keeps no evidence)."""
+    identifier = evidence_of(entry)
+    if identifier is None:
+        return None
+    try:
+        record = parse_json(evidence.read(identifier))
+    except ValueError as error:  # not an evidence id: nothing to read
+        raise StoreObjectCorrupt(f"entry {entry.id}: {error}", entry.digest) from None
+    assert isinstance(record, dict)  # verified: the artifact is the original's record
+    return Entry.from_record(record)
 
 
 def answered_call(transcript: Transcript, index: int) -> ToolCallBlock | None:
@@ -105,6 +126,7 @@ __all__ = [
     "clipped_indices",
     "fingerprint_now",
     "folded_indices",
+    "original_of",
     "roots_before",
     "rows_for",
 ]

@@ -26,8 +26,11 @@ class SearchHit:
     snippet: str
     """At most 300 characters around the match, cut from the entry's verified bytes."""
     byte_offset: int | None = None
-    """Where the match lies in the entry's record bytes (what ``peek`` of the entry id
-    reads), when it was found there; ``None`` otherwise."""
+    """Where the match lies in the bytes ``peek`` of :attr:`peek_id` reads, when it was
+    found there; ``None`` otherwise."""
+    peek_id: str | None = None
+    """What to peek for the matched bytes: the entry id, or for a result kept as evidence
+    the evidence id (the entry holds only a preview)."""
 
     def to_json(self) -> dict[str, JsonValue]:
         """The hit as ``pifold search --json`` prints it."""
@@ -39,6 +42,7 @@ class SearchHit:
             "tool": self.tool,
             "snippet": self.snippet,
             "byteOffset": self.byte_offset,
+            "peek": self.peek_id,
         }
 
 

@@ -20,13 +20,14 @@ from typing import Protocol
 
 from pifold_core.canonical import canonical_bytes, parse_json
 from pifold_core.entries import Entry
+from pifold_core.evidence import EvidenceStore
 from pifold_core.folds import Forest
 from pifold_core.journal import Journal
 from pifold_core.search.index import IndexUnusable, SearchIndex
 from pifold_core.search.query import SearchQuery
 from pifold_core.search.results import SearchHit, SearchResults
 from pifold_core.search.snippets import cut_snippet, term_pattern
-from pifold_core.search.text import searchable_text
+from pifold_core.search.text import evidence_of, searchable_text
 from pifold_core.store import FoldStore, StoreObjectMissing
 from pifold_core.transcript import Transcript
 
@@ -57,6 +58,9 @@ class SearchedSession(Protocol):
 
     @property
     def commit_count(self) -> int: ...
+
+    @property
+    def evidence(self) -> EvidenceStore: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +98,8 @@ def run_query(session: SearchedSession, index: SearchIndex, query: SearchQuery) 
     hits = []
     for row in found:
         facts = _Row(int(row[0]), str(row[1]), str(row[2]), str(row[3]))
-        data, text = verified_entry(session, facts)
-        hits.append(_hit(session, facts, data, text, pattern))
+        data, text, peek = verified_entry(session, facts)
+        hits.append(_hit(session, facts, (data, text, peek), pattern))
     return SearchResults(total, tuple(hits), query.offset, any_term=any_term)
 
 
@@ -139,27 +143,28 @@ def _regex_scan(
         (*parameters, MAX_SCANNED),
     ).fetchall()
     deadline = time.monotonic() + SCAN_SECONDS
-    matched: list[tuple[_Row, bytes, str]] = []
+    matched: list[tuple[_Row, tuple[bytes, str, str]]] = []
     scanned = 0
     for row in rows:
         if time.monotonic() > deadline:
             break
         facts = _Row(int(row[0]), str(row[1]), str(row[2]), str(row[3]))
-        data, text = verified_entry(session, facts)
+        data, text, peek = verified_entry(session, facts)
         text = text[:MAX_SCANNED_CHARS]
         scanned += 1
         if pattern.search(text):
-            matched.append((facts, data, text))
+            matched.append((facts, (data, text, peek)))
     page = matched[query.offset : query.offset + query.limit]
-    hits = tuple(_hit(session, facts, data, text, pattern) for facts, data, text in page)
+    hits = tuple(_hit(session, facts, read, pattern) for facts, read in page)
     return SearchResults(
         len(matched), hits, query.offset, scanned=scanned, unscanned=candidates - scanned
     )
 
 
-def verified_entry(session: SearchedSession, row: _Row) -> tuple[bytes, str]:
-    """The record bytes of the entry a row names, read back and verified, and the searchable
-    text rebuilt from them."""
+def verified_entry(session: SearchedSession, row: _Row) -> tuple[bytes, str, str]:
+    """The bytes a row's text comes from, read back and verified (the entry's record, or for
+    an entry kept as evidence the artifact's), the searchable text rebuilt from them, and the
+    id a ``peek`` reads those bytes by."""
     transcript = session.transcript
     if row.index >= len(transcript) or transcript.id_of(row.index) != row.entry_id:
         raise IndexUnusable(
@@ -172,7 +177,14 @@ def verified_entry(session: SearchedSession, row: _Row) -> tuple[bytes, str]:
     data = session.store.entry_bytes(facts.digest, span)
     record = parse_json(data)
     assert isinstance(record, dict)  # verified: the bytes are the entry's canonical record
-    return data, searchable_text(Entry.from_record(record))
+    entry = Entry.from_record(record)
+    evidence = evidence_of(entry)
+    if evidence is None:
+        return data, searchable_text(entry), row.entry_id
+    original = session.evidence.read(evidence)  # verified against its name
+    whole = parse_json(original)
+    assert isinstance(whole, dict)
+    return original, searchable_text(Entry.from_record(whole)), evidence
 
 
 def match_offset(data: bytes, text: str, pattern: re.Pattern[str] | None) -> int | None:
@@ -188,10 +200,10 @@ def match_offset(data: bytes, text: str, pattern: re.Pattern[str] | None) -> int
 def _hit(
     session: SearchedSession,
     row: _Row,
-    data: bytes,
-    text: str,
+    read: tuple[bytes, str, str],
     pattern: re.Pattern[str] | None,
 ) -> SearchHit:
+    data, text, peek = read
     chain = session.forest.chain_at(row.index)
     tools = row.tools.split()
     return SearchHit(
@@ -202,6 +214,7 @@ def _hit(
         tool=tools[0] if tools else None,
         snippet=cut_snippet(text, pattern),
         byte_offset=match_offset(data, text, pattern),
+        peek_id=peek,
     )
 
 

@@ -100,7 +100,7 @@ class SessionSearch:
             held = index.indexed_within(fold.start, fold.end)
             fresh.update(place for place in range(fold.start, fold.end) if place not in held)
         index.add(
-            rows_for(session.transcript, fresh),
+            rows_for(session.transcript, fresh, session.evidence),
             BuiltTo(outcome.number, fingerprint_now(session.forest)),
         )
         return None
@@ -179,7 +179,7 @@ class SessionSearch:
         expected = BuiltTo(session.commit_count, fingerprint_now(session.forest))
         indices = set(folded_indices(session.forest))
         indices.update(clipped_indices(session.journal.path, session.commit_count))
-        rows = rows_for(session.transcript, indices)
+        rows = rows_for(session.transcript, indices, session.evidence)
         if self.read_only:
             if self._memory is not None:
                 self._memory.close()

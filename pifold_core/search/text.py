@@ -3,8 +3,11 @@
 One function turns an entry into the text the index tokenises *and* the text a snippet is
 cut from, so a hit's snippet shows the words the index matched: the text and thinking
 blocks, each tool call as its name and its arguments, and a tool result's text. Images
-carry no text. A large tool result kept as evidence is indexed by the preview the entry
-holds (the artifact itself is peeked by id).
+carry no text.
+
+A tool result kept as evidence (too large for the window: the entry holds a preview and a
+pointer) is searched by the original's whole text, read from its verified artifact
+(:func:`evidence_of` names it).
 
 The tool names an entry carries (a result's tool, an assistant's calls) and the paths its
 tool calls name (string arguments whose key says ``path``, ``file`` or ``dir``) feed the
@@ -63,8 +66,19 @@ def call_paths(call: ToolCallBlock) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))[:MAX_PATHS]
 
 
-def entry_fields(entry: Entry, answered_call: ToolCallBlock | None) -> EntryFields:
-    """The index columns of ``entry``; ``answered_call`` is the call a tool result answers."""
+def evidence_of(entry: Entry) -> str | None:
+    """The evidence id a kept entry points at (its whole original is that artifact)."""
+    evidence = entry.extra.get("evidence")
+    if isinstance(evidence, dict) and isinstance(evidence.get("id"), str):
+        return str(evidence["id"])
+    return None
+
+
+def entry_fields(
+    entry: Entry, answered_call: ToolCallBlock | None, original: Entry | None = None
+) -> EntryFields:
+    """The index columns of ``entry``; ``answered_call`` is the call a tool result answers,
+    ``original`` the entry its evidence artifact holds (its text is what is searched)."""
     if entry.kind == "tool_result":
         tools: tuple[str, ...] = (str(entry.tool_name),)
         paths = call_paths(answered_call) if answered_call is not None else ()
@@ -73,7 +87,8 @@ def entry_fields(entry: Entry, answered_call: ToolCallBlock | None) -> EntryFiel
         paths = tuple(
             dict.fromkeys(path for call in entry.tool_calls for path in call_paths(call))
         )[:MAX_PATHS]
-    return EntryFields(searchable_text(entry), entry.kind, tools, paths)
+    body = searchable_text(original if original is not None else entry)
+    return EntryFields(body, entry.kind, tools, paths)
 
 
 def _path_arguments(arguments: dict[str, JsonValue]) -> Iterator[tuple[str, str]]:
@@ -99,5 +114,6 @@ __all__ = [
     "EntryFields",
     "call_paths",
     "entry_fields",
+    "evidence_of",
     "searchable_text",
 ]

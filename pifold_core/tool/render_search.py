@@ -72,7 +72,7 @@ def _hit_lines(number: int, hit: SearchHit) -> list[str]:
     where = f"fold {hit.fold}" if hit.fold is not None else "clipped, outside every fold"
     tool = f" {hit.tool}" if hit.tool is not None else ""
     offset = max(0, (hit.byte_offset or 0) - PEEK_BEFORE_BYTES)
-    peek: dict[str, object] = {"action": "peek", "id": hit.entry}
+    peek: dict[str, object] = {"action": "peek", "id": hit.peek_id or hit.entry}
     if offset:
         peek["offset"] = offset
     peek["bytes"] = PEEK_BYTES

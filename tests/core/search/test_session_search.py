@@ -170,11 +170,36 @@ def test_a_session_without_commits_finds_nothing(tmp_path: Path) -> None:
 def test_an_entry_indexed_twice_is_refused_whole(tmp_path: Path) -> None:
     engine, _ = planted_engine(tmp_path)
     index = SearchIndex(engine.state_dir / INDEX_NAME)
-    (row,) = rows_for(engine.transcript, [2])
+    (row,) = rows_for(engine.transcript, [2], engine.evidence)
     before = index.row_count()
     with pytest.raises(sqlite3.IntegrityError):
         index.add([row], BuiltTo(engine.commit_count + 1, "x"))
     assert index.row_count() == before
     assert index.built_to() == BuiltTo(engine.commit_count, fingerprint_now(engine.forest))
     index.close()
+    engine.close()
+
+
+def test_a_result_kept_as_evidence_is_searched_whole(tmp_path: Path) -> None:
+    session = SessionBuilder()
+    session.user("Dump the table")
+    call = session.assistant("Dumping.", [("bash", {"cmd": "dump"})])
+    middle = "row\n" * 4_000 + f"checksum {SECRET} ok\n" + "row\n" * 4_000
+    session.result(call.tool_calls[0], middle)
+    session.assistant("Dumped.")
+    chapters(session, 3, first=1)
+    session.user("what next?")
+    session.assistant("Waiting.")
+    options = small_options(budget=200_000, evidence_threshold_bytes=4_096)
+    engine = Engine.open(tmp_path / "state", options, CharCounter())
+    drive(engine, session.entries)
+    kept = engine.transcript.entries[2]
+    assert SECRET not in kept.text  # the window's preview leaves the middle out
+    engine.commit_now()
+    (hit,) = engine.search(parse_query(SECRET)).hits
+    assert hit.entry == kept.id and SECRET in hit.snippet
+    assert hit.peek_id is not None and hit.peek_id.startswith("evidence-")
+    assert hit.byte_offset is not None
+    peeked = engine.peek(hit.peek_id, hit.byte_offset, 200).data
+    assert peeked.startswith(SECRET.encode())
     engine.close()
