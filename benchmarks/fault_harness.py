@@ -50,6 +50,7 @@ KNOWN_CATEGORIES = (
     "hostile_input",
     "concurrency",
     "security",
+    "search_index",
     "agent_replies",
     "agent_files",
     "agent_tool_concurrency",

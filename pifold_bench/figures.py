@@ -49,6 +49,9 @@ class RecallFigures:
     """The lost values themselves, for inspection."""
     deepest_peek: int
     """Most peeks any recoverable value needed (0 when none did)."""
+    found_by_search: int | None = None
+    """Recoverable values a search for them finds in the top three hits (``None``: the arm
+    cannot search; only the engine arms can)."""
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,7 @@ def arm_figures(run: ArmRun, budget: int, planted: int) -> ArmFigures:
             lost=split.get("lost", 0),
             lost_values=recall.lost_values if recall is not None else [],
             deepest_peek=max(recall.peek_depths.values(), default=0) if recall else 0,
+            found_by_search=recall.found_by_search if recall is not None else None,
         ),
         seconds=round(run.seconds, 3),
         brief_probe=run.brief_probe,

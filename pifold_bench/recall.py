@@ -14,6 +14,10 @@ After the run each value is classified against the arm's final window:
   evidence id, an entry id), possibly followed by peeking an id found in what came back,
   returns verified bytes that hold it;
 * **lost**: neither.
+
+For an engine arm, each recoverable value is also searched for (issue 21): a search for the
+value as a phrase (its planted key) *finds* it when one of the top three hits is the entry
+it was planted in, so the hit names its fold. Reported as "found by search".
 """
 
 from __future__ import annotations
@@ -24,9 +28,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from pifold_bench.arms import Arm, message_digest
+from pifold_bench.arms import Arm, EngineArm, message_digest
 from pifold_core.canonical import JsonValue, canonical_bytes, parse_json
 from pifold_core.entries import Entry, TextBlock
+from pifold_core.search import parse_query
 
 ValueKind = Literal["continuation key", "error string", "number"]
 RecallStatus = Literal["visible raw", "visible made", "recoverable", "lost"]
@@ -35,6 +40,9 @@ VALUE_KINDS: tuple[ValueKind, ...] = ("continuation key", "error string", "numbe
 
 MAXIMUM_PEEK_DEPTH = 3
 """Peeks followed from an id in the window (a fold, then evidence inside it, ...)."""
+
+SEARCH_TOP = 3
+"""A search finds a value when its entry is among this many best hits."""
 
 _PEEK_ID = re.compile(r'"action"\s*:\s*"peek"\s*,\s*"id"\s*:\s*"([^"\s]+)"')
 _BARE_ID = re.compile(r"\b(?:fold-[0-9a-f]{12,64}|evidence-[0-9a-f]{64})\b")
@@ -62,6 +70,9 @@ class RecallResult:
     """Status by value text."""
     peek_depths: dict[str, int] = field(default_factory=dict)
     """For recoverable values: how many peeks it took."""
+    found_by_search: int | None = None
+    """Recoverable values a search for them finds in the top three (``None``: the arm has
+    no search, only the engine arms do)."""
 
     def count(self, status: RecallStatus) -> int:
         return sum(1 for value in self.statuses.values() if value == status)
@@ -178,7 +189,22 @@ def classify(arm: Arm, values: Sequence[PlantedValue], raw_digests: set[str]) ->
             else:
                 statuses[value.text] = "recoverable"
                 depths[value.text] = depth
-    return RecallResult(statuses, depths)
+    return RecallResult(statuses, depths, found_by_search(arm, values, statuses))
+
+
+def found_by_search(
+    arm: Arm, values: Sequence[PlantedValue], statuses: dict[str, RecallStatus]
+) -> int | None:
+    """How many recoverable values a search for the value finds in its entry, top three."""
+    if not isinstance(arm, EngineArm):
+        return None
+    found = 0
+    for value in values:
+        if statuses[value.text] != "recoverable":
+            continue
+        results = arm.engine.search(parse_query(f'"{value.text}"', limit=SEARCH_TOP))
+        found += any(hit.entry == value.entry_id for hit in results.hits)
+    return found
 
 
 def _peek_closure(arm: Arm, window_text: str) -> list[tuple[str, int]]:

@@ -223,6 +223,7 @@ def window_table(figures: Mapping[str, ArmFigures], budget: int) -> ArmTable:
         "raw",
         "in brief",
         "recoverable",
+        "by search",
         "lost",
     )
     rows: list[tuple[str, tuple[tuple[str, str], ...]]] = []
@@ -252,6 +253,11 @@ def window_table(figures: Mapping[str, ArmFigures], budget: int) -> ArmTable:
                     _same(f"{recall.visible_raw}/{recall.planted}"),
                     _same(f"{recall.visible_in_brief}"),
                     _same(f"{recall.recoverable}"),
+                    _same(
+                        "–"
+                        if recall.found_by_search is None
+                        else f"{recall.found_by_search}/{recall.recoverable}"
+                    ),
                     _same(lost),
                 ),
             )

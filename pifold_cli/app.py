@@ -19,6 +19,7 @@ from pifold_bench.command import bench
 from pifold_cli.doctor_command import doctor
 from pifold_cli.inspect_command import inspect
 from pifold_cli.replay_command import demo, replay
+from pifold_cli.search_command import search
 from pifold_cli.settings_command import settings_app
 
 app = typer.Typer(
@@ -31,6 +32,7 @@ app.add_typer(settings_app, name="settings")
 app.command()(bench)
 app.command()(doctor)
 app.command()(inspect)
+app.command()(search)
 app.command()(demo)
 app.command()(replay)
 

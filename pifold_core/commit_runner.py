@@ -11,6 +11,7 @@ between a snapshot and its restore, for the figures alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pifold_core import commit_undo
@@ -34,8 +35,12 @@ though nothing else that moves it changed."""
 class CommitRunner:
     """Lands and previews commits over one session's state (see the module docstring)."""
 
-    def __init__(self, state: SessionState) -> None:
+    def __init__(
+        self, state: SessionState, after_commit: Callable[[CommitOutcome], None] | None = None
+    ) -> None:
         self._state = state
+        self._after_commit = after_commit
+        """Told of each commit once its record is durable (the search index's upkeep)."""
         self.checkpoint_body = CheckpointBody()
         """Builds checkpoint bodies, reusing the chunks that cannot change."""
         self._settled: tuple[object, int] | None = None
@@ -112,6 +117,8 @@ class CommitRunner:
             raise
         state.commits.append(outcome)
         state.settle_commit(record)  # the bookkeeping a reopen repeats from the same record
+        if self._after_commit is not None:
+            self._after_commit(outcome)
         release_landed(state.transcript, outcome.built, state.journal.entry_spans)
         write_checkpoint_if_due(state, self.checkpoint_body)
         return outcome

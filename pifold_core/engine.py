@@ -55,6 +55,7 @@ from pifold_core.runway import (
     check_host_head,
     check_request_clock,
 )
+from pifold_core.search import SearchQuery, SearchResults, SessionSearch
 from pifold_core.session_state import SessionState, evidence_of
 from pifold_core.state_folder import LOG_NAME
 from pifold_core.status import EngineStatus, FoldRow
@@ -75,12 +76,14 @@ class Engine:
         cold_commit_share: float = COLD_COMMIT_SHARE,
     ) -> None:
         self._state = state
-        self._commits = CommitRunner(state)
+        self._commits = CommitRunner(state, self._index_commit)
         commit = self._commits.commit
         self._policy = CommitPolicy(state, commit, cold_cache_commits, cold_commit_share)
         self._verbs = FoldVerbs(state, commit)
         self.view = EngineView(state, self._policy)
         """What hosts read of the session: transcript, forest, projection, marks, counters."""
+        self._search: SessionSearch | None = None
+        """The search index (issue 21), opened on first use: :meth:`search`."""
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -411,6 +414,27 @@ class Engine:
 
     # -- reading -------------------------------------------------------------------------------
 
+    def search(self, query: SearchQuery) -> SearchResults:
+        """Full-text search over what folds and clips hid (issue 21, :mod:`pifold_core.search`):
+        one page of hits, each with its innermost fold and a snippet cut from verified bytes.
+        Moves no byte; a rebuilt index is named in :attr:`SearchResults.rebuilt`.
+
+        Raises:
+            SearchError: SQLite refused the query (nothing changed).
+            pifold_core.store.StoreError: an entry's bytes no longer verify.
+        """
+        return self._session_search().search(self._state, query)
+
+    def _session_search(self) -> SessionSearch:
+        if self._search is None:
+            self._search = SessionSearch(self.state_dir, self._state.read_only)
+        return self._search
+
+    def _index_commit(self, outcome: CommitOutcome) -> None:
+        # The commit's log record is durable: index what it hid (never fails the commit; an
+        # index left behind is rebuilt, and reported, at the next search).
+        self._session_search().after_commit(self._state, outcome)
+
     def composition(self) -> Composition:
         """What fills the window, for the fold bar."""
         return build_composition(self._state)
@@ -431,6 +455,8 @@ class Engine:
             write_checkpoint_if_due(state, self._commits.checkpoint_body, closing=True)
             state.journal.close()
         finally:
+            if self._search is not None:
+                self._search.close()
             if state.lock is not None:
                 state.lock.release()
 

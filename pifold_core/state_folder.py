@@ -1,12 +1,13 @@
 """A session's state folder as files: what is private, what is left over, what is lost.
 
 The folder holds the log (``fold-log.jsonl``), the writer's ``lock``, the fold store
-(``store/``) and the evidence artifacts (``pi-fold-evidence/``). Everything in it is the
-user's transcript in one form or another, so it is private: folders 0700, the log and the lock
-0600, store objects and evidence 0400 (read-only as well). A writable open tightens anything
-wider (a session written by an older version, or under a loose umask) and removes the
-temporary files that a write killed halfway left behind; ``pifold doctor`` reports the same
-things without changing them.
+(``store/``), the evidence artifacts (``pi-fold-evidence/``) and the search index
+(``search.sqlite3``, derived from the others: rebuilt, and said so, when missing or stale).
+Everything in it is the user's transcript in one form or another, so it is private: folders
+0700, the log and the lock 0600, store objects and evidence 0400 (read-only as well). A
+writable open tightens anything wider (a session written by an older version, or under a
+loose umask) and removes the temporary files that a write killed halfway left behind;
+``pifold doctor`` reports the same things without changing them.
 
 A log that is missing or holds no record while the store holds objects is not a new session:
 it is a lost one, and opening it is refused rather than silently starting afresh over it.

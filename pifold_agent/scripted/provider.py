@@ -30,7 +30,8 @@ the recorded results by :meth:`ScriptedProvider.recorded_tools`); ``model`` name
 **Reading the context.** A model learns a fold's handle by reading its placeholder in the
 request; a script cannot know it in advance (handles derive from the folded bytes). So in a
 tool call's arguments the text ``${fold:N}`` stands for the N-th distinct fold handle
-(1-based) in the messages of the request being answered, in order of appearance. A script
+(1-based) in the messages of the request being answered, in order of appearance, and
+``${hit:N}`` for the entry id of the N-th hit of the latest ``search`` result there. A script
 that names a fold the request does not show fails that request (a fatal error naming it).
 
 **User messages.** The user messages before the first reply are the opening prompt
@@ -81,6 +82,13 @@ FOLD_REFERENCE = re.compile(r"\$\{fold:(\d+)\}")
 
 FOLD_HANDLE = re.compile(r"fold-[0-9a-f]{12}")
 """How a fold handle reads in a placeholder."""
+
+HIT_REFERENCE = re.compile(r"\$\{hit:(\d+)\}")
+"""A script's reference to the entry id of the N-th hit of the latest ``search`` result in
+the request (a model reads it there; a script cannot know an entry id in advance)."""
+
+SEARCH_HIT = re.compile(r"^(\d+)\. .+? · entry (\S+) · ", re.MULTILINE)
+"""How a hit's first line reads in a ``search`` result (:mod:`pifold_core.tool.render_search`)."""
 
 CONTINUE_PROMPT = "Continue."
 """The follow-up queued between two replies that had no user message between them."""
@@ -287,10 +295,15 @@ def _read_handles(content: tuple[Block, ...], request: ProviderRequest) -> tuple
     """``content`` with every ``${fold:N}`` in call arguments replaced by the request's
     N-th visible fold handle."""
     if not any(
-        isinstance(block, ToolCallBlock) and FOLD_REFERENCE.search(json.dumps(block.arguments))
+        isinstance(block, ToolCallBlock)
+        and (
+            FOLD_REFERENCE.search(json.dumps(block.arguments))
+            or HIT_REFERENCE.search(json.dumps(block.arguments))
+        )
         for block in content
     ):
         return content
+    hits = _latest_hits(request)
     visible: list[str] = []
     for message in request.messages:
         for found in FOLD_HANDLE.findall(canonical_bytes(message).decode("utf-8")):
@@ -305,13 +318,38 @@ def _read_handles(content: tuple[Block, ...], request: ProviderRequest) -> tuple
             )
         return visible[number - 1]
 
+    def hit(match: re.Match[str]) -> str:
+        number = int(match.group(1))
+        if number not in hits:
+            raise LookupError(
+                f"the script names search hit {number}, but the request's latest search "
+                f"result shows {len(hits)} hit(s)"
+            )
+        return hits[number]
+
     blocks: list[Block] = []
     for block in content:
         if isinstance(block, ToolCallBlock):
             text = FOLD_REFERENCE.sub(handle, json.dumps(block.arguments))
+            text = HIT_REFERENCE.sub(hit, text)
             block = ToolCallBlock(block.id, block.name, json.loads(text))
         blocks.append(block)
     return tuple(blocks)
+
+
+def _latest_hits(request: ProviderRequest) -> dict[int, str]:
+    """The hits (number to entry id) of the latest message holding search hits."""
+    for message in reversed(request.messages):
+        content = message.get("content")
+        texts = [
+            str(block.get("text"))
+            for block in (content if isinstance(content, list) else [])
+            if isinstance(block, dict) and isinstance(block.get("text"), str)
+        ]
+        found = {int(number): entry for number, entry in SEARCH_HIT.findall("\n".join(texts))}
+        if found:
+            return found
+    return {}
 
 
 def _block_text(block: Block) -> str:

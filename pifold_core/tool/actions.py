@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from pifold_core.search import SearchQuery
 from pifold_core.tool.schema import DEFAULT_PAGE_SIZE
 
 
@@ -109,6 +110,15 @@ class UnmarkAction:
     """The pending mark."""
 
 
+@dataclass(frozen=True, slots=True)
+class SearchAction:
+    """``search``: full-text search over what folds and clips hid (issue 21)."""
+
+    name: ClassVar[str] = "search"
+    query: SearchQuery
+    """The checked query: words or a bounded regex, filters and the page."""
+
+
 ToolAction = (
     StatusAction
     | PeekAction
@@ -119,6 +129,7 @@ ToolAction = (
     | UnpinAction
     | ReboundaryAction
     | UnmarkAction
+    | SearchAction
 )
 """Any parsed action."""
 
@@ -130,6 +141,7 @@ __all__ = [
     "PinAction",
     "ReboundaryAction",
     "RefoldAction",
+    "SearchAction",
     "StatusAction",
     "ToolAction",
     "UnmarkAction",

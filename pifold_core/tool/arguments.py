@@ -19,6 +19,7 @@ from pifold_core.admission import AdmissionError, admit_text
 from pifold_core.briefs import BriefError, validate_supplied_brief
 from pifold_core.canonical import CanonicalError, parse_json
 from pifold_core.entries import looks_like_path
+from pifold_core.search import SearchError, parse_query
 from pifold_core.tool.actions import (
     BriefAction,
     ExpandAction,
@@ -26,6 +27,7 @@ from pifold_core.tool.actions import (
     PinAction,
     ReboundaryAction,
     RefoldAction,
+    SearchAction,
     StatusAction,
     ToolAction,
     UnmarkAction,
@@ -218,6 +220,8 @@ class _Reader:
             return PinAction(ids=self._pin_ids("ids"))
         if self.action == "unpin":
             return UnpinAction(ids=self._pin_ids("ids"))
+        if self.action == "search":
+            return self._search()
         if self.action == "reboundary":
             return ReboundaryAction(
                 mark_id=self._mark_id("id"),
@@ -225,6 +229,25 @@ class _Reader:
                 end_id=self._entry_id("end"),
             )
         return UnmarkAction(mark_id=self._mark_id("id"))
+
+    def _search(self) -> SearchAction:
+        """A search's arguments, checked by the query's own rules; optional ones given as
+        ``null`` count as absent, like every action's."""
+        given = {
+            name: self.arguments[name]
+            for name in ("regex", "tool", "path", "limit", "offset")
+            if self.arguments.get(name) is not None
+        }
+        for name in ("limit", "offset"):
+            value = given.get(name)
+            if isinstance(value, float) and value.is_integer():
+                given[name] = int(value)
+        try:
+            return SearchAction(parse_query(self.arguments.get("query"), **given))
+        except SearchError as error:
+            raise ToolArgumentError(
+                f"argument {error.argument!r}: {error}", error.argument
+            ) from None
 
     # -- scalar arguments -------------------------------------------------------------------
 

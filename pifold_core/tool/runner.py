@@ -3,7 +3,8 @@
 :func:`run_tool` parses the arguments completely, then calls exactly one engine verb and
 renders its outcome. A refused call comes back as an error result the model can read and
 correct: the parser refuses before the engine is touched, and the engine's own refusals
-(:class:`~pifold_core.engine.EngineError`, :class:`~pifold_core.peek.PeekError`) are raised
+(:class:`~pifold_core.engine.EngineError`, :class:`~pifold_core.peek.PeekError`,
+:class:`~pifold_core.search.SearchError`) are raised
 before it changes anything. A damaged store is another matter: a corrupt or missing object
 means bytes cannot be trusted, so that error propagates to the host instead of being turned
 into a polite result the model might shrug off.
@@ -16,6 +17,7 @@ from typing import assert_never
 
 from pifold_core.engine import Engine, EngineError
 from pifold_core.peek import PeekError
+from pifold_core.search import SearchError
 from pifold_core.tool.actions import (
     BriefAction,
     ExpandAction,
@@ -23,6 +25,7 @@ from pifold_core.tool.actions import (
     PinAction,
     ReboundaryAction,
     RefoldAction,
+    SearchAction,
     StatusAction,
     ToolAction,
     UnmarkAction,
@@ -43,6 +46,7 @@ from pifold_core.tool.render import (
     render_unmark,
     render_unpin,
 )
+from pifold_core.tool.render_search import render_search
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +79,7 @@ def run_tool(engine: Engine, arguments: object, call_id: str | None = None) -> T
         text, moved = _dispatch(engine, action, call_id)
     except ToolArgumentError as error:
         return ToolResult(render_error(str(error)), True, error.action, False)
-    except (EngineError, PeekError) as error:
+    except (EngineError, PeekError, SearchError) as error:
         name = action.name if action is not None else None
         return ToolResult(render_error(str(error)), True, name, False)
     return ToolResult(text, False, action.name, moved)
@@ -108,6 +112,8 @@ def _dispatch(engine: Engine, action: ToolAction, call_id: str | None) -> tuple[
         return render_reboundary(mark, action.start_id, action.end_id), False
     if isinstance(action, UnmarkAction):
         return render_unmark(engine.unmark(action.mark_id)), False
+    if isinstance(action, SearchAction):
+        return render_search(action.query, engine.search(action.query)), False
     assert_never(action)
 
 

@@ -1,6 +1,6 @@
 """The ``pi_fold_context`` tool as a provider sees it: name, description, JSON schemas (DESIGN §7).
 
-One tool carries nine actions. :func:`action_schemas` gives one JSON schema per action (the
+One tool carries ten actions. :func:`action_schemas` gives one JSON schema per action (the
 contract :mod:`pifold_core.tool.arguments` enforces); :func:`tool_definition` merges them into
 the single definition a host hands to a provider. The merged schema is a flat object with an
 ``action`` enum and the union of every action's properties, because providers do not
@@ -20,6 +20,13 @@ from typing import Any, Final
 
 from pifold_core.briefs import MAX_BRIEF_CHARS
 from pifold_core.placeholders import TOOL_NAME
+from pifold_core.search.query import (
+    DEFAULT_LIMIT,
+    MAX_FILTER_CHARS,
+    MAX_LIMIT,
+    MAX_OFFSET,
+    MAX_QUERY_CHARS,
+)
 
 ACTIONS: Final[tuple[str, ...]] = (
     "status",
@@ -31,8 +38,9 @@ ACTIONS: Final[tuple[str, ...]] = (
     "unpin",
     "reboundary",
     "unmark",
+    "search",
 )
-"""The nine actions, in the order DESIGN §7 lists them."""
+"""The ten actions, in the order DESIGN §7 lists them."""
 
 STATUS_DETAILS: Final[tuple[str, ...]] = ("summary", "tree")
 """Values of ``status``'s ``detail`` argument; the first is the default."""
@@ -78,6 +86,14 @@ same rewrite.
 them. Folded entries come back raw at the next commit. Pins are capped.
 - reboundary: re-cut a pending mark to run from entry start to entry end (inclusive).
 - unmark: withdraw a pending mark.
+- search: find where a folded or clipped part of this session says something. Use it when \
+you remember a name, value, path or error that you can no longer see: query takes words \
+and "quoted phrases" (every one must occur; a trailing * matches a prefix), or with regex \
+true a Python regular expression for an exact pattern (an error code, a hex id). tool and \
+path narrow it to one tool's calls and results, or to calls naming a path. Each hit gives \
+the innermost fold holding it, the entry id and a short snippet; up to {MAX_LIMIT} per page \
+(limit, offset). Free: it rewrites nothing. Then peek the entry or fold, narrowly (offset, \
+bytes), and answer from those exact bytes, never from the snippet alone.
 Ids are never paths. A refused call changes nothing and says which argument was wrong."""
 """What the model reads about the tool."""
 
@@ -173,6 +189,45 @@ _ACTION_PROPERTIES: Final[dict[str, tuple[dict[str, dict[str, Any]], list[str]]]
         ["id", "start", "end"],
     ),
     "unmark": ({"id": _MARK_ID}, ["id"]),
+    "search": (
+        {
+            "query": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": MAX_QUERY_CHARS,
+                "description": 'Words and "quoted phrases" to find (or a regex with regex).',
+            },
+            "regex": {
+                "type": "boolean",
+                "description": "Take query as a Python regular expression (default false).",
+            },
+            "tool": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": MAX_FILTER_CHARS,
+                "description": "Only this tool's calls and results (its exact name).",
+            },
+            "path": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": MAX_FILTER_CHARS,
+                "description": "Only tool calls naming a path that contains this, and results.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_LIMIT,
+                "description": f"Hits per page (default {DEFAULT_LIMIT}).",
+            },
+            "offset": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": MAX_OFFSET,
+                "description": "Hits to skip before the page (default 0).",
+            },
+        },
+        ["query"],
+    ),
 }
 
 
@@ -218,6 +273,11 @@ def _merged_properties() -> dict[str, dict[str, Any]]:
         "peek: a fold id, entry id or evidence id; expand and refold: a fold id (fold-<12 hex>); "
         "brief, reboundary and unmark: a pending mark id (mark-<n>)."
     )
+    merged["offset"] = {
+        "type": "integer",
+        "minimum": 0,
+        "description": "peek: first byte of the slice; search: hits to skip. Default 0.",
+    }
     for name, actions in users.items():
         if name != "id":
             merged[name]["description"] = f"({', '.join(actions)}) " + merged[name]["description"]

@@ -120,6 +120,17 @@ def test_fold_loses_nothing_and_recovers_folded_values_by_peek(tmp_path: Path) -
     assert recall.count("visible made") + recall.count("recoverable") > 0
 
 
+def test_a_search_for_each_recoverable_value_finds_its_entry(tmp_path: Path) -> None:
+    entries = Session().long_turn(batches=40, characters=10_000)
+    trace = prepared(entries, budget=12_000, planted=8)
+    run = run_arm(EngineArm(tmp_path / "state", 12_000, COUNTER), trace)
+    recall = run.recall
+    assert recall is not None and recall.count("recoverable") > 0
+    assert recall.found_by_search == recall.count("recoverable")
+    linear = run_arm(LinearArm(COUNTER), trace)
+    assert linear.recall is not None and linear.recall.found_by_search is None
+
+
 class StubArm:
     """An arm whose window and store are given, to follow the classification by hand."""
 

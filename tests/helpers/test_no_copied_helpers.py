@@ -55,7 +55,7 @@ def test_a_copy_is_found_under_another_name_and_docstring() -> None:
     helper = (
         "def {name}(engine, index):\n"
         '    """{doc}"""\n'
-        "    item = engine.projection.items[engine.projection.item_index_at(index)]\n"
+        "    item = engine.view.projection.items[engine.view.projection.item_index_at(index)]\n"
         "    return item.fold is None and item.digest == engine.entries[index].digest\n"
     )
     first = helper.format(name="_shown_raw", doc="Shown whole.")

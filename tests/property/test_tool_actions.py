@@ -35,7 +35,7 @@ def _valid_action(engine: Engine, data: st.DataObject) -> dict[str, Any]:
     folds = sorted(engine.view.forest.folds)
     marks = sorted(engine.view.marks)
     entries = [entry.id for entry in engine.view.transcript.entries]
-    choices = ["status", "status-tree", "peek-entry", "pin-entry"]
+    choices = ["status", "status-tree", "peek-entry", "pin-entry", "search"]
     visible = [handle for handle in folds if engine.view.forest.is_visible(handle)]
     expanded = sorted(engine.view.forest.expanded)
     if folds:
@@ -53,6 +53,14 @@ def _valid_action(engine: Engine, data: st.DataObject) -> dict[str, Any]:
         return {"action": "status"}
     if choice == "status-tree":
         return {"action": "status", "detail": "tree", "page_size": data.draw(st.integers(1, 5))}
+    if choice == "search":
+        words = st.sampled_from(["alpha", "value", '"gamma delta"', "src", "Task", "zzz"])
+        query: dict[str, Any] = {"action": "search", "query": data.draw(words)}
+        if data.draw(st.booleans()):
+            query["tool"] = data.draw(st.sampled_from(["read", "bash", "none"]))
+        if data.draw(st.booleans()):
+            query["limit"] = data.draw(st.integers(1, 50))
+        return query
     if choice == "peek-entry":
         return {"action": "peek", "id": data.draw(st.sampled_from(entries))}
     if choice == "peek-fold":
@@ -112,6 +120,9 @@ def _invalid_action(data: st.DataObject) -> object:
                 {"action": "unmark", "id": bad_id},
                 {"action": "reboundary", "id": bad_id, "start": bad_id, "end": bad_id},
                 {"action": "status", "page": 0},
+                {"action": "search", "query": data.draw(st.text(max_size=6))},
+                {"action": "search", "query": "(x+)*", "regex": True},
+                {"action": "search", "query": "ok", "offset": -3},
                 "not an object",
                 None,
             ]

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -23,6 +23,8 @@ from textual.widgets import Input, Static
 
 from pifold_core.engine import Engine
 from pifold_core.marks import Mark
+from pifold_core.search import SearchError, SearchResults, parse_query
+from pifold_core.store import StoreError
 from pifold_tui.screens.editor.actions import (
     ActionPlan,
     ActionRefused,
@@ -38,6 +40,7 @@ from pifold_tui.screens.editor.actions import (
 )
 from pifold_tui.screens.editor.dialogs import BriefEditor, ConfirmAction
 from pifold_tui.screens.editor.rows import MapRow
+from pifold_tui.screens.editor.search_hits import SearchHits
 from pifold_tui.screens.editor.source_pane import SourcePane
 from pifold_tui.screens.editor.window_map import WindowMap
 from pifold_tui.screens.status.frame import BarFooter
@@ -103,6 +106,7 @@ class FoldEditorScreen(Screen[None]):
         with Horizontal(id="editor-body"):
             with Vertical(id="editor-left"):
                 yield Input(placeholder="/ filter by text (briefs and sources)", id="editor-filter")
+                yield SearchHits(id="editor-hits")
                 yield Static("", id="editor-header")
                 yield WindowMap(self.engine, id="window-map")
             yield SourcePane(self.engine, id="source-pane")
@@ -164,8 +168,43 @@ class FoldEditorScreen(Screen[None]):
         self.window_map.set_filter(event.value)
         count = len(self.window_map.rows)
         if event.value.strip():
-            self.say(f"{count:,} rows match {event.value.strip()!r}", True)
+            self.say(f"{count:,} rows match {event.value.strip()!r}; searching…", True)
+            self.search_history(event.value.strip())
         self.window_map.focus()
+
+    # -- search ----------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="search")
+    def search_history(self, text: str) -> None:
+        """Search folded history for ``text`` off the UI thread (issue 21), then list it."""
+        try:
+            results = self.engine.search(parse_query(text, limit=50))
+        except (SearchError, StoreError) as error:
+            self.app.call_from_thread(self.refuse, f"search: {error}")
+            return
+        self.app.call_from_thread(self.show_hits, text, results)
+
+    def show_hits(self, text: str, results: SearchResults) -> None:
+        """List the hits under the field; Enter on one jumps to its fold."""
+        hits = self.query_one(SearchHits)
+        hits.show_results(results)
+        rows = f"{len(self.window_map.rows):,} rows match {text!r}; "
+        found = f"{results.total:,} search hits in folded history"
+        if results.rebuilt is not None:
+            found += f" ({results.rebuilt})"
+        self.say(rows + found + ("; Enter jumps to a hit's fold" if results.hits else ""), True)
+        if results.hits:
+            hits.focus()
+
+    def on_search_hits_chosen(self, event: SearchHits.Chosen) -> None:
+        """Jump the map's cursor to the hit's fold, then peek it as usual."""
+        self.query_one(SearchHits).hide()
+        self.query_one("#editor-filter", Input).value = ""
+        hit = event.hit
+        self.window_map.reveal(hit.fold, hit.index)
+        self.window_map.focus()
+        self.show_source()
+        self.say(f"{hit.fold or hit.entry}: holds the hit in entry {hit.entry}", True)
 
     # -- messages --------------------------------------------------------------------------
 
@@ -309,12 +348,16 @@ class FoldEditorScreen(Screen[None]):
         self.offer(plan_recut(self.engine, mark, first, row))
 
     def action_leave(self) -> None:
-        """Escape: cancel a re-cut, leave the filter, or leave the screen."""
+        """Escape: cancel a re-cut, leave the filter (and its search hits), or leave the
+        screen."""
         filter_box = self.query_one("#editor-filter", Input)
+        hits = self.query_one(SearchHits)
+        searching = hits.shown
+        hits.hide()  # the hits go with the filter they were searched from
         if self.recut is not None:
             self.recut = None
             self.say("re-cut left, nothing changed", True)
-        elif filter_box.has_focus or self.window_map.filter_text:
+        elif searching or filter_box.has_focus or self.window_map.filter_text:
             filter_box.value = ""
             self.window_map.set_filter("")
             self.window_map.focus()

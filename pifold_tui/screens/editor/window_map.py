@@ -154,6 +154,22 @@ class WindowMap(ScrollView, can_focus=True):
         self.filter_text = text.strip()
         self.reload()
 
+    def reveal(self, handle: str | None, entry_index: int) -> None:
+        """Move the cursor to a fold (or, with no handle, an entry) in the whole tree: the
+        filter is dropped and every fold holding it opened in the tree (looking only)."""
+        self.filter_text = ""
+        forest = self.engine.view.forest
+        holders = (
+            list(forest.ancestors(handle)) if handle is not None else forest.chain_at(entry_index)
+        )
+        for holder in holders:
+            self.overrides[holder.handle] = True
+        if handle is not None:
+            row = MapRow(forest.depth(handle), forest.folds[handle].start, handle)
+        else:
+            row = MapRow(len(holders), entry_index, None)
+        self.reload(row)
+
     @property
     def selected(self) -> MapRow | None:
         return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None

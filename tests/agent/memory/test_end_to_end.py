@@ -90,7 +90,7 @@ class Run:
         return [e for e in self.events if isinstance(e, MemoryEvent) and e.action == action]
 
     def close_and_check(self) -> None:
-        assert self.engine.audit.counts.unattributed == 0
+        assert self.engine.view.audit_counts.unattributed == 0
         recorded = [
             entry.id
             for entry in SessionFile.open(self.session.path).messages()

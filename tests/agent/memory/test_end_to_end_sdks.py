@@ -61,7 +61,7 @@ async def session(
         agent = Agent(engine, recording, tools, MemoryRecorder(), config)
         result = await agent.run("go")
     assert result.outcome == "stop", result.error
-    assert engine.audit.counts.unattributed == 0
+    assert engine.view.audit_counts.unattributed == 0
     return server.requests, recording, engine
 
 

@@ -155,3 +155,27 @@ def test_a_script_without_a_reply_is_refused(tmp_path: Path) -> None:
         load_script(path)
     unused = MemoryRecorder()
     assert unused.recorded() == []
+
+
+async def test_a_hit_reference_reads_the_latest_search_result_or_fails_by_name(
+    tmp_path: Path,
+) -> None:
+    peek = {"action": "peek", "id": "${hit:2}"}
+    call = {"id": "p1", "name": "pi_fold_context", "arguments": peek}
+    header = {"script": "pifold", "version": 1}
+    reply = {"assistant": "Peeking.", "tool_calls": [call]}
+    found = (
+        "search 'x': 2 hits, showing 1 to 2\n"
+        "1. fold fold-0123456789ab · entry e00007 · tool_result read\n   x\n"
+        "2. clipped, outside every fold · entry e00031 · tool_result bash\n   x"
+    )
+    message = {"role": "tool", "content": [{"type": "text", "text": found}]}
+    provider = ScriptedProvider(load_script(write(tmp_path, header, reply)), CharCounter())
+    done = (await collect(provider, ProviderRequest("s", [message], [])))[-1]
+    assert isinstance(done, StreamDone) and done.error is None
+    (called,) = [block for block in done.content if isinstance(block, ToolCallBlock)]
+    assert called.arguments == {"action": "peek", "id": "e00031"}
+    provider = ScriptedProvider(load_script(write(tmp_path, header, reply)), CharCounter())
+    done = (await collect(provider, ProviderRequest("s", [], [])))[-1]
+    assert isinstance(done, StreamDone) and done.error is not None
+    assert "search hit 2" in str(done.error)

@@ -28,6 +28,11 @@ VALID: dict[str, list[dict[str, Any]]] = {
     "unpin": [{"action": "unpin", "ids": [f"e{n:05d}" for n in range(100)]}],
     "reboundary": [{"action": "reboundary", "id": "mark-3", "start": "e00004", "end": "e00009"}],
     "unmark": [{"action": "unmark", "id": "mark-12"}],
+    "search": [
+        {"action": "search", "query": "KeyError"},
+        {"action": "search", "query": '"deploy key" src', "tool": "read", "limit": 50},
+        {"action": "search", "query": r"E\d{4}", "regex": True, "path": "src/", "offset": 10},
+    ],
 }
 """Arguments every layer must accept, per action."""
 
@@ -54,5 +59,13 @@ SCHEMA_INVALID: list[dict[str, Any]] = [
     {"action": "pin", "ids": [f"e{n:05d}" for n in range(101)]},
     {"action": "reboundary", "id": "mark-1", "start": "e00001"},
     {"action": "unmark", "id": "mark-1", "ids": ["e00001"]},
+    {"action": "search"},
+    {"action": "search", "query": ""},
+    {"action": "search", "query": "x", "limit": 51},
+    {"action": "search", "query": "x", "limit": 0},
+    {"action": "search", "query": "x", "offset": -1},
+    {"action": "search", "query": "x", "regex": "yes"},
+    {"action": "search", "query": "x", "tool": ""},
+    {"action": "search", "query": "x", "id": FOLD},
 ]
 """Arguments that break the per-action schemas themselves (so the parser must refuse too)."""

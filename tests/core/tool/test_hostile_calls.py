@@ -84,6 +84,13 @@ def test_brackets_inside_strings_do_not_count_as_nesting(engine: Engine) -> None
         '{"action": "peek", "id": "e00001", "offset": Infinity}',
         '{"action": "peek", "id": "e00001", "offset": NaN}',
         b'{"action": "status", "detail": "\xff"}',
+        {"action": "search", "query": "half \ud83d"},
+        {"action": "search", "query": "ok", "tool": "\udc00"},
+        {"action": "search", "query": "ok", "path": "src/\ud800"},
+        {"action": "search", "query": "ok", "limit": float("inf")},
+        {"action": "search", "query": "(a+)+$", "regex": True},
+        {"action": "search", "query": '"unclosed'},
+        {"action": "search", "query": "***"},
     ],
 )
 def test_text_or_numbers_json_cannot_carry_are_error_results(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +14,7 @@ from pifold_core.store import StoreObjectCorrupt, StoreObjectMissing
 from pifold_core.tool import run_tool
 from pifold_core.tool.runner import ToolResult
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
-from tests.core.engine_checks import assert_clean_audit, assert_lossless, full_state
+from tests.core.engine_checks import assert_clean_audit, assert_lossless, chapters, full_state
 
 
 def _chapters(session: SessionBuilder, count: int, first: int = 0) -> None:
@@ -400,3 +401,31 @@ def test_missing_store_object_propagates(tmp_path: Path) -> None:
     with pytest.raises(StoreObjectMissing):
         run_tool(engine, {"action": "peek", "id": _root(engine)}, call_id="c1")
     assert engine._state.ephemeral == {}
+
+
+def test_search_finds_a_folded_value_and_points_at_a_narrow_peek(tmp_path: Path) -> None:
+    session = SessionBuilder()
+    session.user("Read the settings")
+    call = session.assistant("Reading.", [("read", {"path": "conf/app.ini"})])
+    session.result(call.tool_calls[0], "pad\n" * 300 + "token = QX7-ORBIT-993\n" + "pad\n" * 300)
+    session.assistant("Read it.")
+    chapters(session, 3, first=1)
+    session.user("what next?")
+    session.assistant("Waiting.")
+    engine = Engine.open(tmp_path / "state", small_options(budget=200_000), CharCounter())
+    drive(engine, session.entries)
+    engine.commit_now()
+    digests = engine.view.projection.digests()
+    result = run_tool(engine, {"action": "search", "query": "QX7-ORBIT-993"}, "call-s")
+    assert not result.is_error and not result.moved_bytes, result.text
+    assert engine.view.projection.digests() == digests  # a search rewrites nothing
+    assert result.text.startswith("search 'QX7-ORBIT-993': 1 hit, showing 1 to 1")
+    fold = engine.view.forest.chain_at(2)[-1].handle
+    assert f"1. fold {fold} · entry {session.entries[2].id} · tool_result read" in result.text
+    peek_line = next(line for line in result.text.splitlines() if "peek: " in line)
+    peek_call = json.loads(peek_line.split("pi_fold_context ", 1)[1])
+    peeked = run_tool(engine, {**peek_call, "ephemeral": False}, "call-p")
+    assert "token = QX7-ORBIT-993" in peeked.text
+    refused = run_tool(engine, {"action": "search", "query": '"open'}, "call-e")
+    assert refused.is_error and "unbalanced quote" in refused.text
+    engine.close()

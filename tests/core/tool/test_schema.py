@@ -30,7 +30,7 @@ def _schema_for(arguments: dict[str, Any]) -> dict[str, Any]:
     return action_schemas().get(str(arguments.get("action")), {"enum": []})
 
 
-def test_nine_actions_in_design_order() -> None:
+def test_ten_actions_in_design_order() -> None:
     assert ACTIONS == (
         "status",
         "peek",
@@ -41,6 +41,7 @@ def test_nine_actions_in_design_order() -> None:
         "unpin",
         "reboundary",
         "unmark",
+        "search",
     )
     assert set(action_schemas()) == set(ACTIONS) == set(VALID)
     assert TOOL_NAME == placeholders.TOOL_NAME == "pi_fold_context"
@@ -88,7 +89,7 @@ def test_definition_is_provider_ready_and_serialisable() -> None:
     assert set(schema["properties"]) == union
     # Every property tells the model which actions use it.
     assert all(prop.get("description") for prop in schema["properties"].values())
-    assert "(peek) " in schema["properties"]["offset"]["description"]
+    assert "(peek, search) " in schema["properties"]["offset"]["description"]
     assert "(pin, unpin) " in schema["properties"]["ids"]["description"]
 
 

@@ -34,6 +34,18 @@ class TestFoldEditorScreen:
             await pilot.pause(SOURCE_WAIT)
             assert app.export_screenshot(title="fold-editor") == svg_snapshot
 
+    async def test_search_hits(
+        self, theme: str, replayed_engine: Engine, svg_snapshot: SnapshotAssertion
+    ) -> None:
+        """``/``, a query and Enter: the hits of a search over folded history (issue 21)."""
+        app = ScreenHost(FoldEditorScreen(replayed_engine), THEMES[theme])
+        async with app.run_test(size=SCREEN_SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("slash", *"apply_patch", "enter")
+            await app.workers.wait_for_complete()
+            await pilot.pause(SOURCE_WAIT)
+            assert app.export_screenshot(title="fold-editor") == svg_snapshot
+
 
 @pytest.mark.parametrize("theme", sorted(THEMES))
 @pytest.mark.parametrize("columns", [80, 120])

@@ -1,0 +1,275 @@
+"""The search index: one SQLite FTS5 file beside the store (issue 21).
+
+``<state>/search.sqlite3`` holds three tables:
+
+- ``body``: a *contentless* FTS5 table (``content=''``) over each indexed entry's searchable
+  text (:func:`pifold_core.search.text.searchable_text`). Contentless, because the index only
+  *finds*: a snippet is always cut from the entry's bytes read back from the session and
+  hash-verified, so keeping a second copy of the text would only cost space.
+- ``entries``: one row per indexed entry, its rowid the entry's index in the transcript (an
+  append-only list, so the number never changes): the entry id, role, tool names and paths
+  the filters read.
+- ``meta``: the schema version and what the index was built to: the number of commits and
+  a fingerprint of the folds (:func:`fold_fingerprint`).
+
+The index is a derived file: the log and the store are the record. It is written after each
+commit's log record is durable, in one SQLite transaction (rollback journal, ``synchronous
+FULL``: a kill leaves the transaction whole or absent). Whatever leaves it missing, damaged
+or behind the log (a kill between the two writes, a file copied from elsewhere) is found by
+:meth:`SearchIndex.problem` and the index is rebuilt from the log and the store, and the
+rebuild is reported (:mod:`pifold_core.search.rebuild`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pifold_core.canonical import sha256_hex
+from pifold_core.search.text import EntryFields
+
+INDEX_NAME = "search.sqlite3"
+"""The index file's name inside the state folder."""
+
+SCHEMA_VERSION = "1"
+"""Layout of the tables; an index of another version is rebuilt."""
+
+INDEX_MODE = 0o600
+"""The index holds the words of the transcript: private to the user, like the log."""
+
+BUSY_TIMEOUT_MS = 5_000
+"""How long a write waits for a reader's lock (a ``pifold search`` beside the agent)."""
+
+_SCHEMA = (
+    # unicode61: words split at punctuation, case and diacritics folded. detail=full keeps
+    # token positions, which quoted phrases need (detail=column refuses them).
+    "CREATE VIRTUAL TABLE IF NOT EXISTS body USING fts5(text, content='', "
+    "tokenize='unicode61 remove_diacritics 2')",
+    "CREATE TABLE IF NOT EXISTS entries (rowid INTEGER PRIMARY KEY, entry_id TEXT NOT NULL, "
+    "role TEXT NOT NULL, tools TEXT NOT NULL, paths TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+)
+
+
+_SHARED = {"check_same_thread": False}
+"""An app searches from a worker thread and commits from its UI thread: one at a time, never
+both at once, so one connection serves both."""
+
+
+class IndexUnusable(Exception):
+    """The index file cannot be read as an index (SQLite refused it); the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltTo:
+    """What an index was built to: checked against the session before it is trusted."""
+
+    commits: int
+    """Commits of the session the index covers."""
+    fingerprint: str
+    """:func:`fold_fingerprint` of the folds at that commit."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexRow:
+    """One entry to index."""
+
+    index: int
+    """The entry's index in the transcript (the row's id)."""
+    entry_id: str
+    """The entry's id."""
+    fields: EntryFields
+    """Its text, role, tools and paths."""
+
+
+def fold_fingerprint(root_handles: Iterable[str]) -> str:
+    """SHA-256 of the root folds' handles in order: handles come from the folds' content, so
+    the same commits over the same entries give the same fingerprint, and another session's
+    index (or one built before a log was cut) does not match."""
+    return sha256_hex("\n".join(root_handles).encode("utf-8"))
+
+
+def _packed(names: Sequence[str]) -> str:
+    """Names between spaces (`` a b ``), so a filter matches one whole name with ``instr``."""
+    return " " + " ".join(name.replace(" ", "_") for name in names) + " " if names else ""
+
+
+class SearchIndex:
+    """One index file (or an in-memory index), opened lazily."""
+
+    def __init__(self, path: Path | None, read_only: bool = False) -> None:
+        self.path = path
+        """The index file; ``None``: an in-memory index (a read-only session's rebuild)."""
+        self.read_only = read_only
+        """Open the file without writing it (a viewer beside a live writer)."""
+        self._connection: sqlite3.Connection | None = None
+
+    # -- connection ---------------------------------------------------------------------
+
+    def connection(self) -> sqlite3.Connection:
+        """The open connection, made on first use (its tables created when writable).
+
+        Raises:
+            IndexUnusable: SQLite cannot open the file as a database.
+        """
+        if self._connection is not None:
+            return self._connection
+        try:
+            if self.path is None:
+                connection = sqlite3.connect(":memory:", isolation_level=None, **_SHARED)
+            elif self.read_only:
+                uri = f"file:{self.path}?mode=ro"
+                connection = sqlite3.connect(uri, uri=True, isolation_level=None, **_SHARED)
+            else:
+                self._create_private()
+                connection = sqlite3.connect(self.path, isolation_level=None, **_SHARED)
+            connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if not self.read_only:
+                connection.execute("PRAGMA journal_mode = DELETE")
+                connection.execute("PRAGMA synchronous = FULL")
+                for statement in _SCHEMA:
+                    connection.execute(statement)
+        except sqlite3.Error as error:
+            raise IndexUnusable(f"SQLite cannot open it: {error}") from None
+        self._connection = connection
+        return connection
+
+    def _create_private(self) -> None:
+        """Create the file 0600 before SQLite does, so it is never readable by others (its
+        journal takes the file's mode)."""
+        assert self.path is not None
+        descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, INDEX_MODE)
+        os.close(descriptor)
+
+    def exists(self) -> bool:
+        """Whether the index is there to be read (an in-memory one always is, once opened)."""
+        return self.path is None or self.path.exists()
+
+    def close(self) -> None:
+        """Close the connection (idempotent); the next use opens it again."""
+        if self._connection is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._connection.close()
+            self._connection = None
+
+    def discard(self) -> None:
+        """Delete the file and its journal (a damaged index is rebuilt from nothing)."""
+        self.close()
+        if self.path is None:
+            return
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{self.path}{suffix}")
+
+    # -- what it was built to -----------------------------------------------------------
+
+    def built_to(self) -> BuiltTo | None:
+        """What the index covers, or ``None`` when it records nothing (never written, or of
+        another schema version).
+
+        Raises:
+            IndexUnusable: SQLite refused to read it.
+        """
+        try:
+            rows = dict(self.connection().execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.Error as error:
+            raise IndexUnusable(f"its tables cannot be read: {error}") from None
+        if rows.get("schema") != SCHEMA_VERSION or "commits" not in rows:
+            return None
+        try:
+            return BuiltTo(int(rows["commits"]), str(rows["fingerprint"]))
+        except (KeyError, ValueError):
+            return None
+
+    def integrity_problem(self) -> str | None:
+        """What SQLite's own checks find wrong with the file (``None``: nothing); the FTS
+        index's structure is checked too."""
+        try:
+            connection = self.connection()
+            found = connection.execute("PRAGMA quick_check").fetchall()
+            if [row[0] for row in found] != ["ok"]:
+                return "SQLite's quick_check found damage: " + "; ".join(
+                    str(row[0]) for row in found[:3]
+                )
+            if not self.read_only:
+                connection.execute("INSERT INTO body(body) VALUES ('integrity-check')")
+        except (sqlite3.Error, IndexUnusable) as error:
+            return f"SQLite refused it: {error}"
+        return None
+
+    # -- writing ------------------------------------------------------------------------
+
+    def indexed_within(self, start: int, end: int) -> set[int]:
+        """Entry indices in ``[start, end)`` the index already holds."""
+        found = self.connection().execute(
+            "SELECT rowid FROM entries WHERE rowid >= ? AND rowid < ?", (start, end)
+        )
+        return {int(row[0]) for row in found}
+
+    def add(self, rows: Sequence[IndexRow], built_to: BuiltTo, reset: bool = False) -> None:
+        """Index ``rows`` and record ``built_to``, in one transaction (all or nothing).
+
+        With ``reset`` everything held before is dropped first (a rebuild). The caller passes
+        only entries not held yet (:meth:`indexed_within`); one held already breaks the
+        ``entries`` key, and the whole transaction is refused rather than counted twice.
+
+        Raises:
+            sqlite3.Error: the write failed (``IntegrityError``: a row already held); nothing
+                of it was kept.
+        """
+        connection = self.connection()
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            if reset:
+                connection.execute("INSERT INTO body(body) VALUES ('delete-all')")
+                connection.execute("DELETE FROM entries")
+            connection.executemany(
+                "INSERT INTO entries (rowid, entry_id, role, tools, paths) VALUES (?, ?, ?, ?, ?)",
+                [
+                    (
+                        row.index,
+                        row.entry_id,
+                        row.fields.role,
+                        _packed(row.fields.tools),
+                        "\n".join(row.fields.paths),
+                    )
+                    for row in rows
+                ],
+            )
+            connection.executemany(
+                "INSERT INTO body (rowid, text) VALUES (?, ?)",
+                [(row.index, row.fields.body) for row in rows],
+            )
+            connection.executemany(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                [
+                    ("schema", SCHEMA_VERSION),
+                    ("commits", str(built_to.commits)),
+                    ("fingerprint", built_to.fingerprint),
+                ],
+            )
+            connection.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                connection.execute("ROLLBACK")
+            raise
+
+    def row_count(self) -> int:
+        """Entries indexed."""
+        return int(self.connection().execute("SELECT count(*) FROM entries").fetchone()[0])
+
+
+__all__ = [
+    "INDEX_MODE",
+    "INDEX_NAME",
+    "SCHEMA_VERSION",
+    "BuiltTo",
+    "IndexRow",
+    "IndexUnusable",
+    "SearchIndex",
+    "fold_fingerprint",
+]

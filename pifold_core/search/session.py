@@ -1,0 +1,199 @@
+"""One session's search: the index kept up at every commit, checked and rebuilt before use.
+
+:class:`SessionSearch` is what an engine holds. :meth:`SessionSearch.after_commit` runs once
+the commit's log record is durable and adds what the commit folded or clipped, in one SQLite
+transaction; it only writes onto an index built to exactly the state before that commit (the
+commit count and the fingerprint of the folds), so an index that fell behind is never
+patched into a wrong one, and it never fails the commit (the log is the record): a problem
+is kept in :attr:`SessionSearch.upkeep_problem` and the next search rebuilds.
+
+:meth:`SessionSearch.search` first makes sure the index is the session's: present, sound
+(SQLite's own checks, once per process), built to the session's commit count and folds.
+Otherwise it is rebuilt from the log and the store, and the result says so in
+:attr:`~pifold_core.search.results.SearchResults.rebuilt`: a rebuild is never silent. A
+session open read-only never writes its state folder: it rebuilds in memory instead.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from pifold_core.commit import CommitOutcome
+from pifold_core.search.index import (
+    INDEX_NAME,
+    BuiltTo,
+    IndexUnusable,
+    SearchIndex,
+    fold_fingerprint,
+)
+from pifold_core.search.query import SearchError, SearchQuery
+from pifold_core.search.rebuild import (
+    clipped_indices,
+    fingerprint_now,
+    folded_indices,
+    roots_before,
+    rows_for,
+)
+from pifold_core.search.results import SearchResults
+from pifold_core.search.searcher import SearchedSession, run_query
+from pifold_core.store import StoreError
+
+
+class SessionSearch:
+    """The search index of one session's state folder."""
+
+    def __init__(self, state_dir: Path, read_only: bool = False) -> None:
+        self.path = Path(state_dir) / INDEX_NAME
+        """``<state>/search.sqlite3``."""
+        self.read_only = read_only
+        """Never write the file: a stale or damaged index is rebuilt in memory."""
+        self.upkeep_problem: str | None = None
+        """Why the latest commit's upkeep wrote nothing (the next search rebuilds)."""
+        self._file = SearchIndex(self.path, read_only)
+        self._memory: SearchIndex | None = None
+        """A read-only session's rebuilt index, and what it was built to."""
+        self._memory_built: BuiltTo | None = None
+        self._checked = False
+        """SQLite's integrity checks passed on the file in this process."""
+
+    def close(self) -> None:
+        """Close the index (idempotent)."""
+        self._file.close()
+        if self._memory is not None:
+            self._memory.close()
+
+    # -- upkeep ---------------------------------------------------------------------------
+
+    def after_commit(self, session: SearchedSession, outcome: CommitOutcome) -> None:
+        """Index what ``outcome`` folded and clipped (see the module docstring); never raises
+        for the index's sake."""
+        if self.read_only:
+            return
+        try:
+            self.upkeep_problem = self._upkeep(session, outcome)
+        except (sqlite3.Error, IndexUnusable, OSError, StoreError) as error:
+            self.upkeep_problem = (
+                f"the search index was not updated at commit {outcome.number}: {error}"
+            )
+            self._file.close()
+
+    def _upkeep(self, session: SearchedSession, outcome: CommitOutcome) -> str | None:
+        """Write the commit's rows; returns why nothing was written (``None``: written)."""
+        index = self._file
+        existed = self.path.exists()
+        built = index.built_to() if existed else None
+        made = {built_fold.fold.handle for built_fold in outcome.built}
+        before = BuiltTo(outcome.number - 1, fold_fingerprint(roots_before(session.forest, made)))
+        if built is None:
+            if outcome.number != 1 or (existed and index.row_count()):
+                # Behind or foreign: never patched; the next search rebuilds it, and says so.
+                return f"the search index records no build before commit {outcome.number}"
+        elif built != before:
+            return (
+                f"the search index is built to commit {built.commits}, not to the state "
+                f"before commit {outcome.number}"
+            )
+        fresh: set[int] = set(outcome.clipped)
+        for built_fold in outcome.built:
+            fold = built_fold.fold
+            held = index.indexed_within(fold.start, fold.end)
+            fresh.update(place for place in range(fold.start, fold.end) if place not in held)
+        index.add(
+            rows_for(session.transcript, fresh, session.evidence),
+            BuiltTo(outcome.number, fingerprint_now(session.forest)),
+        )
+        return None
+
+    # -- searching ------------------------------------------------------------------------
+
+    def search(self, session: SearchedSession, query: SearchQuery) -> SearchResults:
+        """One page of hits for ``query``; the index is made current first (and a rebuild
+        reported in the result).
+
+        Raises:
+            SearchError: SQLite's full-text search refused the query (nothing changed).
+            pifold_core.store.StoreError: an entry's bytes no longer verify.
+        """
+        if session.commit_count == 0:
+            return SearchResults(0, (), query.offset)  # nothing folded or clipped yet
+        index, rebuilt = self._current(session)
+        try:
+            results = run_query(session, index, query)
+        except sqlite3.OperationalError as error:
+            if str(error).startswith("fts5:"):
+                raise SearchError(f"full-text search refused {query.text!r}: {error}") from None
+            index, rebuilt = self._rebuild(session, f"SQLite failed reading it: {error}")
+            results = run_query(session, index, query)
+        except (sqlite3.Error, IndexUnusable) as error:
+            index, rebuilt = self._rebuild(session, f"it could not be used: {error}")
+            results = run_query(session, index, query)
+        if rebuilt is None:
+            return results
+        return SearchResults(
+            results.total,
+            results.hits,
+            results.offset,
+            rebuilt,
+            results.any_term,
+            results.scanned,
+            results.unscanned,
+        )
+
+    def _current(self, session: SearchedSession) -> tuple[SearchIndex, str | None]:
+        """A usable index built to the session as it stands, and why it was rebuilt."""
+        expected = BuiltTo(session.commit_count, fingerprint_now(session.forest))
+        if self._memory is not None and self._memory_built == expected:
+            return self._memory, None
+        problem = self._problem(expected)
+        if problem is None:
+            return self._file, None
+        return self._rebuild(session, problem)
+
+    def _problem(self, expected: BuiltTo) -> str | None:
+        """Why the file cannot serve a search for ``expected`` (``None``: it can)."""
+        if not self.path.exists():
+            return "it was missing"
+        if not self._checked:
+            damage = self._file.integrity_problem()
+            if damage is not None:
+                return f"it was damaged ({damage})"
+            self._checked = True
+        try:
+            built = self._file.built_to()
+        except IndexUnusable as error:
+            return f"it was damaged ({error})"
+        if built is None:
+            return "it recorded no build (never finished, or of another version)"
+        if built.commits != expected.commits:
+            return (
+                f"it was built to commit {built.commits:,} and the session is at commit "
+                f"{expected.commits:,}"
+            )
+        if built.fingerprint != expected.fingerprint:
+            return "its folds are not the session's (it was built from another log)"
+        return None
+
+    def _rebuild(self, session: SearchedSession, problem: str) -> tuple[SearchIndex, str]:
+        """Build the index afresh from the log and the store; returns it and the notice."""
+        expected = BuiltTo(session.commit_count, fingerprint_now(session.forest))
+        indices = set(folded_indices(session.forest))
+        indices.update(clipped_indices(session.journal.path, session.commit_count))
+        rows = rows_for(session.transcript, indices, session.evidence)
+        if self.read_only:
+            if self._memory is not None:
+                self._memory.close()
+            self._memory = SearchIndex(None)
+            self._memory.add(rows, expected, reset=True)
+            self._memory_built = expected
+            return self._memory, (
+                f"search index rebuilt in memory: {problem} (the session is open read-only, "
+                "so its file is left as it was)"
+            )
+        self._file.discard()  # a damaged file is not trusted even to be emptied
+        self._file.add(rows, expected, reset=True)
+        self._checked = True
+        return self._file, f"search index rebuilt: {problem}"
+
+
+__all__ = ["SessionSearch"]

@@ -1,0 +1,47 @@
+"""Bad queries get a clear error naming what was wrong; good ones become safe FTS5 strings."""
+
+from __future__ import annotations
+
+import pytest
+
+from pifold_core.search import SearchError, parse_query
+
+
+@pytest.mark.parametrize(
+    ("arguments", "argument", "message"),
+    [
+        ({"text": ""}, "query", "empty"),
+        ({"text": "   "}, "query", "empty"),
+        ({"text": 7}, "query", "must be a string"),
+        ({"text": '"open phrase'}, "query", "unbalanced quote"),
+        ({"text": "--- ***"}, "query", "no letter or digit"),
+        ({"text": "x" * 1001}, "query", "more than 1,000"),
+        ({"text": "(unclosed", "regex": True}, "query", "not a valid Python regular"),
+        ({"text": "(a+)+b", "regex": True}, "query", "exponential"),
+        ({"text": r"(x)\1", "regex": True}, "query", "backreference"),
+        ({"text": "a" * 257, "regex": True}, "query", "more than 256"),
+        ({"text": "ok", "regex": "yes"}, "regex", "true or false"),
+        ({"text": "ok", "limit": 51}, "limit", "outside 1 to 50"),
+        ({"text": "ok", "limit": 0}, "limit", "outside 1 to 50"),
+        ({"text": "ok", "limit": True}, "limit", "whole number"),
+        ({"text": "ok", "offset": -1}, "offset", "outside 0"),
+        ({"text": "ok", "tool": ""}, "tool", "non-empty"),
+        ({"text": "ok", "path": 3}, "path", "non-empty"),
+    ],
+)
+def test_bad_queries_are_refused_by_name(
+    arguments: dict[str, object], argument: str, message: str
+) -> None:
+    with pytest.raises(SearchError, match=message) as raised:
+        parse_query(**arguments)
+    assert raised.value.argument == argument
+
+
+def test_fts_operators_are_plain_words() -> None:
+    query = parse_query('NEAR(a b) OR -x "col:umn" pre*')
+    assert query.match_expression() == '"NEAR(a" "b)" "OR" "-x" "col:umn" "pre" *'
+    assert query.match_expression(any_term=True).count(" OR ") == 5
+
+
+def test_quotes_inside_words_are_doubled() -> None:
+    assert parse_query('say"s" it').match_expression().startswith('"say')
