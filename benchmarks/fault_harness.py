@@ -59,7 +59,7 @@ KNOWN_CATEGORIES = (
     "app_exit",
     "memory_writes",
 )
-"""The categories issues 9 and 18 ask for, in table order (the engine's, then the agent
+"""The categories issues 9, 18 and 21 ask for, in table order (the engine's, then the agent
 layer's); any other module found runs after them."""
 
 FAILURES_SHOWN = 5
