@@ -259,7 +259,7 @@ async def test_compact_hands_the_context_to_native_compaction(
         assert isinstance(session.agent.window, NativeWindow)
         compaction = session.session_file.latest_compaction()
         assert compaction is not None
-        assert compaction.summary.startswith("The user asked for three batches")
+        assert compaction.summary.startswith("The user asked for four batches")
         notices = [row for row in conversation(app).rows() if "commit" in row.classes]
         assert notices, "the compaction is not shown in the conversation"
 
