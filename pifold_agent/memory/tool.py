@@ -20,6 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pifold_agent.memory.store import MemoryStore, MemoryStoreError, note_files
+from pifold_agent.tools.arguments import ToolInputError, failure, required_string
 from pifold_agent.tools.protocol import Footprint, ToolContext, ToolOutcome
 from pifold_core.canonical import JsonValue
 
@@ -68,29 +69,6 @@ PARAMETERS: dict[str, JsonValue] = {
 
 WRITING: frozenset[str] = frozenset({"create", "str_replace", "insert", "delete", "rename"})
 """The commands that change a note."""
-
-
-class ToolInputError(ValueError):
-    """A call's argument is missing or of the wrong type."""
-
-
-def failure(text: str) -> ToolOutcome:
-    """An error result (nothing was changed)."""
-    return ToolOutcome(text, is_error=True)
-
-
-def required_string(arguments: dict[str, JsonValue], name: str) -> str:
-    """A required text argument.
-
-    Raises:
-        ToolInputError: missing, or not a string.
-    """
-    value = arguments.get(name)
-    if value is None:
-        raise ToolInputError(f"missing required argument '{name}'")
-    if not isinstance(value, str):
-        raise ToolInputError(f"argument '{name}' must be a string, got {type(value).__name__}")
-    return value
 
 
 class MemoryTool:
