@@ -6,7 +6,6 @@ of the one that carries its result."""
 from __future__ import annotations
 
 import datetime
-import json
 from pathlib import Path
 
 from pifold_agent.loop import Agent, AgentConfig
@@ -20,6 +19,7 @@ from pifold_core.engine import Engine
 from tests.agent.test_end_to_end import MODULES, make_repository
 from tests.core.builders import CharCounter, small_options
 from tests.core.engine_checks import assert_reopens_identically
+from tests.helpers.scripts import write_script
 
 TOKEN = "amber falcon seventeen"
 """The value planted in the first module, folded away before the question comes: plain words,
@@ -31,10 +31,7 @@ ANSWER = f"The deploy passphrase is {TOKEN}."
 
 
 def _script(path: Path) -> Path:
-    lines: list[dict[str, object]] = [
-        {"script": "pifold", "version": 1, "tools": "execute", "chunk_chars": 40},
-        {"user": "Review every module in src/."},
-    ]
+    lines: list[dict[str, object]] = [{"user": "Review every module in src/."}]
     for number in range(MODULES):
         call = {
             "id": f"read-{number}",
@@ -59,9 +56,7 @@ def _script(path: Path) -> Path:
         }
     )
     lines.append({"assistant": ANSWER})
-    target = path / "script.jsonl"
-    target.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
-    return target
+    return write_script(path / "script.jsonl", lines, tools="execute", chunk_chars=40)
 
 
 def _holds(request: ProviderRequest, text: str) -> bool:
