@@ -19,7 +19,14 @@ from pifold_agent.providers.request_timeout import (
     request_timeout_s,
 )
 from pifold_agent.providers.resolve import resolve_provider
-from tests.agent.headless_cases import headless, options_in, refusal_problems, scoped_environment
+from tests.agent.headless_cases import (
+    assert_session_consistent,
+    headless,
+    newest,
+    options_in,
+    refusal_problems,
+    scoped_environment,
+)
 from tests.agent.providers.local_server import Reply, collect, done_of, serve
 from tests.agent.providers.test_connection import closed_port, hello
 
@@ -34,6 +41,7 @@ def test_a_stopped_local_server_ends_the_run_at_once_naming_url_and_cause(tmp_pa
         f"cannot connect to {base}/chat/completions: connection refused "
         "(is the server running and listening there?)" in outcome.err
     )
+    assert_session_consistent(newest(tmp_path).path)  # the prompt is kept, nothing torn
 
 
 @pytest.mark.parametrize("url", ["not-a-url", "localhost:8080/v1", "http://:8080/v1"])

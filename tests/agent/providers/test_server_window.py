@@ -12,7 +12,7 @@ import pytest
 from pifold_agent.providers.local_window import answer_reservation, budget_origin
 from pifold_agent.providers.models import ModelDescriptor
 from pifold_agent.providers.server_window import ServerWindow, read_server_window
-from tests.agent.headless_cases import headless, options_in
+from tests.agent.headless_cases import assert_session_consistent, headless, newest, options_in
 from tests.agent.providers.local_server import Reply, serve
 from tests.agent.providers.scripted_sse import Turn, chat_turn
 
@@ -98,6 +98,7 @@ def test_a_run_on_a_llama_cpp_server_takes_its_window_and_says_so(tmp_path: Path
     assert f"warning: {origin}\n" in outcome.err
     first = json.loads(outcome.out.splitlines()[0])
     assert first == {"type": "budget", "origin": origin}
+    assert_session_consistent(newest(tmp_path).path)
 
 
 def test_a_server_stating_no_window_is_said_and_budget_is_given_by_flag(tmp_path: Path) -> None:
@@ -109,6 +110,8 @@ def test_a_server_stating_no_window_is_said_and_budget_is_given_by_flag(tmp_path
     assert f"the server at {base} states no window" in silent.err
     assert "the budget is 100,000 tokens, the default; give --budget" in silent.err
     assert "warning: budget 20,000 tokens, from --budget\n" in given.err
+    assert_session_consistent(newest(tmp_path).path)
+    assert_session_consistent(newest(tmp_path / "second").path)
 
 
 def test_a_budget_the_settings_decided_names_the_window_beside_it() -> None:
