@@ -62,8 +62,10 @@ def narrowest_working(setting: PaletteSetting) -> PaletteSetting | None:
     low = int(abs(setting.end - setting.start) / WIDTH_STEP + 1e-9)  # taken to fail
     room = 1.0 - setting.start if setting.end > setting.start else setting.start
     high = int(room / WIDTH_STEP + 1e-9)
+    if high <= low:
+        return None  # no wider slice on the grid (one of zero width is not a slice)
     widest = _widened(setting, high)
-    if high <= low or widest is None or not distinct(widest):
+    if widest is None or not distinct(widest):
         return None
     while high - low > 1:
         middle = (low + high) // 2

@@ -72,3 +72,10 @@ def test_a_slice_is_taken_exactly_when_its_colours_stay_apart(
         )
         < DISTINGUISHABLE
     )
+
+
+def test_a_start_with_no_grid_step_of_room_has_no_wider_slice() -> None:
+    # Hypothesis found it: 0.005 → 0.0 has no 0.01 step left toward 0, and the search built
+    # a slice of zero width (refused by PaletteSetting) instead of answering "none".
+    assert narrowest_working(PaletteSetting("batlow", 0.005, 0.0)) is None
+    assert narrowest_working(PaletteSetting("batlow", 0.995, 1.0)) is None
