@@ -24,7 +24,9 @@ from pathlib import Path
 from pifold_agent.compaction import CompactionSettings
 from pifold_agent.loop import Agent, AgentConfig, Tool
 from pifold_agent.loop.approval import Approver
+from pifold_agent.loop.followers import Followers
 from pifold_agent.loop.message_size import MessageTooLarge, check_message_size, head_tokens
+from pifold_agent.loop.repeats import RepeatedCalls
 from pifold_agent.memory import repository_root, store_for
 from pifold_agent.memory.resurfacing import Resurfacer, resurfacing_enabled
 from pifold_agent.memory.session_prompt import log_section, session_section
@@ -106,7 +108,10 @@ def open_run(
         config = agent_config(cwd, session.id, descriptor, approver)
         store = store_for(cwd)
         section, unlogged = session_section(engine, cwd, store)
-        follower = Resurfacer(store, repository_root(cwd), resurfacing_enabled(settings_file))
+        follower = Followers(
+            Resurfacer(store, repository_root(cwd), resurfacing_enabled(settings_file)),
+            RepeatedCalls(),
+        )
         config = replace(config, follower=follower, prompt_context=section)
         tools = agent_tools(provider, options.api_key_env, cwd)
         agent = Agent(window, provider, tools, session, config)

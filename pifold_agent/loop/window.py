@@ -195,6 +195,19 @@ class EngineWindow:
         return Recovery(recovery.fits, recovery.expected_tokens, self.engine.options.budget)
 
 
+def shows_raw(window: ContextWindow, entry_id: str) -> bool:
+    """Whether the window sends entry ``entry_id`` raw: not folded, not clipped."""
+    if not isinstance(window, EngineWindow):
+        return True  # native compaction keeps no record of what it summarised away
+    engine = window.engine
+    index = engine.view.transcript.index_of.get(entry_id)
+    if index is None:
+        return False
+    projection = engine.view.projection
+    item = projection.items[projection.item_index_at(index)]
+    return item.fold is None and item.start == index and index not in projection.views
+
+
 def commit_event(commit: CommitOutcome) -> CommitDone:
     """The event for one engine commit."""
     return CommitDone(
@@ -208,4 +221,4 @@ def commit_event(commit: CommitOutcome) -> CommitDone:
     )
 
 
-__all__ = ["ContextWindow", "EngineWindow", "Prepared", "Recovery", "commit_event"]
+__all__ = ["ContextWindow", "EngineWindow", "Prepared", "Recovery", "commit_event", "shows_raw"]
