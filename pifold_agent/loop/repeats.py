@@ -90,9 +90,9 @@ def call_key(call: ToolCallBlock) -> str:
 def repeat_text(call: ToolCallBlock) -> str:
     """The note after a repeat: what was repeated, and what to do instead."""
     return (
-        f"[pifold] This {call.name} call repeats an earlier one with the same arguments, and "
-        "its result is the same as the one already shown above. Use that result: if it "
-        "answers the question, answer now instead of calling the tool again."
+        f"[pifold] You already have this: the {call.name} call above repeats an earlier one "
+        "with the same arguments, and its result is unchanged. Do not call it again; answer "
+        "the user's question from that result now."
     )
 
 

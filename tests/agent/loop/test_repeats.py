@@ -43,8 +43,8 @@ def run(tmp_path: Path, *steps: dict[str, object]) -> list[str]:
 def test_a_repeated_read_is_followed_by_one_note_pointing_at_the_result(tmp_path: Path) -> None:
     notes = run(tmp_path, call("c1", "read", path="main.py"), call("c2", "read", path="main.py"))
     assert len(notes) == 1
-    assert notes[0].startswith("[pifold] This read call repeats an earlier one")
-    assert "answer now" in notes[0]
+    assert notes[0].startswith("[pifold] You already have this: the read call above repeats")
+    assert "answer the user's question from that result now" in notes[0]
 
 
 def test_every_further_repeat_is_noted_too(tmp_path: Path) -> None:
