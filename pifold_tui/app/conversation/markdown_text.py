@@ -4,19 +4,15 @@ CommonMark passes raw HTML through to the renderer, and a terminal renderer has 
 draw for it: Rich and Textual both drop ``html_block`` and ``html_inline`` tokens. A reply
 shaped like ``<tools>…</tools>`` or ``<tool_call>…</tool_call>`` (what a small local model
 writes when its server leaves a call unparsed) therefore rendered as a blank row. A model's
-reply is never HTML meant to be interpreted, so both parsers here run with ``html`` off: a
-tag is plain text, exactly as written, and code spans and fences are unchanged.
+reply is never HTML meant to be interpreted, so the parser here runs with ``html`` off, for
+streaming and settled text alike: a tag is plain text, exactly as written, and code spans
+and fences are unchanged.
 """
 
 from __future__ import annotations
 
 from markdown_it import MarkdownIt
 from rich.markdown import Markdown as RichMarkdown
-
-
-def streaming_parser() -> MarkdownIt:
-    """The parser of the streaming ``Markdown`` widget: Textual's own preset, HTML off."""
-    return MarkdownIt("gfm-like", {"html": False})
 
 
 def settled_parser() -> MarkdownIt:
@@ -35,4 +31,4 @@ class TextMarkdown(RichMarkdown):
         self.parsed = settled_parser().parse(markup)
 
 
-__all__ = ["TextMarkdown", "settled_parser", "streaming_parser"]
+__all__ = ["TextMarkdown", "settled_parser"]
