@@ -47,7 +47,7 @@ from pifold_agent.loop import MemoryRecorder
 from pifold_agent.loop.events import MessageEnd, MessageStart, MessageUpdate
 from pifold_core.entries import Entry, TextBlock, ToolCallBlock
 from pifold_tui.app.conversation import MOUNTED_LIMIT, Conversation
-from pifold_tui.app.conversation.streaming_text import StreamingText
+from pifold_tui.app.conversation.markdown_text import StreamingText
 from pifold_tui.app.messages import AgentEventPosted
 
 SCREEN_SIZE = (120, 40)

@@ -18,8 +18,7 @@ from textual.widgets import Collapsible, Static
 
 from pifold_core.blocks import TextBlock, ThinkingBlock, ToolCallBlock
 from pifold_core.entries import Entry
-from pifold_tui.app.conversation.markdown_text import TextMarkdown
-from pifold_tui.app.conversation.streaming_text import StreamingText
+from pifold_tui.app.conversation.markdown_text import StreamingText, TextMarkdown
 from pifold_tui.app.conversation.tool_call import ToolCallView
 
 THINKING_TITLE = "thinking"

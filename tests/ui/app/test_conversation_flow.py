@@ -9,8 +9,8 @@ from textual.widgets._collapsible import CollapsibleTitle
 from pifold_agent.loop.events import CommitDone, ErrorEvent, MessageEnd, MessageUpdate, RetryWait
 from pifold_tui.app.conversation.assistant import AssistantMessage, SettledText, ThinkingView
 from pifold_tui.app.conversation.conversation import NEW_MESSAGES
+from pifold_tui.app.conversation.markdown_text import StreamingText
 from pifold_tui.app.conversation.rows import FoldRowView, Notice, UserMessage
-from pifold_tui.app.conversation.streaming_text import StreamingText
 from tests.ui.app.test_conversation_support import (
     ConversationHarness,
     EventSource,

@@ -9,8 +9,7 @@ from textual.geometry import Region
 from pifold_core.blocks import TextBlock
 from pifold_core.entries import Entry
 from pifold_tui.app.conversation.assistant import AssistantMessage, SettledText
-from pifold_tui.app.conversation.markdown_text import TextMarkdown
-from pifold_tui.app.conversation.streaming_text import StreamingText
+from pifold_tui.app.conversation.markdown_text import StreamingText, TextMarkdown
 
 TOOLS_REPLY = '<tools>\n{"name": "read", "arguments": {"path": "main.py"}}\n</tools>'
 

@@ -12,8 +12,11 @@ from textual.app import App, ComposeResult
 from pifold_core.blocks import TextBlock
 from pifold_core.entries import Entry
 from pifold_tui.app.conversation.assistant import AssistantMessage, SettledText
-from pifold_tui.app.conversation.markdown_text import settled_parser
-from pifold_tui.app.conversation.streaming_text import StreamingText, last_block_start
+from pifold_tui.app.conversation.markdown_text import (
+    StreamingText,
+    last_block_start,
+    settled_parser,
+)
 
 BLOCKS = (
     "A paragraph with **bold** and `code`.\n",
