@@ -19,6 +19,8 @@ from textual.widgets import Static
 from textual.worker import WorkerState
 
 from pifold_core.engine import Engine
+from pifold_core.state_folder import LOG_NAME
+from pifold_core.store import FoldStore
 from pifold_tui.screens.editor import FoldEditorScreen, source_pane
 from pifold_tui.screens.editor.actions import row_identifier
 from pifold_tui.screens.editor.source_pane import (
@@ -28,7 +30,7 @@ from pifold_tui.screens.editor.source_pane import (
     read_slice,
 )
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
-from tests.core.engine_checks import unchanged
+from tests.core.engine_checks import assert_clean_audit, unchanged
 from tests.ui.screens.editor_fixtures import (
     SCREEN_SIZE,
     ScreenHost,
@@ -218,3 +220,32 @@ async def test_a_newer_rest_wins_over_an_older_load_that_ends_later(
             last_record = engine.view.transcript.entries[-1].record_bytes
             assert pane.current.text.encode() == last_record[: pane.current.end]
     assert_host_clean(engine, entries)
+
+
+async def test_a_damaged_fold_object_is_named_and_keys_still_act(
+    large_fold: tuple[Engine, str], tmp_path: Path
+) -> None:
+    """A store object found damaged in the worker is shown as data loss, never as an
+    ordinary refusal, and the screen stays usable."""
+    engine, handle = large_fold
+    entries = len(engine.view.transcript)
+    digest = engine.view.forest.folds[handle].source_digest
+    path = FoldStore(tmp_path / "state" / "store", tmp_path / "state" / LOG_NAME).path_of(digest)
+    path.chmod(0o644)
+    damaged = bytearray(path.read_bytes())
+    damaged[-3] ^= 0x01
+    path.write_bytes(bytes(damaged))
+    async with ScreenHost(FoldEditorScreen(engine)).run_test(size=SCREEN_SIZE) as pilot:
+        await pilot.pause()
+        screen = editor_of(pilot)
+        pane = screen.source_pane
+        position = position_of(screen, handle)
+        screen.window_map.move_to(position)
+        await wait_for_source(pilot)
+        assert pane.current is None and pane.error is not None
+        assert pane.error.startswith("STORE OBJECT CORRUPT") and digest in pane.error
+        assert header_text(screen) == handle
+        await pilot.press("down")
+        assert screen.window_map.cursor == position + 1
+    assert len(engine.view.transcript) == entries
+    assert_clean_audit(engine)
