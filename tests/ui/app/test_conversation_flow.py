@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Markdown
 from textual.widgets._collapsible import CollapsibleTitle
 
 from pifold_agent.loop.events import CommitDone, ErrorEvent, MessageEnd, MessageUpdate, RetryWait
 from pifold_tui.app.conversation.assistant import AssistantMessage, SettledText, ThinkingView
 from pifold_tui.app.conversation.conversation import NEW_MESSAGES
+from pifold_tui.app.conversation.markdown_text import StreamingText
 from pifold_tui.app.conversation.rows import FoldRowView, Notice, UserMessage
 from tests.ui.app.test_conversation_support import (
     ConversationHarness,
@@ -25,9 +25,9 @@ SIZE = (90, 30)
 def markdown_sources(harness: ConversationHarness) -> list[str]:
     """The Markdown of every text block shown, streaming or settled, in order."""
     return [
-        widget.markdown if isinstance(widget, SettledText) else widget.source
-        for widget in harness.conversation.query("SettledText, Markdown")
-        if isinstance(widget, SettledText | Markdown)
+        widget.markdown
+        for widget in harness.conversation.query("SettledText, StreamingText")
+        if isinstance(widget, SettledText | StreamingText)
     ]
 
 
