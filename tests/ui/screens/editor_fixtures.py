@@ -46,6 +46,10 @@ async def wait_for_source(pilot: Pilot[None]) -> None:
             await pilot.pause(SOURCE_POLL_S)
         else:
             raise AssertionError(f"the source pane never showed {expected}")
+    # The loaded slice is set; the layout it asks for (a scroll bar once the text is taller
+    # than the pane, which narrows the text) runs on the next refreshes, not at once.
+    await pilot.pause()
+    await pilot.pause()
 
 
 class ScreenHost(App[None]):
