@@ -82,6 +82,10 @@ class SessionSearch:
         """Write the commit's rows; returns why nothing was written (``None``: written)."""
         index = self._file
         existed = self.path.exists()
+        if existed:
+            other_format = index.format_problem()
+            if other_format is not None:
+                return f"the search index was not updated: {other_format}"
         built = index.built_to() if existed else None
         made = {built_fold.fold.handle for built_fold in outcome.built}
         before = BuiltTo(outcome.number - 1, fold_fingerprint(roots_before(session.forest, made)))
@@ -138,6 +142,8 @@ class SessionSearch:
             results.any_term,
             results.scanned,
             results.unscanned,
+            results.checked,
+            results.unchecked,
         )
 
     def _current(self, session: SearchedSession) -> tuple[SearchIndex, str | None]:
@@ -160,6 +166,9 @@ class SessionSearch:
                 return f"it was damaged ({damage})"
             self._checked = True
         try:
+            other_format = self._file.format_problem()
+            if other_format is not None:
+                return other_format
             built = self._file.built_to()
         except IndexUnusable as error:
             return f"it was damaged ({error})"
