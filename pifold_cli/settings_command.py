@@ -17,7 +17,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from pifold_core.options import OPTION_NAMES
-from pifold_core.settings import SettingsError, SettingsFile
+from pifold_core.settings import HOST_SETTINGS, SettingsError, SettingsFile
 
 settings_app = typer.Typer(
     add_completion=False,
@@ -55,6 +55,8 @@ def show(
             "found": settings.found,
             "fromFile": [name for name in OPTION_NAMES if name in settings.names],
             "options": values,
+            "hostSettings": {name: settings.host_setting(name) for name in HOST_SETTINGS},
+            "hostFromFile": [name for name in HOST_SETTINGS if name in settings.host],
         }
         typer.echo(json.dumps(report, indent=2))
         return
@@ -78,6 +80,10 @@ def show(
         typer.echo(f"  {name:<{width}}  ({source})")
         for piece in textwrap.wrap(value, max(20, columns - 6)):
             typer.echo(f"      {piece}")
+    for name in HOST_SETTINGS:
+        # The agent's own switches (memory resurfacing, suggestions at a commit).
+        source = "file" if name in settings.host else "default"
+        typer.echo(f"  {name:<{width}}  {json.dumps(settings.host_setting(name))}  ({source})")
     if "providerInputBudget" not in settings.names:
         # The default shown is pifold's fallback; the user should not think it is the
         # budget every session gets.

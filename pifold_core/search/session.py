@@ -20,6 +20,7 @@ import sqlite3
 from pathlib import Path
 
 from pifold_core.commit import CommitOutcome
+from pifold_core.entries import Entry
 from pifold_core.search.index import (
     INDEX_NAME,
     BuiltTo,
@@ -37,7 +38,14 @@ from pifold_core.search.rebuild import (
 )
 from pifold_core.search.results import SearchResults
 from pifold_core.search.searcher import SearchedSession, run_query
+from pifold_core.search.suggestions import (
+    Suggestion,
+    related_folds,
+    suggestion_entry,
+    tail_terms,
+)
 from pifold_core.store import StoreError
+from pifold_core.transcript import TranscriptError
 
 
 class SessionSearch:
@@ -108,6 +116,34 @@ class SessionSearch:
             BuiltTo(outcome.number, fingerprint_now(session.forest)),
         )
         return None
+
+    # -- suggestions at a commit ----------------------------------------------------------
+
+    def suggestions(self, session: SearchedSession) -> list[Suggestion]:
+        """The folds most related to the fresh tail now (:mod:`pifold_core.search.suggestions`);
+        none when the index is not current: a commit never waits on a rebuild."""
+        if self.read_only or session.commit_count == 0:
+            return []
+        expected = BuiltTo(session.commit_count, fingerprint_now(session.forest))
+        try:
+            if self._problem(expected) is not None:
+                return []
+            return related_folds(session, self._file, tail_terms(session))
+        except (sqlite3.Error, IndexUnusable, OSError, StoreError):
+            return []  # a suggestion is a courtesy: the next search rebuilds, and says so
+
+    def suggestion_note(self, session: SearchedSession) -> Entry | None:
+        """The note listing :meth:`suggestions` after the latest commit; ``None`` when no
+        fold is related (or the note's id is taken)."""
+        suggestions = self.suggestions(session)
+        if not suggestions:
+            return None
+        entry = suggestion_entry(session, session.commit_count, suggestions)
+        try:
+            session.transcript.check_append(entry)
+        except TranscriptError:
+            return None
+        return entry
 
     # -- searching ------------------------------------------------------------------------
 

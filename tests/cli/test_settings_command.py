@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from pifold_cli.settings_command import settings_app
 from pifold_core.options import OPTION_NAMES, EngineOptions
+from pifold_core.settings import HOST_SETTINGS
 
 RUNNER = CliRunner()
 
@@ -31,7 +32,7 @@ def test_show_prints_the_merged_options_and_their_sources(settings_file: Path) -
     lines = result.stdout.splitlines()
     assert lines[0] == f"settings file: {settings_file}"
     rows = {line.split()[0]: line for line in lines[1:] if line.startswith("  ")}
-    assert list(rows) == list(OPTION_NAMES)
+    assert list(rows) == [*OPTION_NAMES, *HOST_SETTINGS]
     assert rows["preCommitNotice"].endswith("true  (file)")
     assert '["bash"]  (file)' in rows["blacklistAutoFoldTools"]
     assert '"maxTarget": 0.8' in rows["thresholds"] and rows["thresholds"].endswith("(default)")
@@ -47,7 +48,7 @@ def test_show_fits_an_80_column_terminal(tmp_path: Path) -> None:
     assert max(len(line) for line in lines[1:]) <= 80, result.stdout
     assert lines[1] == "(not found: every option is the default)"
     rows = {line.split()[0]: line for line in lines[2:] if line.startswith("  ") and line[2] != " "}
-    assert list(rows) == list(OPTION_NAMES)
+    assert list(rows) == [*OPTION_NAMES, *HOST_SETTINGS]
     assert rows["thresholds"] == "  thresholds              (default)"
     # The value that did not fit follows under the name, whole.
     below = " ".join(line.strip() for line in lines if line.startswith("      "))
@@ -151,3 +152,17 @@ def test_settings_is_a_pifold_command(settings_file: Path) -> None:
     result = RUNNER.invoke(app, ["settings", "check", str(settings_file)])
     assert result.exit_code == 0, result.output
     assert "valid" in result.stdout
+
+
+def test_show_lists_the_agents_own_switches(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"surfacing": true}', encoding="utf-8")
+    result = RUNNER.invoke(settings_app, ["show", "--file", str(path)])
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines() if line}
+    assert rows["surfacing"] == ["true", "(file)"]
+    assert rows["memoryResurfacing"] == ["true", "(default)"]
+    result = RUNNER.invoke(settings_app, ["show", "--json", "--file", str(path)])
+    report = json.loads(result.stdout)
+    assert report["hostSettings"] == {"memoryResurfacing": True, "surfacing": True}
+    assert report["hostFromFile"] == ["surfacing"]
