@@ -14,7 +14,7 @@ DEFINITION = "parse_settings_tree"
 PATH = "src/config_loader.py"
 
 
-def _session() -> SessionBuilder:
+def session_naming_a_folded_definition() -> SessionBuilder:
     """A value read early (then folded), and a fresh tail that names it again."""
     session = SessionBuilder()
     session.user("Why does loading the settings fail?")
@@ -31,7 +31,7 @@ def _session() -> SessionBuilder:
 def _engine(path: Path, surfacing: bool) -> Engine:
     engine = Engine.open(path / "state", small_options(budget=200_000), CharCounter())
     engine.set_surfacing(surfacing)
-    drive(engine, _session().entries)
+    drive(engine, session_naming_a_folded_definition().entries)
     engine.commit_now()
     return engine
 
@@ -46,7 +46,7 @@ def _notes(engine: Engine) -> list[Entry]:
 
 def test_the_request_after_a_commit_lists_the_related_fold(tmp_path: Path) -> None:
     engine = _engine(tmp_path, surfacing=True)
-    folded_at = engine.view.transcript.index_of[_session().entries[2].id]
+    folded_at = engine.view.transcript.index_of[session_naming_a_folded_definition().entries[2].id]
     expected = engine.view.forest.chain_at(folded_at)[-1].handle
     request = engine.prepare_request()
     (note,) = _notes(engine)
