@@ -186,12 +186,15 @@ def _line_verdict(
 ) -> bool | None:
     """What the row's raw log line (read unverified) says of the checked terms: ``False``,
     it cannot hold them; ``True``, it does; ``None``, it cannot tell (the text is kept in an
-    evidence artifact, or a term has no filter): only the verified text can."""
+    evidence artifact, the entry is not one text block, or a term has no filter): only the
+    verified text can."""
     span = session.journal.entry_spans.get(row.entry_id)
     if span is None or any(check is None for check in filters):
         return None
     line = os.pread(descriptor, span.length, span.offset)
-    if b'"evidence"' in line:
+    if b'"evidence"' in line or line.count(b'"type":') != 1 or b'"type":"text"' not in line:
+        # Evidence keeps the text elsewhere; of several blocks (or a tool call, whose name
+        # the text puts before its arguments) the line's order is not the text's.
         return None
     held = (check is not None and check(line) for check in filters)
     return any(held) if any_term else all(held)

@@ -43,6 +43,9 @@ def _scattered_engine(path: Path) -> tuple[Engine, SessionBuilder]:
         call = session.assistant("Reading.", [("read", {"path": f"src/p{number}.py"})])
         session.result(call.tool_calls[0], text)
         session.assistant("Read.")
+    # A phrase across two blocks: the text, then a call (its name, then its arguments).
+    call = session.assistant("Now the handler", [("grep", {"pattern": "4242 mode"})])
+    session.result(call.tool_calls[0], "none\n" + "pad\n" * 300)
     chapters(session, 3, first=1)
     session.user("what next?")
     session.assistant("Waiting.")
@@ -64,6 +67,8 @@ def test_a_phrase_hit_is_exact_though_the_index_keeps_no_positions(tmp_path: Pat
     compound = engine.search(parse_query("handler_4242"))
     assert compound.total == 1 and "handler-4242" in compound.hits[0].snippet
     assert engine.search(parse_query('"handler 4242" parser')).total == 1
+    across = engine.search(parse_query('"handler grep" "pattern 4242 mode"'))
+    assert (across.total, across.any_term, across.hits[0].role) == (1, False, "assistant")
     assert_clean_audit(engine)
     engine.close()
 
