@@ -56,7 +56,7 @@ from pifold_core.runway import (
     check_request_clock,
 )
 from pifold_core.search import SearchQuery, SearchResults, SessionSearch
-from pifold_core.search.suggestions import Suggestion, mid_batch
+from pifold_core.search.suggestions import Suggestion
 from pifold_core.session_state import SessionState, evidence_of
 from pifold_core.state_folder import LOG_NAME
 from pifold_core.status import EngineStatus, FoldRow
@@ -85,10 +85,6 @@ class Engine:
         """What hosts read of the session: transcript, forest, projection, marks, counters."""
         self._search: SessionSearch | None = None
         """The search index (issue 21), opened on first use: :meth:`search`."""
-        self._surfacing = False
-        """Suggestions at a commit are on (:meth:`set_surfacing`)."""
-        self._suggested_through = state.commit_count
-        """The latest commit whose suggestions were considered."""
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -285,7 +281,9 @@ class Engine:
                 self.append(notice)
                 state.mark_noticed()
             commit = self._policy.commit_before_request(now_ms, cache_lifetime_s, host_head)
-            self._suggest_after_commit()
+            suggested = self._search.due_note(state) if self._search is not None else None
+            if suggested is not None:
+                self.append(suggested)  # suggestions at a commit ride on its rewrite
         projection = state.projection
         digests = projection.digests()
         # Classified, logged, then counted: a request whose record cannot be written was
@@ -432,27 +430,13 @@ class Engine:
         return self._session_search().search(self._state, query)
 
     def set_surfacing(self, on: bool) -> None:
-        """Turn suggestions at a commit on or off (the host's ``surfacing`` setting, off by
-        default): the first request after each later commit appends one note listing the
-        folds most related to the fresh tail (:mod:`pifold_core.search.suggestions`)."""
-        self._surfacing = on
-        self._suggested_through = self._state.commit_count
+        """Suggestions at a commit on or off (the host's ``surfacing`` setting, off by
+        default): see :meth:`SessionSearch.due_note`."""
+        self._session_search().set_surfacing(on, self._state.commit_count)
 
     def suggestions(self) -> list[Suggestion]:
-        """The folds a commit's note would suggest now (a measure reads them; nothing is
-        appended)."""
+        """The folds a commit's note would suggest now (for measures; appends nothing)."""
         return self._session_search().suggestions(self._state)
-
-    def _suggest_after_commit(self) -> None:
-        state = self._state
-        if not self._surfacing or state.commit_count <= self._suggested_through:
-            return
-        if mid_batch(state):
-            return  # results still to come: the note waits for the next request
-        self._suggested_through = state.commit_count
-        note = self._session_search().suggestion_note(state)
-        if note is not None:
-            self.append(note)
 
     def _session_search(self) -> SessionSearch:
         if self._search is None:

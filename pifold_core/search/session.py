@@ -40,6 +40,7 @@ from pifold_core.search.results import SearchResults
 from pifold_core.search.searcher import SearchedSession, run_query
 from pifold_core.search.suggestions import (
     Suggestion,
+    mid_batch,
     related_folds,
     suggestion_entry,
     tail_terms,
@@ -64,6 +65,10 @@ class SessionSearch:
         self._memory_built: BuiltTo | None = None
         self._checked = False
         """SQLite's integrity checks passed on the file in this process."""
+        self.surfacing = False
+        """Suggestions at a commit are on (:meth:`set_surfacing`)."""
+        self._suggested_through = 0
+        """The latest commit whose suggestions were considered."""
 
     def close(self) -> None:
         """Close the index (idempotent)."""
@@ -131,6 +136,22 @@ class SessionSearch:
             return related_folds(session, self._file, tail_terms(session))
         except (sqlite3.Error, IndexUnusable, OSError, StoreError):
             return []  # a suggestion is a courtesy: the next search rebuilds, and says so
+
+    def set_surfacing(self, on: bool, commits: int) -> None:
+        """Turn suggestions at a commit on or off; commits up to ``commits`` get none."""
+        self.surfacing = on
+        self._suggested_through = commits
+
+    def due_note(self, session: SearchedSession) -> Entry | None:
+        """With surfacing on, the note for the latest commit when none was considered for it
+        yet (:meth:`suggestion_note`): the first request after a commit carries it, one
+        inside a tool batch waits for the next. ``None``: nothing to append now."""
+        if not self.surfacing or session.commit_count <= self._suggested_through:
+            return None
+        if mid_batch(session):
+            return None  # results still to come: the note waits for the next request
+        self._suggested_through = session.commit_count
+        return self.suggestion_note(session)
 
     def suggestion_note(self, session: SearchedSession) -> Entry | None:
         """The note listing :meth:`suggestions` after the latest commit; ``None`` when no
