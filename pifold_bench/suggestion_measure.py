@@ -7,13 +7,14 @@ named instead: every fold that is innermost for some entry.
 
 Afterwards, for each such commit at trace position ``p`` with ``k`` folds suggested:
 
-* **only in them**: the identifiers (:func:`pifold_core.identifiers.scan_entry` tokens, and
-  what the model wrote in its text and tool calls) that the suggested folds' entries hold and
-  no other entry before ``p`` does: what the suggestion alone could bring back;
-* **used later**: the commit counts when an assistant entry among the next
-  :data:`HORIZON` entries of the recorded session uses one of them.
+* **only in them**: the identifiers (identifier-like tokens,
+  :func:`pifold_core.identifiers.scan_text`, of each entry's text and of the model's tool-call
+  arguments) that the suggested folds' entries hold and no other entry before ``p`` does:
+  what the suggestion alone could bring back;
+* **used later**: how many of the assistant entries among the next :data:`HORIZON` entries
+  of the recorded session use one of them (in their text or tool calls).
 
-The same is measured for ``k`` folds drawn at random (seeded) from the folds it could have
+The same count is taken for ``k`` folds drawn at random (seeded) from the folds it could have
 named, :data:`RANDOM_DRAWS` times, and averaged: the baseline a suggestion must beat.
 """
 
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from pifold_bench.arms import Arm, EngineArm
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry
-from pifold_core.identifiers import later_uses, scan_entry
+from pifold_core.identifiers import later_uses, scan_entry, scan_text
 
 HORIZON = 40
 """Later entries of the recorded session read for a use."""
@@ -56,8 +57,10 @@ class SuggestionMeasure:
     """Commits that suggested at least one fold."""
     folds: int
     """Folds suggested, over all of them."""
+    later: int
+    """Assistant entries read after them (within :data:`HORIZON` entries of each)."""
     used: int
-    """Commits after which a later entry used a name found only in the suggested folds."""
+    """Of those, the ones that use a name found only in the suggested folds."""
     used_at_random: float
     """The same for random folds of the same count (mean over the draws)."""
 
@@ -67,8 +70,8 @@ class SuggestionMeasure:
             return "suggestions at a commit: no commit had a fold to suggest"
         return (
             f"suggestions at a commit: {self.commits} commits suggested {self.folds} folds; "
-            f"a later message used a name found only in them after {self.used} of "
-            f"{self.commits} (random folds of the same count: {self.used_at_random:.1f})"
+            f"{self.used} of the {self.later} model messages after them used a name found "
+            f"only in those folds (random folds of the same count: {self.used_at_random:.1f})"
         )
 
 
@@ -134,6 +137,7 @@ def measure(
     names = [_names(entry) for entry in entries]
     before: Counter[str] = Counter()
     counted = 0
+    read = 0
     used = 0
     at_random = 0.0
     folds = 0
@@ -147,6 +151,7 @@ def measure(
             if entry.kind == "assistant"
         ]
         folds += len(point.suggested)
+        read += len(later)
         used += _used(_only_in(point.suggested, names, before), later)
         draws = random.Random(f"{seed}:{point.position}")
         count = min(len(point.suggested), len(point.pool))
@@ -155,15 +160,15 @@ def measure(
             for _ in range(RANDOM_DRAWS)
         )
         at_random += hits / RANDOM_DRAWS
-    return SuggestionMeasure(len(points), folds, used, at_random)
+    return SuggestionMeasure(len(points), folds, read, used, at_random)
 
 
 def _names(entry: Entry) -> frozenset[str]:
     """The identifiers an entry holds (and, for the model's entries, writes in its calls)."""
     found = scan_entry(entry).tokens
-    if entry.kind != "assistant":
+    if entry.kind != "assistant" or not entry.tool_calls:
         return found
-    return found | frozenset(later_uses([entry]))
+    return found | scan_text("\n".join(later_uses([entry]))).tokens
 
 
 def _only_in(
@@ -177,8 +182,8 @@ def _only_in(
 
 
 def _used(only: set[str], later: Sequence[set[str]]) -> int:
-    """1 when a later assistant entry uses one of ``only``, else 0."""
-    return int(any(uses & only for uses in later))
+    """How many later assistant entries use one of ``only``."""
+    return sum(1 for uses in later if uses & only)
 
 
 __all__ = [
