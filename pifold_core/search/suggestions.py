@@ -38,7 +38,7 @@ from pifold_core.placeholders import TOOL_NAME
 from pifold_core.search.index import SearchIndex
 from pifold_core.search.query import Term
 from pifold_core.search.searcher import SearchedSession, verified_row
-from pifold_core.search.snippets import term_pattern
+from pifold_core.search.snippets import term_check
 
 MAX_SUGGESTIONS = 5
 """Most folds one note lists."""
@@ -58,8 +58,13 @@ MIN_TERM_CHARS = 4
 CANDIDATE_ENTRIES = 200
 """Best ranked entries whose scores are summed per fold."""
 
-ENTRIES_READ_PER_FOLD = 3
+ENTRIES_READ_PER_FOLD = 2
 """A chosen fold's best entries read back to name the shared terms."""
+
+FOLDS_EXAMINED = 10
+"""Best ranked folds read back at most: a fold whose entries hold only the terms' pieces
+apart (``handler`` and ``2468``, not ``handler_2468``) is dropped, and the note stops short
+rather than read the whole ranking."""
 
 MAX_SHARED_SHOWN = 6
 """Shared terms named per fold."""
@@ -153,19 +158,15 @@ def related_folds(
         paths.setdefault(handle, []).append(str(named))
         newest[handle] = max(newest.get(handle, -1), place)
     ranked = sorted(scores, key=lambda handle: (-scores[handle], -newest[handle]))
-    patterns = [(term, term_pattern((Term(term),))) for term in terms]
+    checks = [(term, term_check(Term(term))) for term in terms]
     chosen: list[Suggestion] = []
-    for handle in ranked:
+    for handle in ranked[:FOLDS_EXAMINED]:
         if len(chosen) >= MAX_SUGGESTIONS:
             break
         read = places[handle][:ENTRIES_READ_PER_FOLD]
         texts = [verified_row(session, *place)[1] for place in read]
         texts.extend(paths[handle][: len(read)])  # a result's call named them
-        shared = tuple(
-            term
-            for term, pattern in patterns
-            if pattern is not None and any(pattern.search(text) for text in texts)
-        )
+        shared = tuple(term for term, check in checks if any(check(text) for text in texts))
         if shared:
             chosen.append(Suggestion(handle, shared, scores[handle]))
     return chosen
