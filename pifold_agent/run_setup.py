@@ -39,6 +39,7 @@ from pifold_agent.run_input import CommandError, HeadlessOptions
 from pifold_agent.scripted.provider import ScriptedProvider
 from pifold_agent.sessions import SessionError, SessionFile, find, latest_for, state_directory
 from pifold_agent.sessions.agreement import compare_with_log
+from pifold_agent.surfacing import surfacing_enabled
 from pifold_agent.tools import builtin_tools
 from pifold_core.config_file import loose_warning
 from pifold_core.engine import Engine, EngineError, SessionLocked
@@ -123,6 +124,7 @@ def open_run(
             notices.append(origin)
         if engine is not None and wanted is not None:
             engine.apply_options(wanted)
+            engine.set_surfacing(surfacing_enabled(settings_file))
             if unlogged:
                 log_section(engine, section)  # the prompt's bytes, fixed for the session
             notices += configuration_notices() + state_notices(engine)

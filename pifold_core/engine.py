@@ -56,6 +56,7 @@ from pifold_core.runway import (
     check_request_clock,
 )
 from pifold_core.search import SearchQuery, SearchResults, SessionSearch
+from pifold_core.search.suggestions import Suggestion
 from pifold_core.session_state import SessionState, evidence_of
 from pifold_core.state_folder import LOG_NAME
 from pifold_core.status import EngineStatus, FoldRow
@@ -280,6 +281,9 @@ class Engine:
                 self.append(notice)
                 state.mark_noticed()
             commit = self._policy.commit_before_request(now_ms, cache_lifetime_s, host_head)
+            suggested = self._search.due_note(state) if self._search is not None else None
+            if suggested is not None:
+                self.append(suggested)  # suggestions at a commit ride on its rewrite
         projection = state.projection
         digests = projection.digests()
         # Classified, logged, then counted: a request whose record cannot be written was
@@ -424,6 +428,15 @@ class Engine:
             pifold_core.store.StoreError: an entry's bytes no longer verify.
         """
         return self._session_search().search(self._state, query)
+
+    def set_surfacing(self, on: bool) -> None:
+        """Suggestions at a commit on or off (the host's ``surfacing`` setting, off by
+        default): see :meth:`SessionSearch.due_note`."""
+        self._session_search().set_surfacing(on, self._state.commit_count)
+
+    def suggestions(self) -> list[Suggestion]:
+        """The folds a commit's note would suggest now (for measures; appends nothing)."""
+        return self._session_search().suggestions(self._state)
 
     def _session_search(self) -> SessionSearch:
         if self._search is None:

@@ -163,3 +163,17 @@ def test_settings_is_a_pifold_command(settings_file: Path) -> None:
     result = RUNNER.invoke(app, ["settings", "check", str(settings_file)])
     assert result.exit_code == 0, result.output
     assert "valid" in result.stdout
+
+
+def test_show_lists_the_agents_own_switches(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"surfacing": true}', encoding="utf-8")
+    result = RUNNER.invoke(settings_app, ["show", "--file", str(path)])
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines() if line}
+    assert rows["surfacing"] == ["true", "(file)"]
+    assert rows["memoryResurfacing"] == ["true", "(default)"]
+    result = RUNNER.invoke(settings_app, ["show", "--json", "--file", str(path)])
+    report = json.loads(result.stdout)
+    assert report["agent"] == {"memoryResurfacing": True, "surfacing": True}
+    assert report["fromFile"] == ["surfacing"]
