@@ -105,9 +105,10 @@ class CacheTally:
         )
 
     def footer_figure(self) -> str | None:
-        """``82% hit · last miss: commit 3 · 1 unexplained`` (``None``: nothing to say)."""
+        """``82% hit · last miss: commit 3 · 1 unexplained``; ``None`` when no reply carries a
+        verdict (a provider or model that gives no cache report: the tokens read say it all)."""
         ratio = self.hit_ratio
-        if ratio is None and self.last_miss is None:
+        if not self.judged:
             return None
         parts = [] if ratio is None else [f"{ratio:.0%} hit"]
         if self.last_miss is not None:

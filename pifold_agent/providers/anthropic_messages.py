@@ -9,7 +9,9 @@ sits on the last block of message ``settled_messages - 1`` (the end of what the 
 will not rewrite, so a commit re-writes only what changed) and one on the last block of the
 last message (the growing tail). When the two fall on the same block there is one. Thinking
 blocks never carry one (the API refuses it), so a breakpoint steps back to the nearest block
-that can.
+that can. On the Claude API every request also asks the provider's cache diagnostics against
+the previous reply (:mod:`pifold_agent.providers.cache_requests`); the reader keeps the
+reply's id and the report (:mod:`pifold_agent.cache_report.reports`).
 
 The streamed reply is read by :class:`~pifold_agent.providers.anthropic_stream.AnthropicReader`,
 every field through the door (:mod:`pifold_agent.providers.reply_door`); whatever the server

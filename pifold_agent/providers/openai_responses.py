@@ -5,6 +5,9 @@ reasoning items the model returned are replayed from the thinking block's signat
 item's JSON, encrypted content included), tool calls travel as ``function_call`` and
 ``function_call_output`` items, and ``prompt_cache_key`` is the session id so the
 provider routes every request of a session to the same cache (``pi-host.md`` §7.4, §7.6).
+GPT-5.6 and later on OpenAI's own API also get explicit cache breakpoints (the system prompt,
+the settled boundary) and ask the provider's cache diagnostics against the previous
+response (:mod:`pifold_agent.providers.cache_requests`).
 
 Usage is mapped so the buckets are disjoint: OpenAI's ``input_tokens`` includes what was
 read from (and written to) the cache, so both are taken out; ``output_tokens`` already

@@ -25,6 +25,8 @@ from pifold_agent.loop.system_prompt import ordered_tools, system_prompt
 from pifold_agent.providers.anthropic_messages import AnthropicMessages
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.openai_responses import OpenAIResponses
+from pifold_agent.replay import replay_trace
+from pifold_agent.sessions.session_file import SessionFile
 from pifold_agent.tools.bash import BashTool
 from pifold_agent.tools.read import ReadTool
 from pifold_core.engine import Engine
@@ -145,7 +147,7 @@ def baselines(provider: str, requests: list[RecordedRequest]) -> list[str | None
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai"])
 async def test_a_commit_is_the_explained_miss_and_nothing_misses_unexplained(
-    run_session: Any, provider: str
+    run_session: Any, provider: str, tmp_path: Path
 ) -> None:
     session = await run_session(provider, budget=9_000)
     assert session.outcome == "stop"
@@ -172,6 +174,15 @@ async def test_a_commit_is_the_explained_miss_and_nothing_misses_unexplained(
         assert CacheTally.of(reopened.view.transcript.entries) == tally
     finally:
         reopened.close()
+    # The session file keeps the verdicts: a replay of it reports the same figures.
+    written = SessionFile.create(tmp_path, tmp_path / "sessions")
+    for entry in session.recorder.entries:
+        written.record(entry)
+    written.close()
+    report = replay_trace(written.path, budget=9_000)
+    assert report.unattributed == 0
+    assert report.cache == tally.to_json()
+    assert report.to_json()["cache"]["unexplained"] == 0
 
 
 def test_openai_breakpoints_sit_on_the_system_prompt_and_the_settled_boundary() -> None:

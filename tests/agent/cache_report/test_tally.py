@@ -115,8 +115,9 @@ def test_the_tally_sums_ratio_misses_and_names_the_last_miss() -> None:
     assert figures["unexplained"] == 1 and figures["lastMiss"]["request"] == 3
 
 
-def test_a_session_without_usage_says_nothing() -> None:
+def test_a_session_without_verdicts_says_nothing_in_the_footer() -> None:
     assert CacheTally.of([]).footer_figure() is None
+    assert CacheTally.of([assistant(1, 1000, 400)]).footer_figure() is None
     assert CacheTally.of([]).to_json()["hitRatio"] is None
 
 
