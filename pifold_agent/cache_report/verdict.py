@@ -12,8 +12,8 @@ the request before (:class:`EngineFacts`). :func:`judge` puts the two side by si
   attributed to a commit or verb, and the provider says the messages or input changed), an
   *expiry* (more time since the previous request than the cache's lifetime), a *host head
   change* (the system prompt or tools changed: the provider says the system, tools or input
-  changed, or read nothing) or a *model switch* (the provider says the model changed, and
-  the previous reply came from another model);
+  changed, or read nothing) or a *model switch* (the previous reply came from another model
+  or provider, and the provider says the model changed, or read nothing);
 * any other miss is **unexplained**: bytes the engine promised to keep were not reused, and
   nothing pifold knows says why. That is the figure to watch (zero on a healthy session).
 
@@ -102,7 +102,11 @@ def judge(
         return CacheVerdict(report, facts, read_tokens, "first" if first else "hit")
     if facts is None:
         return CacheVerdict(report, facts, read_tokens, "unaudited")
-    cause = _named_cause(report.reason, facts, model_switched) if named else _silent_cause(facts)
+    cause = (
+        _named_cause(report.reason, facts, model_switched)
+        if named
+        else _silent_cause(facts, model_switched)
+    )
     if facts.classification == "unattributed":
         cause = None  # the engine moved bytes it cannot name: nothing it says explains that
     outcome: Outcome = "explained" if cause is not None else "unexplained"
@@ -126,12 +130,15 @@ def _named_cause(reason: str | None, facts: EngineFacts, model_switched: bool) -
     return None
 
 
-def _silent_cause(facts: EngineFacts) -> str | None:
-    """What explains a request that read nothing though the provider named no divergence."""
+def _silent_cause(facts: EngineFacts, model_switched: bool) -> str | None:
+    """What explains a request that read nothing though the provider named no divergence
+    (a switch to another provider or model starts on a cache of its own)."""
     if facts.expired:
         return EXPIRY
     if facts.head_changed:
         return HEAD_CHANGE
+    if model_switched:
+        return MODEL_SWITCH
     return _commit(facts)
 
 

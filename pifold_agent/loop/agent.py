@@ -327,7 +327,9 @@ class Agent:
                 settled_messages=prepared.settled_messages,
                 session_id=self.config.session_id,
                 max_output_tokens=self.config.max_output_tokens,
-                cache_baseline=None if baseline is None else baseline.reply_id,
+                cache_baseline=None
+                if baseline is None
+                else baseline.compared_id(self.provider.name),
             )
             collector = StreamCollector()
             try:
@@ -337,7 +339,7 @@ class Agent:
             except asyncio.CancelledError:
                 self._record_aborted(collector)
                 raise
-            done = with_verdict(done, prepared.facts, baseline)
+            done = with_verdict(done, prepared.facts, baseline, self.provider.name)
             prompt_tokens = done.usage.prompt_tokens if done.usage is not None else None
             if done.usage is not None and prompt_tokens is not None and prompt_tokens > 0:
                 # An unknown prompt is no reading: nothing is measured (pifold_core.usage).

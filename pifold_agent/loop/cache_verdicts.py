@@ -30,28 +30,34 @@ from pifold_core.entries import Entry
 
 @dataclass(frozen=True, slots=True)
 class Baseline:
-    """The previous reply a request is compared with."""
+    """The previous reply: what a request is compared with."""
 
-    reply_id: str
-    """The provider's id for it."""
+    reply_id: str | None
+    """The provider's id for it; ``None`` when another provider wrote it, or kept no id."""
     model: str | None
     """The model that wrote it (a different one now: a model switch)."""
+    provider: str | None
+    """The adapter that asked for it (another one now: a switch as well)."""
+
+    def compared_id(self, provider: str) -> str | None:
+        """The id ``provider`` can compare with (its own replies' only)."""
+        return self.reply_id if self.provider == provider else None
 
 
 def previous_reply(entries: Sequence[Entry], provider: str) -> Baseline | None:
-    """The last assistant message in context when ``provider`` wrote it and kept its id."""
+    """The last assistant message in context, if any (``provider``: the adapter asking)."""
     for entry in reversed(entries):
         if entry.kind != "assistant" or not in_context(entry):
             continue
-        reply_id = entry_reply_id(entry)
-        if reply_id is None or entry.extra.get("provider") != provider:
-            return None
-        return Baseline(reply_id, entry.model)
+        wrote = entry.extra.get("provider")
+        return Baseline(
+            entry_reply_id(entry), entry.model, wrote if isinstance(wrote, str) else None
+        )
     return None
 
 
 def with_verdict(
-    done: StreamDone, facts: EngineFacts | None, baseline: Baseline | None
+    done: StreamDone, facts: EngineFacts | None, baseline: Baseline | None, provider: str
 ) -> StreamDone:
     """``done`` with the provider's cache report judged (unchanged when it has none)."""
     if REPORT_KEY not in done.extra:
@@ -63,11 +69,9 @@ def with_verdict(
         # of the adapter's, not the provider's, and is dropped rather than guessed at.
         return replace(done, extra=extra)
     read = done.usage.cache_read_tokens if done.usage is not None else None
-    switched = (
-        baseline is not None
-        and baseline.model is not None
-        and done.model is not None
-        and baseline.model != done.model
+    switched = baseline is not None and (
+        baseline.provider != provider
+        or (baseline.model is not None and done.model is not None and baseline.model != done.model)
     )
     extra[CACHE_KEY] = verdict_record(judge(report, facts, read, switched))
     return replace(done, extra=extra)

@@ -81,6 +81,9 @@ def test_the_first_request_is_not_a_miss() -> None:
 def test_a_model_switch_explains_model_changed_only_when_the_model_switched() -> None:
     assert judge(miss("model_changed"), facts(), 0, model_switched=True).cause == MODEL_SWITCH
     assert judge(miss("model_changed"), facts(), 0).outcome == "unexplained"
+    # Another provider's cache is its own: nothing read after a switch is explained too.
+    silent = judge(ProviderCacheReport("not_compared"), facts(), 0, model_switched=True)
+    assert silent.cause == MODEL_SWITCH
 
 
 def test_without_an_engine_audit_a_miss_is_unaudited() -> None:
@@ -127,7 +130,7 @@ def test_every_combination_keeps_the_rules(report: ProviderCacheReport) -> None:
             allowed.add(HEAD_CHANGE)
         if engine.expired and not named:
             allowed.add(EXPIRY)
-        if switched and named:
+        if switched:
             allowed.add(MODEL_SWITCH)
         if engine.classification == "unattributed":
             allowed = set()
