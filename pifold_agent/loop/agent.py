@@ -26,6 +26,7 @@ from pathlib import Path
 
 from pifold_agent.loop.approval import ApprovalGate, Approver
 from pifold_agent.loop.batch import run_batch
+from pifold_agent.loop.cache_verdicts import previous_reply, with_verdict
 from pifold_agent.loop.events import (
     AgentEvent,
     ErrorEvent,
@@ -318,6 +319,7 @@ class Agent:
         overflow = 0
         while True:
             prepared = await self.window.prepare(self.emit, self.head)
+            baseline = previous_reply(self.window.entries(), self.provider.name)
             wire = ProviderRequest(
                 system=self.system,
                 messages=prepared.messages,
@@ -325,6 +327,9 @@ class Agent:
                 settled_messages=prepared.settled_messages,
                 session_id=self.config.session_id,
                 max_output_tokens=self.config.max_output_tokens,
+                cache_baseline=None
+                if baseline is None
+                else baseline.compared_id(self.provider.name),
             )
             collector = StreamCollector()
             try:
@@ -334,6 +339,7 @@ class Agent:
             except asyncio.CancelledError:
                 self._record_aborted(collector)
                 raise
+            done = with_verdict(done, prepared.facts, baseline, self.provider.name)
             prompt_tokens = done.usage.prompt_tokens if done.usage is not None else None
             if done.usage is not None and prompt_tokens is not None and prompt_tokens > 0:
                 # An unknown prompt is no reading: nothing is measured (pifold_core.usage).

@@ -15,6 +15,7 @@ from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from pifold_agent.cache_report.verdict import EngineFacts
 from pifold_agent.loop.events import AgentEvent, CommitDone
 from pifold_agent.loop.fold_tool import FoldTool
 from pifold_agent.loop.messages import in_context
@@ -35,6 +36,9 @@ class Prepared:
     """The engine's request number (for the usage report); ``None`` without an engine."""
     settled_messages: int | None
     """Leading messages the next rewrite will not touch (a cache breakpoint goes there)."""
+    facts: EngineFacts | None = None
+    """What the engine's wire audit knew of the request (its cache verdict is judged by it);
+    ``None`` without an engine."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +173,11 @@ class EngineWindow:
         self, emit: Callable[[AgentEvent], None], head: str | None = None
     ) -> Prepared:
         now = self.clock() if self.clock is not None else None
+        view = self.engine.view
+        # Asked before the request is logged: it becomes the previous one once it is.
+        expired = view.finds_cache_cold(now, self.cache_lifetime_s, None)
+        head_changed = view.finds_cache_cold(None, None, head)
+        first = view.audit_counts.requests == 0
         request = self.engine.prepare_request(now, self.cache_lifetime_s, head)
         if request.commit is not None:
             emit(commit_event(request.commit))
@@ -183,7 +192,17 @@ class EngineWindow:
             emit(commit_event(recovery.commit))
             request = self.engine.prepare_request(now, self.cache_lifetime_s, head)
         settled = self.engine.settled_boundary()
-        return Prepared(request.messages, request.record.number, settled)
+        record = request.record
+        facts = EngineFacts(
+            record.number,
+            record.classification,
+            record.first_divergence,
+            record.causes,
+            expired,
+            head_changed,
+            first,
+        )
+        return Prepared(request.messages, record.number, settled, facts)
 
     def report_usage(self, prepared: Prepared, usage: Usage) -> None:
         if prepared.number is not None:

@@ -9,15 +9,17 @@ reduced names the action that reduces it, the way aider's ``/tokens`` does.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from pifold_agent.cache_report.tally import CacheTally
 from pifold_core.composition import CATEGORY_LABELS, CATEGORY_ORDER, Category, Composition
 from pifold_core.engine import Engine
 from pifold_core.preview import CommitPreview
 from pifold_core.status import EngineStatus
+from pifold_tui.screens.status.cache_rows import cache_rows
 from pifold_tui.screens.status.figures import (
     AIM_LABEL,
     EXPECTED_LABEL,
@@ -57,6 +59,8 @@ class StatusFigures:
     """What the commit the band fires next would do, made now."""
     fold_now: CommitPreview
     """What ``/fold`` would do now."""
+    cache: CacheTally = field(default_factory=CacheTally)
+    """The provider's own cache figures, read from the session's replies."""
 
     @classmethod
     def read(cls, engine: Engine) -> StatusFigures:
@@ -67,6 +71,7 @@ class StatusFigures:
             kinds=dict(Counter(row.kind for row in engine.fold_rows())),
             band_commit=engine.preview_commit("threshold"),
             fold_now=engine.preview_commit("command"),
+            cache=CacheTally.of(engine.view.transcript.entries),
         )
 
 
@@ -87,6 +92,7 @@ def status_report(
     _holding_rows(table, figures, styles)
     last_commit_rows(table, figures.status, styles)
     _audit_rows(table, figures, styles)
+    cache_rows(table, figures.cache, styles)
     parts.append(table.render(width))
     parts.append(Text())
     history = figures.status.commit_history
