@@ -3,7 +3,8 @@
 The agent's system prompt and tool definitions are part of every request. The loop tells
 the engine their size (:meth:`~pifold_agent.loop.window.EngineWindow.state_prefix`), and at
 start a run names the floor they set when they alone sit above the commit aim or the budget
-(:func:`prefix_notices`: stderr, the app's notices, ``/model``).
+(:meth:`~pifold_agent.loop.window.EngineWindow.prefix_notices`: stderr, the app's notices;
+:func:`prefix_lines`: ``/model``).
 
 Overflow recovery fails at once when no fold can help (:func:`overflow_refusal`). The
 provider refused a request as too long. Recovery folds and sends the same request again,
@@ -18,8 +19,6 @@ that names the prefix, the budget and what to do, and nothing is committed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pifold_core.engine import Engine
 from pifold_core.host_prefix import PREFIX_ADVICE
 
@@ -28,23 +27,6 @@ SMALLER_WINDOW_ADVICE = (
     "server serves, or offer fewer tools"
 )
 """What to do when the provider refuses a request the budget says fits."""
-
-
-if TYPE_CHECKING:
-    from pifold_agent.loop.agent import Agent
-
-
-def prefix_notices(agent: Agent) -> list[str]:
-    """Tell the engine the size of the agent's system prompt and tools (part of every figure
-    from the start; logged when it changed), and name the floor they set, if any."""
-    from pifold_agent.loop.window import EngineWindow  # the window imports this module
-
-    if not isinstance(agent.window, EngineWindow):
-        return []
-    agent.window.set_prefix(agent.system, agent.specs)
-    agent.window.state_prefix()
-    floor = agent.window.engine.status().prefix_floor
-    return [] if floor is None else [floor.describe()]
 
 
 def prefix_lines(engine: Engine) -> list[str]:
@@ -87,4 +69,4 @@ def overflow_refusal(engine: Engine) -> str | None:
     )
 
 
-__all__ = ["SMALLER_WINDOW_ADVICE", "overflow_refusal", "prefix_lines", "prefix_notices"]
+__all__ = ["SMALLER_WINDOW_ADVICE", "overflow_refusal", "prefix_lines"]

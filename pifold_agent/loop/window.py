@@ -143,6 +143,14 @@ class EngineWindow:
         self.prefix_tokens = prefix_tokens(counter, system, tool_definitions(specs))
         self._prefix_of = (system, specs)
 
+    def prefix_notices(self, system: str, specs: Sequence[ToolSpec]) -> list[str]:
+        """Count the prefix, tell the engine (part of every figure from the start; logged
+        when it changed) and name the floor it sets, if any: the run's notices at start."""
+        self.set_prefix(system, specs)
+        self.state_prefix()
+        floor = self.engine.status().prefix_floor
+        return [] if floor is None else [floor.describe()]
+
     def state_prefix(self) -> None:
         """Tell the engine the prefix's size (logged when it changed): part of its estimate
         and of every figure from now on."""
