@@ -27,6 +27,7 @@ from pifold_agent.loop.approval import Approver
 from pifold_agent.loop.followers import Followers
 from pifold_agent.loop.message_size import MessageTooLarge, check_message_size, head_tokens
 from pifold_agent.loop.repeats import RepeatedCalls
+from pifold_agent.loop.window import EngineWindow
 from pifold_agent.memory import repository_root, store_for
 from pifold_agent.memory.resurfacing import Resurfacer, resurfacing_enabled
 from pifold_agent.memory.session_prompt import log_section, session_section
@@ -127,6 +128,8 @@ def open_run(
             engine.set_surfacing(surfacing_enabled(settings_file))
             if unlogged:
                 log_section(engine, section)  # the prompt's bytes, fixed for the session
+            if isinstance(agent.window, EngineWindow):  # the fixed prefix and its floor
+                notices += agent.window.prefix_notices(agent.system, agent.specs)
             notices += configuration_notices() + state_notices(engine)
             disagreement = compare_with_log(session, engine)
             if disagreement is not None:

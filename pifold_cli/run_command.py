@@ -43,6 +43,8 @@ from pifold_agent.loop.events import (
 from pifold_agent.provider_choice import provider_and_model
 from pifold_agent.run_input import CommandError, HeadlessOptions, clean_text, gather_messages
 from pifold_agent.run_setup import flatten, one_line, open_run
+from pifold_core.canonical import JsonValue
+from pifold_core.engine import Engine
 
 
 def run_headless(options: HeadlessOptions, stdin: TextIO | None, out: TextIO, err: TextIO) -> int:
@@ -81,6 +83,8 @@ def _run(options: HeadlessOptions, stdin: TextIO | None, out: TextIO, err: TextI
             err.write(f"warning: {notice}\n")
         if options.as_json and opened.budget_origin is not None:
             out.write(json.dumps({"type": "budget", "origin": opened.budget_origin}) + "\n")
+        if options.as_json and opened.engine is not None:
+            out.write(json.dumps(prefix_json(opened.engine)) + "\n")
         agent = opened.agent
         recorded = agent.recorder.recorded
         agent.subscribe(_printer(options, out, err, lambda: CacheTally.of(recorded()).to_json()))
@@ -90,6 +94,18 @@ def _run(options: HeadlessOptions, stdin: TextIO | None, out: TextIO, err: TextI
     finally:
         opened.close()
     return _report(result, options, out, err)
+
+
+def prefix_json(engine: Engine) -> dict[str, JsonValue]:
+    """The ``--json`` run's line about the fixed prefix: its estimated size, the budget and
+    the floor it sets (``None``: none), before the first event (issue 22)."""
+    floor = engine.status().prefix_floor
+    return {
+        "type": "prefix",
+        "tokens": engine.view.prefix_tokens,
+        "budget": engine.options.budget,
+        "floor": None if floor is None else floor.describe(),
+    }
 
 
 def _printer(
@@ -130,9 +146,10 @@ def _printer(
                 f"retrying in {event.delay_s:.1f} s (attempt {event.attempt}): {event.error}\n"
             )
         elif isinstance(event, CommitDone):
+            prefix = f" (fixed prefix {event.prefix:,})" if event.prefix else ""
             err.write(
                 f"folded: commit {event.number} ({event.cause}), {event.tokens_before:,} → "
-                f"{event.tokens_after:,} tokens\n"
+                f"{event.tokens_after:,} tokens{prefix}\n"
             )
         elif isinstance(event, CompactionDone):
             err.write(

@@ -224,6 +224,18 @@ class Engine:
         self._state.journal.append("usage", {"request": request, "tokens": usage.prompt_tokens})
         self._state.meter.measure(request, usage.prompt_tokens)
 
+    def set_host_prefix(self, tokens: int) -> None:
+        """The host's fixed prefix (its system prompt and tool definitions as sent, counted by
+        :func:`pifold_core.host_prefix.prefix_tokens`) is ``tokens``: part of every estimate
+        and figure from now on. Logged when it changes, so a reopen counts the same."""
+        self._state.refuse_if_read_only("set_host_prefix")
+        _check_token_count("host prefix tokens", tokens)
+        if tokens < 0:
+            raise EngineError(f"host prefix tokens must not be negative, got {tokens}")
+        if tokens != self._state.meter.prefix_tokens:
+            self._state.journal.append("prefix", {"tokens": tokens})
+            self._state.meter.set_prefix(tokens)
+
     def calibrate(self, measured_growth: int, estimated_growth: int) -> bool:
         """Learn the token ratio from growth the provider counted elsewhere (a replay)."""
         self._state.refuse_if_read_only("calibrate")

@@ -318,6 +318,8 @@ class Agent:
         transient = 0
         overflow = 0
         while True:
+            if isinstance(self.window, EngineWindow):  # the fixed prefix counted (issue 22)
+                self.window.set_prefix(self.system, self.specs)
             prepared = await self.window.prepare(self.emit, self.head)
             baseline = previous_reply(self.window.entries(), self.provider.name)
             wire = ProviderRequest(
@@ -350,6 +352,10 @@ class Agent:
             if kind is ErrorClass.CONTEXT_TOO_LONG and overflow < self.config.overflow_recoveries:
                 overflow += 1
                 recovery = await self.window.recover(self.emit)
+                if recovery.refusal is not None:
+                    # No fold can bring it under: one clear error now, nothing committed.
+                    message = f"{done.error.message}; {recovery.refusal}"
+                    return replace(done, error=replace(done.error, message=message))
                 self.emit(OverflowRecovered(overflow, recovery.expected_tokens, recovery.fits))
                 if recovery.fits:
                     self._record_failed(done)

@@ -137,9 +137,11 @@ def commit_notice(event: CommitDone) -> str:
     built = f"{event.folds} built"
     if event.consolidated:
         built += f", {event.consolidated} consolidated at once"
+    # The figures are the whole request's; the fixed prefix in them is named apart.
+    prefix = f" (fixed prefix ~{event.prefix:,})" if event.prefix else ""
     return (
-        f"commit {event.number}: ~{event.tokens_before:,} → ~{event.tokens_after:,} tokens · "
-        f"{event.shown} {unit} ({built})"
+        f"commit {event.number}: ~{event.tokens_before:,} → ~{event.tokens_after:,} tokens"
+        f"{prefix} · {event.shown} {unit} ({built})"
     )
 
 

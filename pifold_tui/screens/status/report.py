@@ -132,7 +132,8 @@ def _window_rows(table: FigureRows, figures: StatusFigures, styles: ReportStyles
         "engine estimate",
         tokens(occupancy.estimated_tokens, True),
         share(occupancy.estimated_tokens, budget),
-        f"tiktoken count of the projection; ×{occupancy.calibration:.2f} calibration",
+        f"tiktoken count of the {'prefix and ' if occupancy.prefix_tokens else ''}projection; "
+        f"×{occupancy.calibration:.2f} calibration",
     )
     room = max(0, status.max_tokens - expected)
     table.add(
@@ -159,6 +160,16 @@ def _composition_rows(table: FigureRows, figures: StatusFigures, styles: ReportS
     if not composition.available:
         table.add("composition", "unavailable", "", "")
         return
+    if composition.prefix_tokens:
+        table.add(
+            "Fixed prefix",
+            tokens(composition.prefix_tokens, True),
+            share(composition.prefix_tokens, composition.budget),
+            Text(
+                "system prompt and tool definitions: in every request, never folded",
+                style=styles.muted,
+            ),
+        )
     for category in CATEGORY_ORDER:
         mass = composition.mass(category)
         label = Text(CATEGORY_LABELS[category], style=styles.category(category))
@@ -241,6 +252,8 @@ def _next_commit_rows(table: FigureRows, figures: StatusFigures, styles: ReportS
     )
     if status.stalled_reason is not None:
         table.add("band commit stalled", "", "", status.stalled_reason)
+    if status.prefix_floor is not None:
+        table.add("floor: fixed prefix", "", "", status.prefix_floor.describe())
 
 
 def _holding_rows(table: FigureRows, figures: StatusFigures, styles: ReportStyles) -> None:

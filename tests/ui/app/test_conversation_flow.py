@@ -128,9 +128,11 @@ async def test_a_commit_shows_its_notice_and_a_fold_row_opens_the_editor(tmp_pat
         collapsed = [row for row in session.engine.fold_rows() if row.state == "collapsed"]
         # The notice counts Folds as the bar does (the folds shown), what was built apart.
         assert commit.shown == len(collapsed) == session.engine.composition().counts.folds
+        assert commit.prefix == session.engine.view.prefix_tokens > 0  # the agent's prompt
         assert [notice.text for notice in notices] == [
             f"commit {commit.number}: ~{commit.tokens_before:,} → ~{commit.tokens_after:,} "
-            f"tokens · {commit.shown} Fold{'' if commit.shown == 1 else 's'} "
+            f"tokens (fixed prefix ~{commit.prefix:,}) · {commit.shown} "
+            f"Fold{'' if commit.shown == 1 else 's'} "
             f"({commit.folds} built, {commit.consolidated} consolidated at once)"
         ]
         views = list(harness.conversation.query(FoldRowView))
