@@ -36,6 +36,7 @@ from pathlib import Path
 from pifold_agent.replay import replay_trace
 from pifold_core.doctor import examine, repair
 from pifold_core.engine import Engine
+from pifold_core.fold_digest import SOURCE_DIGEST
 from pifold_core.folds import source_of
 from pifold_core.journal import JournalCorrupt
 from pifold_core.merkle import encode_listing, fold_parts, listing_digest, source_length
@@ -153,8 +154,11 @@ def _legacy_copy(engine: Engine) -> Path:
             if part.kind == "leaf" and part.payload is not None:
                 store.put(part.payload)
         listing = encode_listing(parts)
+        # Format 2 for a fold named by its whole source; one named by its parts (issue 23)
+        # lists leaves in format 4, as the engine does for an entry whose line it lacks.
+        version = 2 if fold.digest_version == SOURCE_DIGEST else 4
         header = (
-            f"pifold-object format=2 hash=sha256 bytes={source_length(parts)} "
+            f"pifold-object format={version} hash=sha256 bytes={source_length(parts)} "
             f"listing={listing_digest(listing)}\n"
         ).encode("ascii")
         path = store.path_of(fold.source_digest)
