@@ -18,7 +18,8 @@ machine is shared: CPU time is what the engine itself spent):
   (the bound: folded entries are released as their commit lands);
 * checkpoints written while driving (:mod:`pifold_core.checkpoint`) and the median request
   that wrote one;
-* reopen time from the checkpoint the close wrote, and rebuilt from the whole log with the
+* reopen time from the checkpoint the close wrote (and what the open reports it replayed and
+  checked again: nothing after a clean close, issue 23), and rebuilt from the whole log with the
   checkpoint set aside, each with its peak memory and whether the reopened projection is the
   live one, digest for digest.
 
@@ -205,6 +206,8 @@ def reopen(state: Path, rebuild: bool) -> dict[str, Any]:
     result = {
         "checkpoint": engine.view.checkpoint_records,
         "problem": engine.view.checkpoint_problem,
+        # What the open says it replayed and checked again (issue 23: nothing after a close).
+        "replayed": [engine.view.reopen.replayed_records, engine.view.reopen.checked_folds],
         "reopen": (end_cpu - cpu, end_wall - wall),
         "peak_rss_mb": _peak_rss_mb(),
         "projection": request_digest(engine.view.projection.digests()),
@@ -283,6 +286,7 @@ def main() -> None:
         "checkpoints written",
         "request writing one (median)",
         "reopen, checkpoint ms",
+        "records replayed / folds checked",
         "peak RSS, checkpoint MB",
         "reopen, whole log ms",
         "peak RSS, whole log MB",
@@ -321,6 +325,7 @@ def main() -> None:
                 f"{len(driven['checkpoints'])}",
                 _pair(driven["checkpoints"], statistics.median),
                 _pair([reopened["reopen"]], statistics.median),
+                " / ".join(f"{number:,}" for number in reopened["replayed"]),
                 f"{reopened['peak_rss_mb']:,.0f}",
                 _pair([rebuilt["reopen"]], statistics.median),
                 f"{rebuilt['peak_rss_mb']:,.0f}",

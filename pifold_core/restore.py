@@ -19,7 +19,7 @@ from pifold_core.audit import request_digest
 from pifold_core.canonical import digest_of
 from pifold_core.entries import Entry
 from pifold_core.fold_digest import PARTS_DIGEST, parts_digest
-from pifold_core.fold_verify import verify_fold_objects
+from pifold_core.fold_verify import check_object_files, verify_fold_objects
 from pifold_core.folds import Fold
 from pifold_core.journal import fold_from_log
 from pifold_core.mark_edits import with_brief
@@ -59,6 +59,10 @@ def check_restored(
         state.forest.validate_folds(folds, state.transcript)
         for fold in folds:
             _check_source(state, fold)
+        made = {fold.handle for fold in folds}
+        check_object_files(
+            state.store, [f for f in state.forest.folds.values() if f.handle not in made]
+        )
         # A damaged object is remembered, not raised; each is read once, its parts not.
         verify_fold_objects(
             state.store,

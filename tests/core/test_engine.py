@@ -28,7 +28,7 @@ from tests.core.builders import (
     random_session,
     small_options,
 )
-from tests.core.engine_checks import full_state
+from tests.core.engine_checks import full_state, set_checkpoint_aside
 
 
 def _engine(path: Path, options: EngineOptions | None = None, **kwargs: Any) -> Engine:
@@ -528,6 +528,7 @@ def test_reopen_reports_a_missing_store_object_and_keeps_the_rest(tmp_path: Path
     fold = next(iter(engine.view.forest.folds.values()))
     engine.close()
     engine._state.store.path_of(fold.source_digest).unlink()
+    set_checkpoint_aside(engine.state_dir)
     reopened = Engine.open(engine.state_dir, None, CharCounter())
     damaged = reopened.status().damaged
     # A parent's object lists its children by digest (Merkle), so the folds above the
