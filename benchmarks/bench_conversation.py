@@ -16,7 +16,7 @@ p99 of:
   widget's size settles included (measured until no frame for :data:`QUIET_S`; the idle app
   spends about 0.1 ms of CPU in that wait);
 * **streaming delta + repaint (frame)**: one more paragraph of a streaming answer, the
-  same way (``MessageUpdate`` through the ``MarkdownStream``);
+  same way (``MessageUpdate`` into the streaming text block);
 * **user message / answer (handler)**: the conversation's own handlers awaited directly,
   without the repaint (an answer is streamed in three pieces and recorded);
 * **append + repaint (pilot)**: as the frame row, but waiting with Textual's
@@ -41,12 +41,13 @@ from rich.console import Console
 from rich.table import Table
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from pifold_agent.loop import MemoryRecorder
 from pifold_agent.loop.events import MessageEnd, MessageStart, MessageUpdate
 from pifold_core.entries import Entry, TextBlock, ToolCallBlock
 from pifold_tui.app.conversation import MOUNTED_LIMIT, Conversation
+from pifold_tui.app.conversation.markdown_text import StreamingText
 from pifold_tui.app.messages import AgentEventPosted
 
 SCREEN_SIZE = (120, 40)
@@ -178,11 +179,11 @@ async def measure(messages: int, samples: int, limit: int) -> dict[str, list[Sam
             streaming = await conversation.start_assistant()
             await streaming.add_delta("text", 0, ANSWER)
             await pilot.pause()
-            markdown = streaming.parts[0]
-            assert isinstance(markdown, Markdown)
+            text = streaming.parts[0]
+            assert isinstance(text, StreamingText)
 
-            def delta_shown(markdown: Markdown = markdown) -> bool:
-                return markdown.source == ANSWER * 2
+            def delta_shown(text: StreamingText = text) -> bool:
+                return text.markdown == ANSWER * 2
 
             delta = post(MessageUpdate("text", 0, ANSWER))
             results["delta"].append(await watch.timed(delta, delta_shown))

@@ -72,7 +72,7 @@ def synthetic_session(count: int) -> Iterator[Entry]:
         produced += 1
 
 
-SCENARIOS: dict[str, int] = {"raw": 100_000_000, "folded": 100_000}
+SCENARIOS: dict[str, int] = {"raw": 10_000_000, "folded": 100_000}
 """Budget per scenario: ``raw`` never commits (one row per entry, 20,000 rows), ``folded``
 commits as a live session would (nested folds; every fold is then opened in the tree, so
 the map holds every entry and every fold as rows)."""

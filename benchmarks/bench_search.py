@@ -10,9 +10,12 @@ the process itself spent). Then, on the final state:
 
 * the upkeep's share of the commits' CPU, and the commits' CPU without it (the baseline,
   from the same run);
+* what suggestions at a commit (``surfacing``) would cost: after each commit the engine is
+  asked for them (:meth:`Engine.suggestions`, the note's whole work but the append), CPU
+  beside wall, against the commits' CPU;
 * the index file's bytes against the raw record bytes appended, and what the same rows
-  cost in other layouts: FTS5 ``detail=column`` (no phrase queries) and a table that keeps
-  its text (``content`` stored, the default FTS5 table);
+  cost in other layouts: FTS5 ``detail=full`` (word positions: format 1 of the index) and a
+  table that keeps its text (``content`` stored, the default FTS5 table);
 * search latency, median and p90 over ``--repeat`` runs of each query, CPU beside wall:
   a common word, a rare identifier, a phrase, a word with a tool filter, a regex;
 * a rebuild from nothing (the index deleted, the next search rebuilds it).
@@ -68,6 +71,8 @@ def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
     SessionSearch.after_commit = timed_upkeep  # type: ignore[method-assign]
     engine = Engine.open(state, EngineOptions(budget=budget))
     commits: list[tuple[float, float]] = []
+    suggesting: list[tuple[float, float]] = []
+    suggested: list[int] = []
     raw_bytes = 0
     try:
         for entry in synthetic_session(count):
@@ -77,22 +82,34 @@ def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
                 if request.commit is not None:
                     now_cpu, now_wall = _clocks()
                     commits.append((now_cpu - cpu, now_wall - wall))
+                    cpu, wall = _clocks()
+                    suggested.append(len(engine.suggestions()))
+                    now_cpu, now_wall = _clocks()
+                    suggesting.append((now_cpu - cpu, now_wall - wall))
             raw_bytes += len(engine.append(entry).record_bytes)
         problem = engine._session_search().upkeep_problem
     finally:
         engine.close()
         SessionSearch.after_commit = original  # type: ignore[method-assign]
-    return {"commits": commits, "upkeep": upkeep, "raw_bytes": raw_bytes, "problem": problem}
+    return {
+        "commits": commits,
+        "upkeep": upkeep,
+        "raw_bytes": raw_bytes,
+        "problem": problem,
+        "suggesting": suggesting,
+        "suggested": suggested,
+    }
 
 
 def other_layouts(engine: Engine, folder: Path) -> dict[str, int]:
     """Bytes of the same rows in other FTS5 layouts (built here, then measured)."""
-    indices = set(folded_indices(engine.forest))
-    indices.update(clipped_indices(engine.journal.path, engine.commit_count))
-    rows = rows_for(engine.transcript, indices, engine.evidence)
+    state = engine._state
+    indices = set(folded_indices(state.forest))
+    indices.update(clipped_indices(state.journal.path, state.commit_count))
+    rows = rows_for(state.transcript, indices, state.evidence)
     sizes: dict[str, int] = {}
     layouts = {
-        "contentless, detail=column": "content='', detail=column",
+        "contentless, detail=full (format 1)": "content=''",
         "text stored (FTS5 default)": "",
     }
     for name, options in layouts.items():
@@ -113,13 +130,17 @@ def other_layouts(engine: Engine, folder: Path) -> dict[str, int]:
 
 def latency(
     engine: Engine, query: SearchQuery, repeat: int
-) -> tuple[list[float], list[float], int]:
+) -> tuple[list[float], list[float], str]:
+    """Wall and CPU milliseconds of each run, and the hits (a phrase: of how many checked)."""
     walls: list[float] = []
     cpus: list[float] = []
-    total = 0
+    total = ""
     for _ in range(repeat):
         cpu, wall = _clocks()
-        total = engine.search(query).total
+        results = engine.search(query)
+        total = f"{results.total:,}"
+        if results.checked is not None:
+            total += f" of {results.checked:,} checked ({results.unchecked:,} not)"
         now_cpu, now_wall = _clocks()
         walls.append((now_wall - wall) * 1000)
         cpus.append((now_cpu - cpu) * 1000)
@@ -179,9 +200,19 @@ def main() -> None:
         "upkeep share of the commits' CPU (goal <= 10 %)",
         f"{upkeep_cpu / commit_cpu:.1%}" if commit_cpu else "-",
     )
+    suggest_cpu = sum(cpu for cpu, _ in driven["suggesting"])
+    suggest_wall = sum(wall for _, wall in driven["suggesting"])
+    summary.add_row(
+        "suggestions at each commit CPU / wall s (folds suggested)",
+        f"{suggest_cpu:.2f} / {suggest_wall:.2f} ({sum(driven['suggested']):,})",
+    )
+    summary.add_row(
+        "suggestions' share of the commits' CPU",
+        f"{suggest_cpu / commit_cpu:.1%}" if commit_cpu else "-",
+    )
     summary.add_row("raw record bytes", f"{raw:,}")
     summary.add_row(
-        "index bytes (contentless, detail=full) / raw (goal <= 0.3x)",
+        "index bytes (contentless, detail=column) / raw (goal <= 0.3x)",
         f"{index_bytes:,} ({index_bytes / raw:.3f}x)",
     )
     for name, size in sizes.items():
@@ -196,7 +227,7 @@ def main() -> None:
     for name, (walls, cpus, total) in timings:
         table.add_row(
             name,
-            f"{total:,}",
+            total,
             f"{statistics.median(walls):.1f}",
             f"{_p90(walls):.1f}",
             f"{statistics.median(cpus):.1f}",

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from pifold_agent.cache_report.tally import CacheTally
 from pifold_agent.importers import ImportedTrace, TraceFormatError, load_trace
 from pifold_agent.replay_lifetime import CacheLifetime, resolve_lifetime
 from pifold_agent.replay_progress import ReplayDriver, ReplayStateError, RunFigures, claim_state
@@ -101,6 +102,9 @@ class ReplayReport:
     the price file does not list, priced as its default), ``option`` or ``none``."""
     cold_commits: int = 0
     """Commits made because the cache was cold (``cold-cache``)."""
+    cache: dict[str, Any] = field(default_factory=dict)
+    """The provider's own cache figures the trace recorded (pifold's sessions keep a verdict
+    with every reply: :meth:`pifold_agent.cache_report.tally.CacheTally.to_json`)."""
     notes: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     request_tokens: list[int] = field(default_factory=list)
@@ -360,6 +364,7 @@ def _report(
             per_commit.get(number, 0) for number in range(1, engine.view.commit_count + 1)
         ],
         torn_tail=torn_tail,
+        cache=CacheTally.of(trace.entries).to_json(),
         notes=list(trace.notes),
         failures=failures,
         request_tokens=sizes,

@@ -24,7 +24,10 @@ from pathlib import Path
 from pifold_agent.compaction import CompactionSettings
 from pifold_agent.loop import Agent, AgentConfig, Tool
 from pifold_agent.loop.approval import Approver
+from pifold_agent.loop.followers import Followers
 from pifold_agent.loop.message_size import MessageTooLarge, check_message_size, head_tokens
+from pifold_agent.loop.repeats import RepeatedCalls
+from pifold_agent.loop.window import EngineWindow
 from pifold_agent.memory import repository_root, store_for
 from pifold_agent.memory.resurfacing import Resurfacer, resurfacing_enabled
 from pifold_agent.memory.session_prompt import log_section, session_section
@@ -37,6 +40,7 @@ from pifold_agent.run_input import CommandError, HeadlessOptions
 from pifold_agent.scripted.provider import ScriptedProvider
 from pifold_agent.sessions import SessionError, SessionFile, find, latest_for, state_directory
 from pifold_agent.sessions.agreement import compare_with_log
+from pifold_agent.surfacing import surfacing_enabled
 from pifold_agent.tools import builtin_tools
 from pifold_core.config_file import loose_warning
 from pifold_core.engine import Engine, EngineError, SessionLocked
@@ -106,7 +110,10 @@ def open_run(
         config = agent_config(cwd, session.id, descriptor, approver)
         store = store_for(cwd)
         section, unlogged = session_section(engine, cwd, store)
-        follower = Resurfacer(store, repository_root(cwd), resurfacing_enabled(settings_file))
+        follower = Followers(
+            Resurfacer(store, repository_root(cwd), resurfacing_enabled(settings_file)),
+            RepeatedCalls(),
+        )
         config = replace(config, follower=follower, prompt_context=section)
         tools = agent_tools(provider, options.api_key_env, cwd)
         agent = Agent(window, provider, tools, session, config)
@@ -118,8 +125,11 @@ def open_run(
             notices.append(origin)
         if engine is not None and wanted is not None:
             engine.apply_options(wanted)
+            engine.set_surfacing(surfacing_enabled(settings_file))
             if unlogged:
                 log_section(engine, section)  # the prompt's bytes, fixed for the session
+            if isinstance(agent.window, EngineWindow):  # the fixed prefix and its floor
+                notices += agent.window.prefix_notices(agent.system, agent.specs)
             notices += configuration_notices() + state_notices(engine)
             disagreement = compare_with_log(session, engine)
             if disagreement is not None:

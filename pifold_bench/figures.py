@@ -22,6 +22,7 @@ from pifold_bench.calibration import ModelCheck
 from pifold_bench.causes import UncachedSplit
 from pifold_bench.recall import recall_split
 from pifold_bench.run import ArmRun, PreparedTrace, model_check_skipped
+from pifold_bench.suggestion_measure import SuggestionMeasure
 
 NEAR_ZERO_SHARE = 0.05
 """Below this share of the budget a window counts as near zero."""
@@ -125,6 +126,8 @@ class ArmFigures:
     """How long the arm took to run."""
     brief_probe: BriefProbe | None = None
     """Planted values a fold holds, and how many its brief shows (engine arms only)."""
+    suggestions: SuggestionMeasure | None = None
+    """Whether suggestions at a commit name folds used later (``fold`` only)."""
 
 
 def arm_figures(run: ArmRun, budget: int, planted: int) -> ArmFigures:
@@ -186,6 +189,7 @@ def arm_figures(run: ArmRun, budget: int, planted: int) -> ArmFigures:
         ),
         seconds=round(run.seconds, 3),
         brief_probe=run.brief_probe,
+        suggestions=run.suggestions,
     )
 
 

@@ -75,6 +75,9 @@ def print_trace(console: Console, outcome: TraceOutcome, budget: int, as_of: str
     probes = probe_line({name: figure.brief_probe for name, figure in outcome.figures.items()})
     if probes is not None:
         console.print(probes)
+    fold = outcome.figures.get("fold")
+    if fold is not None and fold.suggestions is not None:
+        console.print(fold.suggestions.describe())
     console.print(cause_table(outcome.figures).render(console.width))
     for line in headline_lines(outcome.figures):
         console.print(line)

@@ -32,6 +32,7 @@ from pifold_bench.calibration import (
 from pifold_bench.causes import UncachedSplit, side_call_split, split_request
 from pifold_bench.native import recorded_summaries
 from pifold_bench.recall import PlantedValue, RecallResult, classify, plant_values
+from pifold_bench.suggestion_measure import SuggestionMeasure, watch_suggestions
 from pifold_core.audit import RequestClass, WireAudit
 from pifold_core.entries import Entry
 from pifold_core.options import EngineOptions, Thresholds
@@ -134,6 +135,8 @@ class ArmRun:
     """Every rewrite the arm declared, in order (``commit 3 (cold-cache)``, ``compaction 1``)."""
     brief_probe: BriefProbe | None = None
     """Planted values a fold holds and its brief shows (engine arms, when recall was asked)."""
+    suggestions: SuggestionMeasure | None = None
+    """Whether suggestions at a commit name folds used later (``fold``, with recall)."""
 
 
 def prepare_trace(
@@ -255,6 +258,7 @@ def run_arm(
     preamble_version = 0
     declared: list[str] = []
     total = len(prepared.entries)
+    watcher = watch_suggestions(arm, prepared.entries) if recall else None
     for position, entry in enumerate(prepared.entries):
         if entry.kind == "assistant":
             number = len(bills)
@@ -291,6 +295,8 @@ def run_arm(
             causes.append(split_request(previous_parts, parts, bill, reset, warm))
             previous_parts = parts
             windows.append(request.total_tokens)
+            if watcher is not None:
+                watcher.after_request(position)
         arm.append(entry)
         if progress is not None and (position % 25 == 0 or position + 1 == total):
             progress(arm.name, position + 1, total)
@@ -307,6 +313,7 @@ def run_arm(
         seconds=time.perf_counter() - started,
         declared_causes=declared,
         brief_probe=probe_arm(arm, prepared.values) if recall else None,
+        suggestions=watcher.measure() if watcher is not None else None,
     )
 
 

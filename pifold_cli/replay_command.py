@@ -15,7 +15,7 @@ import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -196,6 +196,14 @@ def _run_replay(
         )
 
 
+def _cache_misses(cache: dict[str, Any]) -> str:
+    """``2 (2 explained, 0 unexplained)``, or why there is no figure."""
+    if not cache.get("judged"):
+        return "no report recorded"
+    explained, unexplained = cache["explained"], cache["unexplained"]
+    return f"{cache['misses']:,} ({explained:,} explained, {unexplained:,} unexplained)"
+
+
 def _print_report(console: Console, report: ReplayReport) -> None:
     table = Table(title=f"{Path(report.trace).name} ({report.format})", show_header=False)
     table.add_column("figure", style="bold")
@@ -208,6 +216,7 @@ def _print_report(console: Console, report: ReplayReport) -> None:
         ("pure appends", f"{report.appends:,}"),
         ("attributed rewrites", f"{report.rewrites:,}"),
         ("unattributed rewrites", f"{report.unattributed:,}"),
+        ("provider's cache misses", _cache_misses(report.cache)),
         ("commits", f"{report.commits:,} ({report.cold_commits:,} on a cold cache)"),
         ("cache lifetime", _lifetime(report)),
         (

@@ -28,14 +28,23 @@ import json
 import signal
 import sys
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
+from pifold_agent.cache_report.tally import CacheTally
 from pifold_agent.loop import AgentEvent, RunResult, ToolCrash, event_json
 from pifold_agent.loop.agent import Agent
-from pifold_agent.loop.events import CommitDone, CompactionDone, RetryWait, ServerWaiting
+from pifold_agent.loop.events import (
+    CommitDone,
+    CompactionDone,
+    RetryWait,
+    RunEnd,
+    ServerWaiting,
+)
 from pifold_agent.provider_choice import provider_and_model
 from pifold_agent.run_input import CommandError, HeadlessOptions, clean_text, gather_messages
 from pifold_agent.run_setup import flatten, one_line, open_run
+from pifold_core.canonical import JsonValue
+from pifold_core.engine import Engine
 
 
 def run_headless(options: HeadlessOptions, stdin: TextIO | None, out: TextIO, err: TextIO) -> int:
@@ -74,8 +83,11 @@ def _run(options: HeadlessOptions, stdin: TextIO | None, out: TextIO, err: TextI
             err.write(f"warning: {notice}\n")
         if options.as_json and opened.budget_origin is not None:
             out.write(json.dumps({"type": "budget", "origin": opened.budget_origin}) + "\n")
+        if options.as_json and opened.engine is not None:
+            out.write(json.dumps(prefix_json(opened.engine)) + "\n")
         agent = opened.agent
-        agent.subscribe(_printer(options, out, err))
+        recorded = agent.recorder.recorded
+        agent.subscribe(_printer(options, out, err, lambda: CacheTally.of(recorded()).to_json()))
         for text in messages.texts[1:]:
             agent.steer(text)
         result = _run_until_done(agent, messages.texts[0])
@@ -84,18 +96,39 @@ def _run(options: HeadlessOptions, stdin: TextIO | None, out: TextIO, err: TextI
     return _report(result, options, out, err)
 
 
-def _printer(options: HeadlessOptions, out: TextIO, err: TextIO) -> Callable[[AgentEvent], None]:
-    """Every event as JSON on stdout with ``--json``; otherwise stdout keeps only the final
-    answer and stderr says why the run is waiting (a retry) or what the context did."""
+def prefix_json(engine: Engine) -> dict[str, JsonValue]:
+    """The ``--json`` run's line about the fixed prefix: its estimated size, the budget and
+    the floor it sets (``None``: none), before the first event (issue 22)."""
+    floor = engine.status().prefix_floor
+    return {
+        "type": "prefix",
+        "tokens": engine.view.prefix_tokens,
+        "budget": engine.options.budget,
+        "floor": None if floor is None else floor.describe(),
+    }
+
+
+def _printer(
+    options: HeadlessOptions,
+    out: TextIO,
+    err: TextIO,
+    cache: Callable[[], dict[str, Any]] | None = None,
+) -> Callable[[AgentEvent], None]:
+    """Every event as JSON on stdout with ``--json`` (``run_end`` with the session's cache
+    figures, ``cache``); otherwise stdout keeps only the final answer and stderr says why the
+    run is waiting (a retry) or what the context did."""
 
     said_at = [0]  # the wait last reported on stderr, in seconds
 
     def show(event: AgentEvent) -> None:
         if options.as_json:
-            line = json.dumps(event_json(event), ensure_ascii=False)
+            body = event_json(event)
+            if isinstance(event, RunEnd) and cache is not None:
+                body["cache"] = cache()
+            line = json.dumps(body, ensure_ascii=False)
             if clean_text(line)[1]:
                 # A lone surrogate from a reply has no UTF-8 form; JSON's escapes keep it.
-                line = json.dumps(event_json(event))
+                line = json.dumps(body)
             out.write(line + "\n")
             out.flush()
         elif isinstance(event, ServerWaiting):
@@ -113,9 +146,10 @@ def _printer(options: HeadlessOptions, out: TextIO, err: TextIO) -> Callable[[Ag
                 f"retrying in {event.delay_s:.1f} s (attempt {event.attempt}): {event.error}\n"
             )
         elif isinstance(event, CommitDone):
+            prefix = f" (fixed prefix {event.prefix:,})" if event.prefix else ""
             err.write(
                 f"folded: commit {event.number} ({event.cause}), {event.tokens_before:,} → "
-                f"{event.tokens_after:,} tokens\n"
+                f"{event.tokens_after:,} tokens{prefix}\n"
             )
         elif isinstance(event, CompactionDone):
             err.write(

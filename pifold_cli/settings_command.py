@@ -17,7 +17,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from pifold_core.options import OPTION_NAMES
-from pifold_core.settings import SettingsError, SettingsFile
+from pifold_core.settings import HOST_SETTINGS, SettingsError, SettingsFile
 
 settings_app = typer.Typer(
     add_completion=False,
@@ -48,13 +48,18 @@ def show(
     except SettingsError as error:
         _refuse(error)
     _warn(settings)
-    values = options.to_settings()
+    values: dict[str, object] = dict(options.to_settings())
+    # The agent's own settings (memory resurfacing, ...) sit in the same file beside the
+    # engine's options; a user checking what is in force must see them too.
+    values.update({name: settings.host_setting(name) for name in HOST_SETTINGS})
+    names = [*OPTION_NAMES, *HOST_SETTINGS]
     if as_json:
         report = {
             "file": str(settings.path),
             "found": settings.found,
-            "fromFile": [name for name in OPTION_NAMES if name in settings.names],
-            "options": values,
+            "fromFile": [name for name in names if name in settings.names],
+            "options": {name: values[name] for name in OPTION_NAMES},
+            "agent": {name: values[name] for name in HOST_SETTINGS},
         }
         typer.echo(json.dumps(report, indent=2))
         return
@@ -65,8 +70,8 @@ def show(
         # On a narrow terminal the state goes on its own line rather than being cut.
         head = f"{head} {state}" if len(head) + 1 + len(state) <= columns else f"{head}\n{state}"
     typer.echo(head)
-    width = max(len(name) for name in OPTION_NAMES)
-    for name in OPTION_NAMES:
+    width = max(len(name) for name in names)
+    for name in names:
         source = "file" if name in settings.names else "default"
         value = json.dumps(values[name])
         row = f"  {name:<{width}}  {value}  ({source})"
@@ -96,7 +101,7 @@ def check(
     except SettingsError as error:
         _refuse(error)
     _warn(settings)
-    names = [name for name in OPTION_NAMES if name in settings.names]
+    names = [name for name in (*OPTION_NAMES, *HOST_SETTINGS) if name in settings.names]
     sets = f"sets {', '.join(names)}" if names else "sets no option; every option is the default"
     typer.echo(f"{file}: valid ({sets})")
 

@@ -94,6 +94,7 @@ def capture_rest(state: SessionState) -> dict[str, JsonValue]:
             "last": _dataclass_state(meter.last),
             "sent": [_dataclass_state(sent) for sent in meter.sent.values()],
             "growth": [measured, estimated],
+            "prefix": meter.prefix_tokens,
         },
         "audit": {
             "previous": list(audit.previous),
@@ -256,6 +257,7 @@ def _restore_meter(session: SessionState, state: dict[str, Any]) -> None:
     sent = {int(sent["number"]): SentRequest(**sent) for sent in state["sent"]}
     measured, estimated = state["growth"]
     session.meter.restore_state(last, sent, float(measured), float(estimated))
+    session.meter.set_prefix(int(state.get("prefix", 0)))  # absent from older checkpoints
 
 
 def _restore_audit(session: SessionState, state: dict[str, Any]) -> None:

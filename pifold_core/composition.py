@@ -108,6 +108,9 @@ class Composition:
     """False when the composition could not be computed; the bar states it is unavailable."""
     floor: Floor | None = None
     """Set while a threshold commit is held back for want of runway: what blocks it."""
+    prefix_tokens: int = 0
+    """The host's fixed prefix (system prompt and tools), estimated like :attr:`masses`: part
+    of the fill, in no category (no fold can take it out)."""
 
     @property
     def fill_share(self) -> float | None:

@@ -52,6 +52,7 @@ from pifold_core.preview import CommitPreview
 from pifold_core.reporting import build_composition, build_status, fold_rows
 from pifold_core.runway import COLD_COMMIT_SHARE, check_host_head, check_request_clock
 from pifold_core.search import SearchQuery, SearchResults, SessionSearch
+from pifold_core.search.suggestions import Suggestion
 from pifold_core.session_state import SessionState
 from pifold_core.state_folder import LOG_NAME
 from pifold_core.status import EngineStatus, FoldRow
@@ -164,6 +165,12 @@ class Engine:
         """
         self._input.report_usage(request, usage)
 
+    def set_host_prefix(self, tokens: int) -> None:
+        """The host's fixed prefix (its system prompt and tool definitions as sent, counted by
+        :func:`pifold_core.host_prefix.prefix_tokens`) is ``tokens``: part of every estimate
+        and figure from now on. Logged when it changes, so a reopen counts the same."""
+        self._input.set_host_prefix(tokens)
+
     def calibrate(self, measured_growth: int, estimated_growth: int) -> bool:
         """Learn the token ratio from growth the provider counted elsewhere (a replay)."""
         return self._input.calibrate(measured_growth, estimated_growth)
@@ -211,6 +218,9 @@ class Engine:
                 self.append(notice)
                 state.mark_noticed()
             commit = self._policy.commit_before_request(now_ms, cache_lifetime_s, host_head)
+            suggested = self._search.due_note(state) if self._search is not None else None
+            if suggested is not None:
+                self.append(suggested)  # suggestions at a commit ride on its rewrite
         projection = state.projection
         digests = projection.digests()
         # Classified, logged, then counted: a request whose record cannot be written was
@@ -348,6 +358,15 @@ class Engine:
             pifold_core.store.StoreError: an entry's bytes no longer verify.
         """
         return self._session_search().search(self._state, query)
+
+    def set_surfacing(self, on: bool) -> None:
+        """Suggestions at a commit on or off (the host's ``surfacing`` setting, off by
+        default): see :meth:`SessionSearch.due_note`."""
+        self._session_search().set_surfacing(on, self._state.commit_count)
+
+    def suggestions(self) -> list[Suggestion]:
+        """The folds a commit's note would suggest now (for measures; appends nothing)."""
+        return self._session_search().suggestions(self._state)
 
     def _session_search(self) -> SessionSearch:
         if self._search is None:

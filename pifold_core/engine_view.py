@@ -158,6 +158,12 @@ class EngineView:
         return self._state.floor
 
     @property
+    def prefix_tokens(self) -> int:
+        """The host's fixed prefix as it stated it (``Engine.set_host_prefix``), estimated;
+        part of every estimate (0: not stated)."""
+        return self._state.meter.prefix_tokens
+
+    @property
     def folding_stopped(self) -> str | None:
         """Why folding stopped (a commit could not be saved), or ``None``."""
         return self._state.folding_stopped

@@ -127,9 +127,11 @@ class EntryList(Sequence[Entry]):
         whole = self._whole[index]
         if whole is not None:
             return whole
-        recent = self._recent.get(index)
+        # Taken out and put back rather than looked up and moved: the fold editor's pane
+        # peeks from a worker thread, and another thread may evict the entry in between.
+        recent = self._recent.pop(index, None)
         if recent is not None:
-            self._recent.move_to_end(index)
+            self._recent[index] = recent
             return recent
         facts = self.facts[index]
         if facts is None or self.loader is None:

@@ -75,6 +75,16 @@ class HostInput:
                 "result, so append a late result as a note instead"
             )
 
+    def set_host_prefix(self, tokens: int) -> None:
+        """Set the host's fixed prefix (see :meth:`pifold_core.engine.Engine.set_host_prefix`)."""
+        self._state.refuse_if_read_only("set_host_prefix")
+        check_token_count("host prefix tokens", tokens)
+        if tokens < 0:
+            raise EngineError(f"host prefix tokens must not be negative, got {tokens}")
+        if tokens != self._state.meter.prefix_tokens:
+            self._state.journal.append("prefix", {"tokens": tokens})
+            self._state.meter.set_prefix(tokens)
+
     def report_usage(self, request: int, usage: Usage) -> None:
         """Bind the provider's usage for request number ``request`` (see
         :meth:`pifold_core.engine.Engine.report_usage`)."""

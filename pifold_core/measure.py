@@ -10,6 +10,12 @@ changed since::
 The calibration (measured tokens per estimated token) is learned from the *growth* between
 consecutive measurements of one unbroken run of appends, where the constant overhead cancels
 out. Until a first measurement the estimate alone, calibrated, is the best figure.
+
+The estimate covers the host's fixed prefix too when the host states its size
+(:meth:`Meter.set_prefix`: its system prompt and tool definitions, counted with the engine's
+own counter). Every estimate the meter takes or gives is of the projection alone; the meter
+adds the prefix itself, so the first figure of a session already counts the ~2,800 tokens a
+real host sends before its first message (issue 22), and no commit aims below them.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ class Measurement:
     tokens: int
     """Prompt tokens the provider counted (input + cache read + cache write)."""
     estimate: int
-    """The engine's estimate of the same projection."""
+    """The engine's estimate of the same request: its projection and the host's prefix."""
     epoch: int
     """Rewrites (commits and verbs) before the request: a later rewrite makes it stale."""
 
@@ -69,12 +75,24 @@ class Meter:
         """Recent requests not measured yet, by number."""
         self._measured_growth = float(PRIOR_WEIGHT)
         self._estimated_growth = float(PRIOR_WEIGHT)
+        self.prefix_tokens = 0
+        """The host's fixed prefix (system prompt and tools), estimated: part of every
+        estimate (0: the host stated none, and its prefix is only seen once measured)."""
+
+    def set_prefix(self, tokens: int) -> None:
+        """The host's fixed prefix is ``tokens`` estimated tokens from now on."""
+        self.prefix_tokens = tokens
+
+    def whole_estimate(self, projection_estimate: int) -> int:
+        """The estimate of a whole request whose projection is ``projection_estimate``."""
+        return projection_estimate + self.prefix_tokens
 
     # -- recording -----------------------------------------------------------------------
 
     def sent_request(self, number: int, estimate: int, epoch: int) -> None:
-        """Remember a prepared request so a later usage report can be bound to it."""
-        self.sent[number] = SentRequest(number, estimate, epoch)
+        """Remember a prepared request (its projection's estimate) so a later usage report
+        can be bound to it."""
+        self.sent[number] = SentRequest(number, self.whole_estimate(estimate), epoch)
         for old in [n for n in self.sent if n < number - 8]:
             del self.sent[old]  # usage arrives for the latest requests; keep a few only
 
@@ -146,16 +164,21 @@ class Meter:
         return min(high, max(low, ratio))
 
     def expected(self, estimate: int) -> int:
-        """Occupancy expected for a projection whose estimate is ``estimate``."""
+        """Occupancy expected for a projection whose estimate is ``estimate`` (the prefix
+        added)."""
+        whole = self.whole_estimate(estimate)
         if self.last is None:
-            return round(self.calibration * estimate)
-        return max(0, self.last.tokens + round(self.calibration * (estimate - self.last.estimate)))
+            return round(self.calibration * whole)
+        return max(0, self.last.tokens + round(self.calibration * (whole - self.last.estimate)))
 
     def estimate_for(self, tokens: int) -> int:
-        """The estimate at which :meth:`expected` reaches ``tokens`` (inverse, floored at 0)."""
+        """The projection estimate at which :meth:`expected` reaches ``tokens`` (inverse,
+        floored at 0: below the prefix no projection gets there)."""
         if self.last is None:
-            return max(0, int(tokens / self.calibration))
-        return max(0, self.last.estimate + int((tokens - self.last.tokens) / self.calibration))
+            whole = int(tokens / self.calibration)
+        else:
+            whole = self.last.estimate + int((tokens - self.last.tokens) / self.calibration)
+        return max(0, whole - self.prefix_tokens)
 
     def reading(self, epoch: int) -> Reading:
         """How the shown figure was obtained, given the rewrites so far."""

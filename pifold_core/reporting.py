@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
 from pifold_core.composition import Category, Composition, FoldCounts
+from pifold_core.host_prefix import PrefixFloor, prefix_floor
 from pifold_core.status import (
     AuditView,
     DamagedObject,
@@ -64,8 +65,9 @@ def build_status(state: SessionState) -> EngineStatus:
             tokens=state.expected_tokens(),
             reading=composition.reading,
             shown_tokens=composition.fill_tokens,
-            estimated_tokens=estimate,
+            estimated_tokens=state.meter.whole_estimate(estimate),
             calibration=round(state.meter.calibration, 4),
+            prefix_tokens=state.meter.prefix_tokens,
         ),
         counts=FoldCounts(
             consolidated=composition.counts.consolidated,
@@ -97,6 +99,7 @@ def build_status(state: SessionState) -> EngineStatus:
         last_commit=state.last_commit,
         stalled_reason=state.stalled_reason,
         floor=state.floor,
+        prefix_floor=state_prefix_floor(state),
         folding_stopped=state.folding_stopped,
         torn_tail=state.journal.torn,
         damaged=damaged_objects(state),
@@ -123,7 +126,14 @@ def build_composition(state: SessionState) -> Composition:
         reading=reading,
         folding_stopped=state.folding_stopped is not None,
     )
-    return replace(composed, floor=state.floor)  # a threshold commit held for runway
+    # A threshold commit held for runway; the host's prefix, in no category.
+    return replace(composed, floor=state.floor, prefix_tokens=state.meter.prefix_tokens)
+
+
+def state_prefix_floor(state: SessionState) -> PrefixFloor | None:
+    """The floor the host's fixed prefix sets, in provider tokens (calibrated), if any."""
+    prefix = round(state.meter.calibration * state.meter.prefix_tokens)
+    return prefix_floor(state.options, prefix)
 
 
 def damaged_objects(state: SessionState) -> tuple[DamagedObject, ...]:

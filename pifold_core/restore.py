@@ -137,6 +137,8 @@ def replay_record(state: SessionState, kind: str, body: dict[str, Any]) -> None:
         state.set_options(EngineOptions.from_record(body["options"]))
     elif kind == "usage":
         state.meter.measure(int(body["request"]), int(body["tokens"]))
+    elif kind == "prefix":  # the host's fixed prefix changed size (Engine.set_host_prefix)
+        state.meter.set_prefix(int(body["tokens"]))
     elif kind == "calibrate":
         state.meter.calibrate(int(body["measured"]), int(body["estimated"]))
     elif kind == "request":

@@ -30,10 +30,12 @@ SETTINGS_DIRECTORY_NAME = "pi-fold"
 
 SETTINGS_FILE_NAME = "settings.json"
 
-HOST_SETTINGS: dict[str, bool] = {"memoryResurfacing": True}
+HOST_SETTINGS: dict[str, bool] = {"memoryResurfacing": True, "surfacing": False}
 """Settings the agent reads beside the engine's options, with their defaults: not engine
 options (the engine never sees them), kept through every save. ``memoryResurfacing``: notes
-come back when a tool touches their paths (:mod:`pifold_agent.memory.resurfacing`)."""
+come back when a tool touches their paths (:mod:`pifold_agent.memory.resurfacing`).
+``surfacing``: the request after a commit carries a note naming the folds most related to
+the fresh tail (:mod:`pifold_core.search.suggestions`); off until measured to help."""
 
 Listener = Callable[[EngineOptions], None]
 """Called with the new options after they change."""

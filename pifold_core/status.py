@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pifold_core.composition import FoldCounts, Reading
+from pifold_core.host_prefix import PrefixFloor
 from pifold_core.journal import TornTail
 from pifold_core.runway import Floor
 
@@ -82,9 +83,13 @@ class Occupancy:
     engine's estimate of the rewritten window; ``None`` before any measurement when the host
     measures."""
     estimated_tokens: int
-    """The engine's own tiktoken estimate of the projection, uncalibrated."""
+    """The engine's own tiktoken estimate of the request, uncalibrated: the projection and
+    the host's fixed prefix."""
     calibration: float
     """Measured tokens per estimated token, learned from the provider's counts."""
+    prefix_tokens: int = 0
+    """Of :attr:`estimated_tokens`, the host's fixed prefix (system prompt and tools) as the
+    host stated it (``Engine.set_host_prefix``; 0: not stated)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,3 +234,6 @@ class EngineStatus:
     floor: Floor | None = None
     """Set when the last threshold commit was held back for want of runway: the floor that
     blocks it (host prompt, pins, fresh tail) and the budget that would work."""
+    prefix_floor: PrefixFloor | None = None
+    """Set when the host's fixed prefix alone sits above the commit aim or the budget: no
+    fold can bring a request under it (:mod:`pifold_core.host_prefix`)."""

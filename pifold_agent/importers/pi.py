@@ -214,6 +214,10 @@ def _import_assistant(
         for key in ("api", "provider", "stopReason", "errorMessage", "responseId")
         if key in message
     }
+    kept = message.get("pifold")
+    if isinstance(kept, dict) and isinstance(kept.get("provider_data"), dict):
+        # pifold's own session: what the reply said, its cache verdict among it.
+        extra["provider_data"] = kept["provider_data"]
     builder.add(
         "assistant",
         blocks,

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from pifold_agent.loop.approval import ApprovalGate, Approver
 from pifold_agent.loop.batch import run_batch
+from pifold_agent.loop.cache_verdicts import previous_reply, with_verdict
 from pifold_agent.loop.events import (
     AgentEvent,
     ErrorEvent,
@@ -317,7 +318,10 @@ class Agent:
         transient = 0
         overflow = 0
         while True:
+            if isinstance(self.window, EngineWindow):  # the fixed prefix counted (issue 22)
+                self.window.set_prefix(self.system, self.specs)
             prepared = await self.window.prepare(self.emit, self.head)
+            baseline = previous_reply(self.window.entries(), self.provider.name)
             wire = ProviderRequest(
                 system=self.system,
                 messages=prepared.messages,
@@ -325,6 +329,9 @@ class Agent:
                 settled_messages=prepared.settled_messages,
                 session_id=self.config.session_id,
                 max_output_tokens=self.config.max_output_tokens,
+                cache_baseline=None
+                if baseline is None
+                else baseline.compared_id(self.provider.name),
             )
             collector = StreamCollector()
             try:
@@ -334,6 +341,7 @@ class Agent:
             except asyncio.CancelledError:
                 self._record_aborted(collector)
                 raise
+            done = with_verdict(done, prepared.facts, baseline, self.provider.name)
             prompt_tokens = done.usage.prompt_tokens if done.usage is not None else None
             if done.usage is not None and prompt_tokens is not None and prompt_tokens > 0:
                 # An unknown prompt is no reading: nothing is measured (pifold_core.usage).
@@ -344,6 +352,10 @@ class Agent:
             if kind is ErrorClass.CONTEXT_TOO_LONG and overflow < self.config.overflow_recoveries:
                 overflow += 1
                 recovery = await self.window.recover(self.emit)
+                if recovery.refusal is not None:
+                    # No fold can bring it under: one clear error now, nothing committed.
+                    message = f"{done.error.message}; {recovery.refusal}"
+                    return replace(done, error=replace(done.error, message=message))
                 self.emit(OverflowRecovered(overflow, recovery.expected_tokens, recovery.fits))
                 if recovery.fits:
                     self._record_failed(done)

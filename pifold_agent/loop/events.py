@@ -153,15 +153,18 @@ class CommitDone:
     """The commit's number in the session."""
     cause: str
     tokens_before: int
-    """The window before, the engine's own estimate."""
+    """The request before, the engine's own estimate (the fixed prefix included)."""
     tokens_after: int
-    """The window after, the engine's own estimate."""
+    """The request after, the engine's own estimate (the fixed prefix included)."""
     folds: int
     """Folds the commit built (some of them may sit inside another it built)."""
     consolidated: int = 0
     """Of those, the ones a consolidated fold built by the same commit took in."""
     shown: int = 0
     """Folds the window shows after the commit: the fold bar's ``N Folds``."""
+    prefix: int = 0
+    """Of :attr:`tokens_before` and :attr:`tokens_after`, the host's fixed prefix (system
+    prompt and tools), estimated: no commit can take it out."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,10 +1,11 @@
 """What may follow a tool batch: host notes appended right after its results.
 
-A :class:`BatchFollower` (the memory's resurfacing, :mod:`pifold_agent.memory.resurfacing`)
-is asked once per finished batch, before the next request, and returns note entries; the loop
-records each as it records every message (session file first, engine second), so a note is
-an append like any other: it changes no byte already sent, and it is in the session log, so
-a resumed session knows it was shown.
+A :class:`BatchFollower` (the memory's resurfacing, :mod:`pifold_agent.memory.resurfacing`;
+the note after a repeated call, :mod:`pifold_agent.loop.repeats`; :class:`Followers` asks
+several in order) is asked once per finished batch, before the next request, and returns
+note entries; the loop records each as it records every message (session file first, engine
+second), so a note is an append like any other: it changes no byte already sent, and it is
+in the session log, so a resumed session knows it was shown.
 """
 
 from __future__ import annotations
@@ -51,4 +52,15 @@ class BatchFollower(Protocol):
         ...
 
 
-__all__ = ["BatchFollower", "FinishedBatch"]
+class Followers:
+    """Several followers asked in order; their notes follow the batch in that order."""
+
+    def __init__(self, *followers: BatchFollower) -> None:
+        self.followers = followers
+        """The followers, in the order they are asked."""
+
+    def after_batch(self, batch: FinishedBatch) -> Sequence[Entry]:
+        return [note for follower in self.followers for note in follower.after_batch(batch)]
+
+
+__all__ = ["BatchFollower", "FinishedBatch", "Followers"]

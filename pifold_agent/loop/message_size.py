@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from pifold_agent.loop.system_prompt import tool_definitions
 from pifold_agent.loop.window import ContextWindow
 from pifold_agent.providers.base import ToolSpec
 from pifold_core.tokens import MESSAGE_OVERHEAD_TOKENS
@@ -58,13 +59,8 @@ class MessageTooLarge(ValueError):
 
 def head_tokens(window: ContextWindow, system: str, specs: Sequence[ToolSpec]) -> int:
     """What the system prompt and the tool definitions cost every request, estimated."""
-    definitions = [
-        {"name": spec.name, "description": spec.description, "parameters": spec.parameters}
-        for spec in specs
-    ]
-    return window.estimate_text(system) + window.estimate_text(
-        json.dumps(definitions, ensure_ascii=False, separators=(",", ":"))
-    )
+    definitions = json.dumps(tool_definitions(specs), ensure_ascii=False, separators=(",", ":"))
+    return window.estimate_text(system) + window.estimate_text(definitions)
 
 
 def check_message_size(

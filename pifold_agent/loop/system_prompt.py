@@ -51,6 +51,14 @@ def tool_specs(tools: Sequence[Tool]) -> tuple[ToolSpec, ...]:
     )
 
 
+def tool_definitions(specs: Sequence[ToolSpec]) -> list[JsonValue]:
+    """The tools as every request describes them: name, description and parameters."""
+    return [
+        {"name": spec.name, "description": spec.description, "parameters": spec.parameters}
+        for spec in specs
+    ]
+
+
 def prompt_head_digest(system: str, specs: Sequence[ToolSpec]) -> str:
     """SHA-256 of the head every request carries before the conversation: the system prompt
     and the tools. The engine compares it with the previous request's: a new head (another
@@ -99,4 +107,10 @@ def system_prompt(tools: Sequence[Tool], cwd: Path, today: datetime.date, contex
     return "\n".join(lines)
 
 
-__all__ = ["ordered_tools", "prompt_head_digest", "system_prompt", "tool_specs"]
+__all__ = [
+    "ordered_tools",
+    "prompt_head_digest",
+    "system_prompt",
+    "tool_definitions",
+    "tool_specs",
+]

@@ -15,14 +15,19 @@ from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from pifold_agent.cache_report.verdict import EngineFacts
 from pifold_agent.loop.events import AgentEvent, CommitDone
 from pifold_agent.loop.fold_tool import FoldTool
 from pifold_agent.loop.messages import in_context
+from pifold_agent.loop.prefix_floor import overflow_refusal
+from pifold_agent.loop.system_prompt import tool_definitions
+from pifold_agent.providers.base import ToolSpec
 from pifold_agent.tools.protocol import Tool
 from pifold_core.canonical import JsonValue
 from pifold_core.commit import CommitOutcome
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry, Usage
+from pifold_core.host_prefix import prefix_tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +40,9 @@ class Prepared:
     """The engine's request number (for the usage report); ``None`` without an engine."""
     settled_messages: int | None
     """Leading messages the next rewrite will not touch (a cache breakpoint goes there)."""
+    facts: EngineFacts | None = None
+    """What the engine's wire audit knew of the request (its cache verdict is judged by it);
+    ``None`` without an engine."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +55,9 @@ class Recovery:
     """The occupancy expected for it."""
     budget: int
     """The budget it was measured against."""
+    refusal: str | None = None
+    """Why no retry can fit, when nothing foldable would bring the request under (nothing
+    was committed): the run ends at once with it instead of sending the same request again."""
 
 
 class ContextWindow(Protocol):
@@ -121,6 +132,34 @@ class EngineWindow:
         """Milliseconds now, passed with each request so the engine can see a cold cache."""
         self.cache_lifetime_s = cache_lifetime_s
         """The model's cache lifetime (its descriptor's), when known."""
+        self.prefix_tokens: int | None = None
+        """The host's fixed prefix (system prompt and tools), counted by the engine's own
+        counter (:meth:`set_prefix`); stated to the engine before each request."""
+        self._prefix_of: tuple[str, Sequence[ToolSpec]] | None = None
+        """The system prompt and tools :attr:`prefix_tokens` counts."""
+
+    def set_prefix(self, system: str, specs: Sequence[ToolSpec]) -> None:
+        """Count the system prompt and the tools every request carries (again only when they
+        changed); the engine is told at :meth:`state_prefix` (nothing is written here)."""
+        if self._prefix_of is not None and self._prefix_of == (system, specs):
+            return
+        counter = self.engine.view.projection.counter
+        self.prefix_tokens = prefix_tokens(counter, system, tool_definitions(specs))
+        self._prefix_of = (system, specs)
+
+    def prefix_notices(self, system: str, specs: Sequence[ToolSpec]) -> list[str]:
+        """Count the prefix, tell the engine (part of every figure from the start; logged
+        when it changed) and name the floor it sets, if any: the run's notices at start."""
+        self.set_prefix(system, specs)
+        self.state_prefix()
+        floor = self.engine.status().prefix_floor
+        return [] if floor is None else [floor.describe()]
+
+    def state_prefix(self) -> None:
+        """Tell the engine the prefix's size (logged when it changed): part of its estimate
+        and of every figure from now on."""
+        if self.prefix_tokens is not None:
+            self.engine.set_host_prefix(self.prefix_tokens)
 
     def entries(self) -> Sequence[Entry]:
         return self.engine.view.transcript.entries
@@ -169,9 +208,15 @@ class EngineWindow:
         self, emit: Callable[[AgentEvent], None], head: str | None = None
     ) -> Prepared:
         now = self.clock() if self.clock is not None else None
+        self.state_prefix()
+        view = self.engine.view
+        # Asked before the request is logged: it becomes the previous one once it is.
+        expired = view.finds_cache_cold(now, self.cache_lifetime_s, None)
+        head_changed = view.finds_cache_cold(None, None, head)
+        first = view.audit_counts.requests == 0
         request = self.engine.prepare_request(now, self.cache_lifetime_s, head)
         if request.commit is not None:
-            emit(commit_event(request.commit))
+            emit(commit_event(request.commit, self.engine.view.prefix_tokens))
         if (
             request.expected_tokens > self.engine.options.budget
             and self.engine.view.folding_stopped is None  # a stopped engine cannot commit: send
@@ -180,32 +225,64 @@ class EngineWindow:
             # overflow recovery is the net (issue 12). A budget below the model's window is
             # refused by nobody else, so recover before sending, as a refusal would.
             recovery = self.engine.recover_from_overflow()
-            emit(commit_event(recovery.commit))
+            emit(commit_event(recovery.commit, self.engine.view.prefix_tokens))
             request = self.engine.prepare_request(now, self.cache_lifetime_s, head)
         settled = self.engine.settled_boundary()
-        return Prepared(request.messages, request.record.number, settled)
+        record = request.record
+        facts = EngineFacts(
+            record.number,
+            record.classification,
+            record.first_divergence,
+            record.causes,
+            expired,
+            head_changed,
+            first,
+        )
+        return Prepared(request.messages, record.number, settled, facts)
 
     def report_usage(self, prepared: Prepared, usage: Usage) -> None:
         if prepared.number is not None:
             self.engine.report_usage(prepared.number, usage)
 
     async def recover(self, emit: Callable[[AgentEvent], None]) -> Recovery:
-        recovery = self.engine.recover_from_overflow()
-        emit(commit_event(recovery.commit))
-        return Recovery(recovery.fits, recovery.expected_tokens, self.engine.options.budget)
+        engine = self.engine
+        budget = engine.options.budget
+        refusal = overflow_refusal(engine)
+        if refusal is not None:
+            # Nothing foldable would bring the request under: a commit would change nothing
+            # (the real model's "5 -> 5 tokens" twice) and the same request would be refused.
+            return Recovery(False, engine.expected_tokens(), budget, refusal)
+        recovery = engine.recover_from_overflow()
+        emit(commit_event(recovery.commit, engine.view.prefix_tokens))
+        return Recovery(recovery.fits, recovery.expected_tokens, budget)
 
 
-def commit_event(commit: CommitOutcome) -> CommitDone:
-    """The event for one engine commit."""
+def shows_raw(window: ContextWindow, entry_id: str) -> bool:
+    """Whether the window sends entry ``entry_id`` raw: not folded, not clipped."""
+    if not isinstance(window, EngineWindow):
+        return True  # native compaction keeps no record of what it summarised away
+    engine = window.engine
+    index = engine.view.transcript.index_of.get(entry_id)
+    if index is None:
+        return False
+    projection = engine.view.projection
+    item = projection.items[projection.item_index_at(index)]
+    return item.fold is None and item.start == index and index not in projection.views
+
+
+def commit_event(commit: CommitOutcome, prefix: int = 0) -> CommitDone:
+    """The event for one engine commit, its figures the whole request's: the projection's
+    estimate and the host's fixed ``prefix`` (which no commit changes)."""
     return CommitDone(
         commit.number,
         commit.cause,
-        commit.tokens_before,
-        commit.tokens_after,
+        commit.tokens_before + prefix,
+        commit.tokens_after + prefix,
         len(commit.built),
         commit.consolidated_at_once,
         commit.folds_shown,
+        prefix,
     )
 
 
-__all__ = ["ContextWindow", "EngineWindow", "Prepared", "Recovery", "commit_event"]
+__all__ = ["ContextWindow", "EngineWindow", "Prepared", "Recovery", "commit_event", "shows_raw"]

@@ -1,8 +1,10 @@
 """The first, stable system prompt's project part: context files and the memory index.
 
-**Context files.** ``AGENTS.md``, then ``CLAUDE.md``, in every folder from the repository
-root down to the working directory, in that order (as Pi and Claude Code load them: the
-general first, the specific last). Their text is bounded (:data:`MAX_CONTEXT_CHARS` in all);
+**Context files.** The user's own ``AGENTS.md`` and ``CLAUDE.md`` in the pifold home
+(``~/.pifold``, as Pi reads its global ``AGENTS.md`` and Claude Code ``~/.claude/CLAUDE.md``),
+then ``AGENTS.md`` and ``CLAUDE.md`` in every folder from the repository root down to the
+working directory, in that order (the general first, the specific last, so the project's
+word comes after the user's). Their text is bounded (:data:`MAX_CONTEXT_CHARS` in all);
 a file that does not fit whole is cut, and a notice says so and by how much.
 
 **The memory index.** One line per note, project notes first (title, path, the paths it is
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from pifold_agent.memory.locations import repository_root
 from pifold_agent.memory.notes import Note
+from pifold_agent.sessions.paths import pifold_home
 
 CONTEXT_FILE_NAMES: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md")
 """The context files looked for in each folder, in the order they are read."""
@@ -35,12 +38,16 @@ MAX_INDEX_CHARS = 6_000
 """The memory index is at most this long."""
 
 
-def context_files(cwd: Path) -> list[Path]:
-    """Every context file from the repository root down to ``cwd``, in reading order."""
+def context_files(cwd: Path, home: Path | None = None) -> list[Path]:
+    """Every context file in reading order: the user's (in ``home``, the pifold home by
+    default), then the project's from the repository root down to ``cwd``."""
     here = Path(cwd).resolve()
     root = repository_root(here)
     folders = [here, *here.parents]
     chain = list(reversed(folders[: folders.index(root) + 1])) if root in folders else [here]
+    user = (home if home is not None else pifold_home()).resolve()
+    if user not in chain:  # a session run inside the home itself reads its files once
+        chain.insert(0, user)
     found: list[Path] = []
     for folder in chain:
         for name in CONTEXT_FILE_NAMES:
@@ -50,9 +57,9 @@ def context_files(cwd: Path) -> list[Path]:
     return found
 
 
-def context_section(cwd: Path, limit: int = MAX_CONTEXT_CHARS) -> str:
+def context_section(cwd: Path, limit: int = MAX_CONTEXT_CHARS, home: Path | None = None) -> str:
     """The context files as one prompt section ("" when there are none)."""
-    files = context_files(cwd)
+    files = context_files(cwd, home)
     if not files:
         return ""
     root = repository_root(cwd)
@@ -98,10 +105,15 @@ def memory_index(notes: Sequence[Note]) -> str:
 
 
 def shown(path: Path, root: Path) -> str:
-    """A context file's path as the prompt names it: relative to the repository root."""
+    """A context file's path as the prompt names it: relative to the repository root, the
+    user's own as ``~/...`` when it sits under the home folder."""
     try:
         return path.relative_to(root).as_posix()
     except ValueError:
+        pass
+    try:
+        return "~/" + path.relative_to(Path.home().resolve()).as_posix()
+    except (ValueError, RuntimeError):  # RuntimeError: no home folder can be found
         return str(path)
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from pifold_agent.loop.events import MemoryEvent
 from pifold_agent.loop.followers import FinishedBatch
-from pifold_agent.loop.window import ContextWindow, EngineWindow
+from pifold_agent.loop.window import ContextWindow, shows_raw
 from pifold_agent.memory.notes import Note, covers
 from pifold_agent.memory.store import MemoryStore
 from pifold_agent.memory.tool import NAME as MEMORY_TOOL
@@ -119,7 +119,7 @@ class Resurfacer:
     def visible(self, window: ContextWindow, note: Note) -> bool:
         """Whether ``note``'s current version is in the window now, whole and raw."""
         return any(
-            version == note.version and shows(window, entry_id)
+            version == note.version and shows_raw(window, entry_id)
             for entry_id, version in self._shown.get(note.path, [])
         )
 
@@ -164,19 +164,6 @@ def memory_details(entry: Entry) -> dict[str, JsonValue]:
     return {}
 
 
-def shows(window: ContextWindow, entry_id: str) -> bool:
-    """Whether the window sends entry ``entry_id`` raw: not folded, not clipped."""
-    if not isinstance(window, EngineWindow):
-        return True  # native compaction keeps no record of what it summarised away
-    engine = window.engine
-    index = engine.view.transcript.index_of.get(entry_id)
-    if index is None:
-        return False
-    projection = engine.view.projection
-    item = projection.items[projection.item_index_at(index)]
-    return item.fold is None and item.start == index and index not in projection.views
-
-
 def resurfaced_text(note: Note, about: Sequence[str]) -> str:
     """The note as the model reads it after the call that touched its paths."""
     text = note.text
@@ -196,5 +183,4 @@ __all__ = [
     "memory_details",
     "resurfaced_text",
     "resurfacing_enabled",
-    "shows",
 ]

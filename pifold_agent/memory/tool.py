@@ -19,7 +19,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pifold_agent.memory.store import MemoryStore, MemoryStoreError, note_files
+from pifold_agent.memory.store import MemoryStore, MemoryStoreError
+from pifold_agent.memory.texts import (
+    folder_bytes,
+    human_size,
+    listing,
+    listing_rows,
+    numbered,
+    replaced_snippet,
+)
 from pifold_agent.tools.arguments import ToolInputError, failure, required_string
 from pifold_agent.tools.protocol import Footprint, ToolContext, ToolOutcome
 from pifold_core.canonical import JsonValue
@@ -110,11 +118,9 @@ class MemoryTool:
         try:
             return self._run(str(command), arguments)
         except (MemoryStoreError, ToolInputError) as error:
-            return failure(f"Error: {error}")
+            return failure(str(error))  # is_error marks it, as Anthropic's own client does
         except OSError as error:
-            return failure(
-                f"Error: the memory folder could not be changed: {error.strerror or error}"
-            )
+            return failure(f"The memory folder could not be changed: {error.strerror or error}")
 
     def _run(self, command: str, arguments: dict[str, JsonValue]) -> ToolOutcome:
         if command == "view":
@@ -123,7 +129,7 @@ class MemoryTool:
             path = required_string(arguments, "path")
             text = required_string(arguments, "file_text")
             if self.store.exists(path):
-                return failure(f"Error: File {path} already exists")
+                return failure(f"File {path} already exists")
             note = self.store.write(path, text)
             return written(
                 f"File created successfully at: {note.path}", note.path, note.version, True
@@ -150,36 +156,25 @@ class MemoryTool:
         note = self.store.read(path)
         lines = note.text.splitlines()
         first, last = view_range(arguments.get("view_range"), len(lines))
-        numbered = "\n".join(
-            f"{number:6d}\t{line}" for number, line in enumerate(lines[first - 1 : last], first)
-        )
         whole = first == 1 and last >= len(lines)
         details: dict[str, JsonValue] = {"command": "view", "path": note.path}
         if whole:
             details["version"] = note.version  # the whole text is in the window now
         return ToolOutcome(
-            f"Here's the content of {note.path} with line numbers:\n{numbered}",
+            f"Here's the content of {note.path} with line numbers:\n"
+            + numbered(lines[first - 1 : last], first),
             details={"memory": details},
         )
 
     def _listing(self, virtual: str, real: Path) -> str:
-        rows = [f"{directory_size(real)}\t{virtual}"]
-        if real.is_dir():
-            for path in sorted(note_files(real)):
-                relative = path.relative_to(real)
-                if len(relative.parts) <= 2:
-                    rows.append(f"{path.stat().st_size}\t{virtual}/{relative.as_posix()}")
-        if virtual == "/memories":
+        rows = listing_rows(real, virtual)
+        total = folder_bytes(real)
+        if virtual == "/memories":  # the user's notes sit under it as the folder user/
             user = self.store.user
-            rows.append(f"{directory_size(user)}\t/memories/user")
-            for path in sorted(note_files(user)):
-                relative = path.relative_to(user)
-                if len(relative.parts) <= 1:
-                    rows.append(f"{path.stat().st_size}\t/memories/user/{relative.as_posix()}")
-        return (
-            f"Here're the files and directories up to 2 levels deep in {virtual}, excluding "
-            "hidden items:\n" + "\n".join(rows)
-        )
+            rows.append(f"{human_size(folder_bytes(user))}\t/memories/user/")
+            rows += listing_rows(user, "/memories/user", depth=2)
+            total += folder_bytes(user)
+        return listing(virtual, rows, total)
 
     def _replace(self, arguments: dict[str, JsonValue]) -> ToolOutcome:
         path = required_string(arguments, "path")
@@ -202,8 +197,9 @@ class MemoryTool:
                 f"No replacement was performed. Multiple occurrences of old_str `{old}` in lines: "
                 f"{', '.join(lines)}. Please ensure it is unique"
             )
+        position = note.text.index(old)
         edited = self.store.write(path, note.text.replace(old, new, 1))
-        return written("The memory file has been edited.", edited.path, edited.version)
+        return written(replaced_snippet(edited.text, position), edited.path, edited.version)
 
     def _insert(self, arguments: dict[str, JsonValue]) -> ToolOutcome:
         path = required_string(arguments, "path")
@@ -215,8 +211,8 @@ class MemoryTool:
             line = int(line)
         if not isinstance(line, int) or isinstance(line, bool) or not 0 <= line <= len(lines):
             return failure(
-                f"Error: Invalid `insert_line` parameter: {line}. It should be within the range "
-                f"of lines of the file: [0, {len(lines)}]"
+                f"Invalid `insert_line` parameter: {line}. It should be within the range "
+                f"[0, {len(lines)}]."
             )
         if line and not lines[line - 1].endswith("\n"):
             lines[line - 1] += "\n"
@@ -252,11 +248,6 @@ def view_range(value: JsonValue, count: int) -> tuple[int, int]:
     if not 1 <= first <= max(count, 1) or last < first:
         raise ToolInputError(f"view_range {value!r} is outside the note's lines [1, {count}]")
     return first, last
-
-
-def directory_size(folder: Path) -> int:
-    """The bytes of the notes under ``folder`` (0 when it does not exist yet)."""
-    return sum(path.stat().st_size for path in note_files(folder)) if folder.is_dir() else 0
 
 
 __all__ = ["ANTHROPIC_TYPE", "COMMANDS", "NAME", "PARAMETERS", "MemoryTool", "view_range"]

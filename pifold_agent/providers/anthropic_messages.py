@@ -9,7 +9,9 @@ sits on the last block of message ``settled_messages - 1`` (the end of what the 
 will not rewrite, so a commit re-writes only what changed) and one on the last block of the
 last message (the growing tail). When the two fall on the same block there is one. Thinking
 blocks never carry one (the API refuses it), so a breakpoint steps back to the nearest block
-that can.
+that can. On the Claude API every request also asks the provider's cache diagnostics against
+the previous reply (:mod:`pifold_agent.providers.cache_requests`); the reader keeps the
+reply's id and the report (:mod:`pifold_agent.cache_report.reports`).
 
 The streamed reply is read by :class:`~pifold_agent.providers.anthropic_stream.AnthropicReader`,
 every field through the door (:mod:`pifold_agent.providers.reply_door`); whatever the server
@@ -28,6 +30,7 @@ import anthropic
 from pifold_agent.providers.anthropic_stream import REDACTED_PREFIX, STOP_REASONS, AnthropicReader
 from pifold_agent.providers.assembly import normalise_call_id, sorted_json
 from pifold_agent.providers.base import ProviderRequest, StreamEvent
+from pifold_agent.providers.cache_requests import ANTHROPIC_HOST, official_endpoint
 from pifold_agent.providers.reply_door import plain
 from pifold_core.canonical import JsonValue
 
@@ -100,8 +103,11 @@ def place_breakpoints(converted: Converted, settled_messages: int | None) -> lis
     return places
 
 
-def build_body(request: ProviderRequest, model: str, max_output_tokens: int) -> dict[str, Any]:
-    """The request body the adapter sends (``stream`` aside), breakpoints placed."""
+def build_body(
+    request: ProviderRequest, model: str, max_output_tokens: int, diagnostics: bool = False
+) -> dict[str, Any]:
+    """The request body the adapter sends (``stream`` aside), breakpoints placed, and the
+    cache diagnostics asked against the previous reply when ``diagnostics``."""
     converted = convert_messages(request.messages)
     place_breakpoints(converted, request.settled_messages)
     body: dict[str, Any] = {
@@ -122,6 +128,8 @@ def build_body(request: ProviderRequest, model: str, max_output_tokens: int) -> 
             }
             for tool in request.tools
         ]
+    if diagnostics:
+        body["diagnostics"] = {"previous_message_id": request.cache_baseline}
     return body
 
 
@@ -135,10 +143,18 @@ class AnthropicMessages:
         base_url: str | None = None,
         max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
         timeout_s: float = 600.0,
+        cache_diagnostics: bool | None = None,
     ) -> None:
         self._model = model
         self.max_output_tokens = max_output_tokens
         """The output a request asks for when the request states none."""
+        self.cache_diagnostics = (
+            official_endpoint(base_url, ANTHROPIC_HOST)
+            if cache_diagnostics is None
+            else cache_diagnostics
+        )
+        """Whether every request asks the provider's cache diagnostics (``None`` given: on the
+        Claude API's own host only, :mod:`pifold_agent.providers.cache_requests`)."""
         # The loop owns retry with backoff; the SDK must not retry behind its back.
         self.client = anthropic.AsyncAnthropic(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s
@@ -153,8 +169,9 @@ class AnthropicMessages:
         return self._model
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
-        body = build_body(request, self._model, self.max_output_tokens)
-        reader = AnthropicReader(self._model)
+        body = build_body(request, self._model, self.max_output_tokens, self.cache_diagnostics)
+        compared = request.cache_baseline is not None if self.cache_diagnostics else None
+        reader = AnthropicReader(self._model, compared)
         try:
             events = await self.client.messages.create(
                 model=body["model"],
@@ -162,6 +179,7 @@ class AnthropicMessages:
                 messages=body["messages"],
                 system=body.get("system", anthropic.omit),
                 tools=body.get("tools", anthropic.omit),
+                diagnostics=body.get("diagnostics", anthropic.omit),
                 stream=True,
             )
             try:

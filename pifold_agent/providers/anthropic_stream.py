@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
+from pifold_agent.cache_report.reports import anthropic_report
 from pifold_agent.providers.base import StopReason, StreamEvent
 from pifold_agent.providers.errors import classify_status
 from pifold_agent.providers.reply_door import kind_of, members, shown
@@ -37,8 +38,11 @@ the opaque data, so it is replayed as ``redacted_thinking``."""
 class AnthropicReader(StreamReader):
     """One Anthropic reply being read."""
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, compared: bool | None = None) -> None:
         super().__init__(model)
+        self.compared = compared
+        """Whether the request asked for cache diagnostics against an earlier reply (``None``:
+        it asked for none, so no report is kept)."""
         self.stop_reason: StopReason | None = None
         """The stop reason the provider gave, mapped; ``None`` until it gives one."""
         self.finished = False
@@ -55,6 +59,8 @@ class AnthropicReader(StreamReader):
             message = members(fields.get("message"))
             self.model = self.door.model(message.get("model"), self.model)
             self.measured(anthropic_usage(self.door, message.get("usage"), ANTHROPIC_START))
+            self.keep_reply_id(message.get("id"))
+            self._diagnostics(message)
         elif kind == "content_block_start":
             self._block_start(fields)
         elif kind == "content_block_delta":
@@ -66,6 +72,9 @@ class AnthropicReader(StreamReader):
             reported = fields.get("usage")
             if reported is not None:
                 self.measured(anthropic_usage(self.door, reported, self.usage or ANTHROPIC_START))
+            if "diagnostics" in fields:
+                # A comparison still running at message_start may be settled by the end.
+                self._diagnostics(fields)
         elif kind == "message_stop":
             self.finished = True
 
@@ -77,6 +86,14 @@ class AnthropicReader(StreamReader):
             refusal = classify_status(None, "the model refused to answer (stop_reason refusal)")
             return self.done("error", refusal)
         return self.done(self.stop_reason or "stop")
+
+    def _diagnostics(self, holder: Mapping[str, JsonValue]) -> None:
+        """The provider's cache report, when the request asked for one."""
+        if self.compared is not None:
+            present = "diagnostics" in holder
+            self.keep_cache_report(
+                anthropic_report(holder.get("diagnostics"), present, self.compared)
+            )
 
     def _block_start(self, fields: Mapping[str, JsonValue]) -> None:
         index = self.door.index(fields.get("index"), "a content block's index")

@@ -77,6 +77,10 @@ class ProviderRequest:
     """A stable id for the session (OpenAI's ``prompt_cache_key``)."""
     max_output_tokens: int | None = None
     """The output reservation, when the model descriptor states one."""
+    cache_baseline: str | None = None
+    """The provider's id for the session's previous reply: an adapter that asks the
+    provider's cache diagnostics compares this request with it
+    (:mod:`pifold_agent.providers.cache_requests`); ``None`` on a first request."""
 
 
 @dataclass(frozen=True, slots=True)

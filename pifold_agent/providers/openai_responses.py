@@ -5,6 +5,9 @@ reasoning items the model returned are replayed from the thinking block's signat
 item's JSON, encrypted content included), tool calls travel as ``function_call`` and
 ``function_call_output`` items, and ``prompt_cache_key`` is the session id so the
 provider routes every request of a session to the same cache (``pi-host.md`` §7.4, §7.6).
+GPT-5.6 and later on OpenAI's own API also get explicit cache breakpoints (the system prompt,
+the settled boundary) and ask the provider's cache diagnostics against the previous
+response (:mod:`pifold_agent.providers.cache_requests`).
 
 Usage is mapped so the buckets are disjoint: OpenAI's ``input_tokens`` includes what was
 read from (and written to) the cache, so both are taken out; ``output_tokens`` already
@@ -24,6 +27,13 @@ import openai
 
 from pifold_agent.providers.assembly import arguments_text, normalise_call_id
 from pifold_agent.providers.base import ProviderRequest, StreamEvent
+from pifold_agent.providers.cache_requests import (
+    BREAKPOINT,
+    OPENAI_HOST,
+    official_endpoint,
+    openai_cache_controls,
+    place_openai_breakpoint,
+)
 from pifold_agent.providers.reply_door import plain, without_lone_surrogates
 from pifold_agent.providers.responses_stream import (
     CALL_ID_SEPARATOR,
@@ -44,8 +54,18 @@ def is_reasoning_model(model: str) -> bool:
 
 def convert_input(messages: Sequence[dict[str, JsonValue]]) -> list[dict[str, Any]]:
     """The engine's wire messages as Responses input items (the system prompt aside)."""
+    return converted_input(messages)[0]
+
+
+def converted_input(
+    messages: Sequence[dict[str, JsonValue]], tool_parts: bool = False
+) -> tuple[list[dict[str, Any]], list[range]]:
+    """The input items, and for each engine message the items it became. ``tool_parts``:
+    every tool result's output as a list of parts (which can carry a cache breakpoint)."""
     items: list[dict[str, Any]] = []
+    ranges: list[range] = []
     for message in messages:
+        start = len(items)
         role = message.get("role")
         content = message.get("content")
         records = (
@@ -58,7 +78,7 @@ def convert_input(messages: Sequence[dict[str, JsonValue]]) -> list[dict[str, An
                 {
                     "type": "function_call_output",
                     "call_id": _call_id(str(message.get("call_id"))),
-                    "output": _tool_output(records),
+                    "output": _tool_output(records, tool_parts),
                 }
             )
         elif role == "assistant":
@@ -67,15 +87,27 @@ def convert_input(messages: Sequence[dict[str, JsonValue]]) -> list[dict[str, An
             parts = _user_parts(records)
             if parts:
                 items.append({"role": "user", "content": parts})
-    return items
+        ranges.append(range(start, len(items)))
+    return items, ranges
 
 
-def build_body(request: ProviderRequest, model: str, reasoning: bool) -> dict[str, Any]:
-    """The request body the adapter sends (``stream`` aside)."""
-    items = convert_input(request.messages)
+def build_body(
+    request: ProviderRequest, model: str, reasoning: bool, cache_controls: bool = False
+) -> dict[str, Any]:
+    """The request body the adapter sends (``stream`` aside). ``cache_controls``: explicit
+    cache breakpoints on the system prompt and the settled boundary, and the provider's
+    cache diagnostics against the previous reply (:mod:`pifold_agent.providers.cache_requests`)."""
+    items, ranges = converted_input(request.messages, tool_parts=cache_controls)
     if request.system:
         role = "developer" if reasoning else "system"
-        items.insert(0, {"role": role, "content": request.system})
+        system: str | list[dict[str, Any]] = request.system
+        if cache_controls:
+            system = [{"type": "input_text", "text": request.system}]
+            system[0]["prompt_cache_breakpoint"] = dict(BREAKPOINT)
+        items.insert(0, {"role": role, "content": system})
+        ranges = [range(span.start + 1, span.stop + 1) for span in ranges]
+    if cache_controls:
+        place_openai_breakpoint(items, ranges, request.settled_messages)
     body: dict[str, Any] = {"model": model, "input": items, "store": False}
     if request.tools:
         body["tools"] = [
@@ -90,6 +122,8 @@ def build_body(request: ProviderRequest, model: str, reasoning: bool) -> dict[st
         ]
     if request.session_id:
         body["prompt_cache_key"] = request.session_id
+    if cache_controls and request.cache_baseline is not None:
+        body["prompt_cache_options"] = {"comparison_response_id": request.cache_baseline}
     if request.max_output_tokens:
         body["max_output_tokens"] = request.max_output_tokens
     if reasoning:
@@ -109,10 +143,19 @@ class OpenAIResponses:
         base_url: str | None = None,
         reasoning: bool | None = None,
         timeout_s: float = 600.0,
+        cache_controls: bool | None = None,
     ) -> None:
         self._model = model
         self.reasoning = is_reasoning_model(model) if reasoning is None else reasoning
         """Whether the model reasons (system as ``developer``, encrypted reasoning kept)."""
+        self.cache_controls = (
+            official_endpoint(base_url, OPENAI_HOST) and openai_cache_controls(model)
+            if cache_controls is None
+            else cache_controls
+        )
+        """Whether requests carry explicit cache breakpoints and ask the provider's cache
+        diagnostics (``None`` given: GPT-5.6 and later on OpenAI's own host,
+        :mod:`pifold_agent.providers.cache_requests`)."""
         # The loop owns retry with backoff; the SDK must not retry behind its back.
         self.client = openai.AsyncOpenAI(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s
@@ -127,8 +170,9 @@ class OpenAIResponses:
         return self._model
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
-        body = build_body(request, self._model, self.reasoning)
-        reader = ResponsesReader(self._model)
+        body = build_body(request, self._model, self.reasoning, self.cache_controls)
+        compared = request.cache_baseline is not None if self.cache_controls else None
+        reader = ResponsesReader(self._model, compared)
         try:
             events = await self.client.responses.create(**body, stream=True)
             try:
@@ -238,8 +282,12 @@ def _user_parts(records: list[dict[str, JsonValue]]) -> list[dict[str, Any]]:
     return parts
 
 
-def _tool_output(records: list[dict[str, JsonValue]]) -> str | list[dict[str, Any]]:
+def _tool_output(
+    records: list[dict[str, JsonValue]], as_parts: bool = False
+) -> str | list[dict[str, Any]]:
     parts = _user_parts(records)
+    if as_parts and parts:
+        return parts
     if all(part["type"] == "input_text" for part in parts):
         return "\n".join(part["text"] for part in parts)
     return parts
@@ -249,6 +297,7 @@ __all__ = [
     "OpenAIResponses",
     "build_body",
     "convert_input",
+    "converted_input",
     "is_reasoning_model",
     "split_call_id",
 ]

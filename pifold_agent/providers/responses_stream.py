@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from pifold_agent.cache_report.reports import openai_report
 from pifold_agent.providers.base import ProviderError, StopReason, StreamEvent
 from pifold_agent.providers.errors import classify_status
 from pifold_agent.providers.reply_door import (
@@ -42,8 +43,11 @@ ENDINGS: Final = frozenset({"response.completed", "response.incomplete", "respon
 class ResponsesReader(StreamReader):
     """One Responses reply being read."""
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, compared: bool | None = None) -> None:
         super().__init__(model)
+        self.compared = compared
+        """Whether the request asked for cache diagnostics against an earlier response
+        (``None``: it asked for none, so no report is kept)."""
         self.outcome: tuple[StopReason, ProviderError | None] | None = None
         """How the reply ended; ``None`` until the provider says."""
         # The last reasoning item, until the item that follows it is known.
@@ -59,6 +63,7 @@ class ResponsesReader(StreamReader):
         if kind == "response.created":
             response = members(fields.get("response"))
             self.model = self.door.model(response.get("model"), self.model)
+            self.keep_reply_id(response.get("id"))
         elif kind == "response.output_item.added":
             self._item_added(members(fields.get("item")))
         elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
@@ -157,6 +162,10 @@ class ResponsesReader(StreamReader):
             self.outcome = ("length", None)
         elif kind == "response.completed":
             self.outcome = ("tool_use" if self.assembler.tool_calls else "stop", None)
+            self.keep_reply_id(response.get("id"))
+            if self.compared is not None:
+                diagnostics = response.get("prompt_cache_diagnostics")
+                self.keep_cache_report(openai_report(diagnostics, self.compared))
         else:
             error = members(response.get("error"))
             message = self.door.text(error.get("message"), "the error's message")

@@ -16,6 +16,8 @@ import anthropic
 import httpx2
 import openai
 
+from pifold_agent.cache_report.records import REPLY_ID_KEY, REPORT_KEY, report_record
+from pifold_agent.cache_report.reports import ProviderCacheReport
 from pifold_agent.providers.assembly import BlockAssembler
 from pifold_agent.providers.base import (
     ErrorClass,
@@ -27,7 +29,8 @@ from pifold_agent.providers.base import (
     UsageUpdate,
 )
 from pifold_agent.providers.errors import classify_exception, stream_cut
-from pifold_agent.providers.reply_door import ReplyDoor
+from pifold_agent.providers.reply_door import MAX_ID_CHARS, ReplyDoor
+from pifold_core.canonical import JsonValue
 from pifold_core.entries import Usage
 
 READER_DEFECT = "a defect in pifold, please report it"
@@ -47,6 +50,9 @@ class StreamReader:
         """The latest usage the provider reported, checked."""
         self.model = model
         """The model the reply names (the one asked for until it names one)."""
+        self.kept: dict[str, JsonValue] = {}
+        """What the recorded message keeps of the reply beside its warnings (the reply's id,
+        the provider's cache report: :mod:`pifold_agent.cache_report.records`)."""
         self._out: list[StreamEvent] = []
 
     def emit(self, event: StreamEvent | None) -> None:
@@ -58,6 +64,21 @@ class StreamReader:
         """The provider reported usage (already checked)."""
         self.usage = usage
         self._out.append(UsageUpdate(usage))
+
+    def keep_reply_id(self, value: object) -> None:
+        """Keep the reply's own id (the next request's cache baseline) when it is sound: an id
+        the provider would not know again is no baseline, so none is made up."""
+        if isinstance(value, str) and 0 < len(value) <= MAX_ID_CHARS and value.isprintable():
+            self.kept[REPLY_ID_KEY] = value
+
+    def keep_cache_report(self, report: ProviderCacheReport) -> None:
+        """Keep the provider's cache report; one not in its documented shape is warned of."""
+        if report.problem is not None:
+            self.door.warn(
+                f"the provider's cache diagnostics were not in their documented shape "
+                f"({report.problem}): recorded as unknown"
+            )
+        self.kept[REPORT_KEY] = report_record(report)
 
     def take(self) -> list[StreamEvent]:
         """The events produced since the last call, warnings last."""
@@ -75,7 +96,7 @@ class StreamReader:
             message = self.door.repaired(error.message, "the provider's error message")
             error = replace(error, message=message)
         events = self.take()
-        extra = self.door.record()
+        extra = {**self.door.record(), **self.kept}
         events.append(StreamDone(content, stop_reason, self.usage, self.model, error, extra))
         return events
 

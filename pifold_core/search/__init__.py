@@ -7,6 +7,7 @@
 - :mod:`~pifold_core.search.rebuild`: what the index holds, from the forest and the log.
 - :mod:`~pifold_core.search.searcher`: ranked words and the bounded regex scan.
 - :mod:`~pifold_core.search.session`: the upkeep at each commit, checks and rebuilds.
+- :mod:`~pifold_core.search.suggestions`: the folds related to the fresh tail, at a commit.
 """
 
 from pifold_core.search.index import INDEX_NAME

@@ -5,12 +5,17 @@
 - ``body``: a *contentless* FTS5 table (``content=''``) over each indexed entry's searchable
   text (:func:`pifold_core.search.text.searchable_text`). Contentless, because the index only
   *finds*: a snippet is always cut from the entry's bytes read back from the session and
-  hash-verified, so keeping a second copy of the text would only cost space.
+  hash-verified, so keeping a second copy of the text would only cost space. It keeps which
+  entries hold a word but not where (``detail=column``): positions were 40 % of the index,
+  and what they bought, phrases, is checked against the verified text instead
+  (:mod:`pifold_core.search.searcher`), which makes a phrase hit exact.
 - ``entries``: one row per indexed entry, its rowid the entry's index in the transcript (an
   append-only list, so the number never changes): the entry id, role, tool names and paths
   the filters read.
-- ``meta``: the schema version and what the index was built to: the number of commits and
-  a fingerprint of the folds (:func:`fold_fingerprint`).
+- ``meta``: the format (:data:`SCHEMA_VERSION`) and what the index was built to: the number
+  of commits and a fingerprint of the folds (:func:`fold_fingerprint`). An index of another
+  format (format 1 kept positions) is rebuilt, and the rebuild says why
+  (:meth:`SearchIndex.format_problem`).
 
 The index is a derived file: the log and the store are the record. It is written after each
 commit's log record is durable, in one SQLite transaction (rollback journal, ``synchronous
@@ -35,8 +40,9 @@ from pifold_core.search.text import EntryFields
 INDEX_NAME = "search.sqlite3"
 """The index file's name inside the state folder."""
 
-SCHEMA_VERSION = "1"
-"""Layout of the tables; an index of another version is rebuilt."""
+SCHEMA_VERSION = "2"
+"""Layout of the tables; an index of another version is rebuilt. 1: ``detail=full``
+(positions kept); 2: ``detail=column``."""
 
 INDEX_MODE = 0o600
 """The index holds the words of the transcript: private to the user, like the log."""
@@ -45,9 +51,9 @@ BUSY_TIMEOUT_MS = 5_000
 """How long a write waits for a reader's lock (a ``pifold search`` beside the agent)."""
 
 _SCHEMA = (
-    # unicode61: words split at punctuation, case and diacritics folded. detail=full keeps
-    # token positions, which quoted phrases need (detail=column refuses them).
-    "CREATE VIRTUAL TABLE IF NOT EXISTS body USING fts5(text, content='', "
+    # unicode61: words split at punctuation, case and diacritics folded. detail=column: no
+    # token positions (FTS5 then refuses phrases; the searcher checks them in the text).
+    "CREATE VIRTUAL TABLE IF NOT EXISTS body USING fts5(text, content='', detail=column, "
     "tokenize='unicode61 remove_diacritics 2')",
     "CREATE TABLE IF NOT EXISTS entries (rowid INTEGER PRIMARY KEY, entry_id TEXT NOT NULL, "
     "role TEXT NOT NULL, tools TEXT NOT NULL, paths TEXT NOT NULL)",
@@ -184,6 +190,30 @@ class SearchIndex:
             return BuiltTo(int(rows["commits"]), str(rows["fingerprint"]))
         except (KeyError, ValueError):
             return None
+
+    def format_problem(self) -> str | None:
+        """Why the file is of another format than this version writes (``None``: it is not):
+        its recorded format, or its word table's declared layout.
+
+        Raises:
+            IndexUnusable: SQLite refused to read it.
+        """
+        try:
+            connection = self.connection()
+            recorded = connection.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            declared = connection.execute(
+                "SELECT sql FROM sqlite_master WHERE name = 'body'"
+            ).fetchone()
+        except sqlite3.Error as error:
+            raise IndexUnusable(f"its tables cannot be read: {error}") from None
+        if recorded is not None and recorded[0] != SCHEMA_VERSION:
+            return (
+                f"it was written in format {recorded[0]}, and this version writes format "
+                f"{SCHEMA_VERSION}"
+            )
+        if declared is not None and "detail=column" not in str(declared[0]):
+            return f"its word table is not of format {SCHEMA_VERSION} (it keeps word positions)"
+        return None
 
     def integrity_problem(self) -> str | None:
         """What SQLite's own checks find wrong with the file (``None``: nothing); the FTS

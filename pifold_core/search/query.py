@@ -2,10 +2,15 @@
 
 The language is small on purpose. Words and ``"quoted phrases"``; an entry must hold every
 one (when none holds them all, entries holding any of them are ranked instead, and the
-result says so). A word ending in ``*`` matches as a prefix. Each word and phrase is handed
-to FTS5 as a quoted string, so FTS5's own operators (``AND``, ``NEAR``, ``-``, ``:``) are
-plain text here and a query can never reach SQLite as syntax it refuses. Filters: a tool
-name (exact) and a path (a part of a path a tool call named).
+result says so). A word ending in ``*`` matches as a prefix. Each term is cut into the
+pieces the index's tokenizer makes of it (runs of letters and digits: ``handler_4242`` is
+``handler`` and ``4242``) and each piece is handed to FTS5 as a quoted string, so FTS5's own
+operators (``AND``, ``NEAR``, ``-``, ``:``) are plain text here and a query can never reach
+SQLite as syntax it refuses. The index keeps no word positions (``detail=column``, see
+:mod:`pifold_core.search.index`), so for a term of several pieces (a phrase, or a word like
+``handler_4242``) FTS5 only finds the entries holding every piece; the searcher then checks
+the term, in order, against each candidate's verified text (:attr:`Term.needs_check`).
+Filters: a tool name (exact) and a path (a part of a path a tool call named).
 
 ``regex`` mode takes a Python regular expression instead, for exact patterns (an error code,
 a hex id) the word index cannot express. Python's ``re`` cannot be interrupted, so the mode is
@@ -46,6 +51,8 @@ MAX_FILTER_CHARS = 512
 """Longest tool or path filter accepted."""
 
 _TERM = re.compile(r'"([^"]*)"|(\S+)')
+_PIECE = re.compile(r"[^\W_]+")
+"""A piece of a term as the index's ``unicode61`` tokenizer cuts text: letters and digits."""
 _NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[*+}](?:[^()\\]|\\.)*\)\s*(?:[*+]|\{\d*,)")
 _BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=")
 
@@ -68,10 +75,24 @@ class Term:
     prefix: bool = False
     """A trailing ``*``: match any word starting with :attr:`text`."""
 
+    @property
+    def pieces(self) -> tuple[str, ...]:
+        """The term's runs of letters and digits, as the index tokenised the text."""
+        return tuple(_PIECE.findall(self.text))
+
+    @property
+    def needs_check(self) -> bool:
+        """More than one piece: the index finds entries holding every piece, anywhere, and
+        only the entry's text can say they stand together in order."""
+        return len(self.pieces) > 1
+
     def fts(self) -> str:
-        """The term as an FTS5 string (quotes doubled), with ``*`` for a prefix."""
-        quoted = '"' + self.text.replace('"', '""') + '"'
-        return quoted + " *" if self.prefix else quoted
+        """The term as FTS5 strings, one per piece (all of them required), ``*`` after the
+        last for a prefix. A piece holds only letters and digits: no quote to escape."""
+        quoted = [f'"{piece}"' for piece in self.pieces]
+        if self.prefix:
+            quoted[-1] += " *"
+        return quoted[0] if len(quoted) == 1 else "(" + " AND ".join(quoted) + ")"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +116,8 @@ class SearchQuery:
 
     def match_expression(self, any_term: bool = False) -> str:
         """The FTS5 ``MATCH`` expression: every term (or, with ``any_term``, any of them)."""
-        return (" OR " if any_term else " ").join(term.fts() for term in self.terms)
+        # Explicit AND: FTS5 refuses an implicit one after a parenthesised group.
+        return (" OR " if any_term else " AND ").join(term.fts() for term in self.terms)
 
 
 def parse_query(
@@ -154,7 +176,7 @@ def _terms(text: str) -> tuple[Term, ...]:
         raw = phrase if phrase else word
         prefix = not phrase and raw.endswith("*") and len(raw) > 1
         body = raw.rstrip("*") if prefix else raw
-        if not any(character.isalnum() for character in body):
+        if not _PIECE.search(body):
             shown = f'"{raw}"' if phrase else raw
             raise SearchError(
                 f"query term {shown!r} holds no letter or digit, and only words are indexed; "

@@ -64,6 +64,11 @@ class SearchResults:
     """Regex mode: entries read and matched."""
     unscanned: int = 0
     """Regex mode: older indexed entries left unread at the scan's bound."""
+    checked: int | None = None
+    """A query with a phrase (or a word of several pieces): candidates whose verified text
+    was checked for it, best ranked first; :attr:`total` counts the matches among them."""
+    unchecked: int = 0
+    """Candidates holding every piece left unchecked at the check's bound."""
 
     def to_json(self) -> dict[str, JsonValue]:
         """``{"total": N, "hits": [...]}`` and the notes a reader needs."""
@@ -79,6 +84,9 @@ class SearchResults:
         if self.scanned is not None:
             body["scanned"] = self.scanned
             body["unscanned"] = self.unscanned
+        if self.checked is not None:
+            body["checked"] = self.checked
+            body["unchecked"] = self.unchecked
         return body
 
 

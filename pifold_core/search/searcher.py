@@ -5,6 +5,14 @@ line in the log through the store's verified read (:meth:`FoldStore.entry_bytes`
 kind and SHA-256 against the entry's digest), and its snippet is cut from those bytes. Its
 fold is the innermost fold holding the entry in the forest as it stands now.
 
+The index keeps no word positions, so a term of several pieces (a quoted phrase, a word like
+``handler_4242``) finds every entry holding its pieces anywhere. Such a query takes its best
+ranked candidates, at most :data:`MAX_CHECKED`, and filters each one's raw log line (cheap,
+unverified, never refusing a line that holds the terms); through the page asked for, a line
+that passes is read back verified and kept only when its text holds each such term whole and
+in order, so every hit shown is exact; past the page, lines that pass are counted toward the
+total. The result says how many candidates it checked and how many it left at the bound.
+
 A row that names another entry than the transcript holds at its place means the index is
 not the session's: :class:`~pifold_core.search.index.IndexUnusable` is raised and the caller
 rebuilds (and says so).
@@ -12,9 +20,11 @@ rebuilds (and says so).
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -26,7 +36,7 @@ from pifold_core.journal import Journal
 from pifold_core.search.index import IndexUnusable, SearchIndex
 from pifold_core.search.query import SearchQuery
 from pifold_core.search.results import SearchHit, SearchResults
-from pifold_core.search.snippets import cut_snippet, term_pattern
+from pifold_core.search.snippets import cut_snippet, line_prefilter, term_check, term_pattern
 from pifold_core.search.text import evidence_of, searchable_text
 from pifold_core.store import FoldStore, StoreObjectMissing
 from pifold_core.transcript import Transcript
@@ -36,6 +46,10 @@ MAX_SCANNED = 1_000
 
 MAX_SCANNED_CHARS = 200_000
 """Regex mode matches at most this many characters of one entry's text."""
+
+MAX_CHECKED = 500
+"""A phrase query checks at most this many of its best ranked candidates' text (each line
+filtered raw first, and read back verified only when it may hold the phrase)."""
 
 SCAN_SECONDS = 1.0
 """Regex mode stops reading new entries after this long (the entries left are counted)."""
@@ -81,6 +95,8 @@ def run_query(session: SearchedSession, index: SearchIndex, query: SearchQuery) 
     """
     if query.pattern is not None:
         return _regex_scan(session, index, query, query.pattern)
+    if any(term.needs_check for term in query.terms):
+        return _checked_ranking(session, index, query)
     connection = index.connection()
     filters, parameters = _filters(query)
     any_term = False
@@ -103,12 +119,94 @@ def run_query(session: SearchedSession, index: SearchIndex, query: SearchQuery) 
     return SearchResults(total, tuple(hits), query.offset, any_term=any_term)
 
 
+def _checked_ranking(
+    session: SearchedSession, index: SearchIndex, query: SearchQuery
+) -> SearchResults:
+    """Ranked words with terms the index alone cannot confirm: every term, else any."""
+    results = _checked(session, index, query, any_term=False)
+    if results.total == 0 and not results.unchecked and len(query.terms) > 1:
+        return _checked(session, index, query, any_term=True)
+    return results
+
+
+def _checked(
+    session: SearchedSession, index: SearchIndex, query: SearchQuery, any_term: bool
+) -> SearchResults:
+    """The best :data:`MAX_CHECKED` candidates, in rank order, kept when their text holds
+    every term needing a check (``any_term``: any term at all). Each raw log line is filtered
+    first; up to the page's end a line that passes is read back verified and checked
+    exactly, and past it the lines that pass are counted toward the total."""
+    connection = index.connection()
+    filters, parameters = _filters(query)
+    expression = query.match_expression(any_term)
+    candidates = _count(connection, expression, filters, parameters)
+    found = connection.execute(
+        "SELECT e.rowid, e.entry_id, e.role, e.tools FROM body JOIN entries AS e "
+        f"ON e.rowid = body.rowid WHERE body MATCH ?{filters} "
+        "ORDER BY bm25(body), e.rowid DESC LIMIT ?",
+        (expression, *parameters, MAX_CHECKED),
+    ).fetchall()
+    checked_terms = [term for term in query.terms if any_term or term.needs_check]
+    checks = [term_check(term) for term in checked_terms]
+    line_filters = [line_prefilter([term]) for term in checked_terms]
+    pattern = term_pattern(query.terms)
+    matched: list[tuple[_Row, tuple[bytes, str, str]]] = []
+    counted = 0
+    page_end = query.offset + query.limit
+    with open(session.journal.path, "rb") as log:
+        for row in found:
+            facts = _Row(int(row[0]), str(row[1]), str(row[2]), str(row[3]))
+            verdict = _line_verdict(session, log.fileno(), facts, line_filters, any_term)
+            if verdict is False:
+                continue
+            if verdict is True and len(matched) >= page_end:
+                counted += 1  # past the page: its line holds the terms
+                continue
+            read = verified_entry(session, facts)
+            held = (check(read[1]) for check in checks)
+            if any(held) if any_term else all(held):
+                matched.append((facts, read))
+    page = matched[query.offset : page_end]
+    return SearchResults(
+        len(matched) + counted,
+        tuple(_hit(session, facts, read, pattern) for facts, read in page),
+        query.offset,
+        any_term=any_term,
+        checked=len(found),
+        unchecked=candidates - len(found),
+    )
+
+
+def _line_verdict(
+    session: SearchedSession,
+    descriptor: int,
+    row: _Row,
+    filters: Sequence[Callable[[bytes], bool] | None],
+    any_term: bool,
+) -> bool | None:
+    """What the row's raw log line (read unverified) says of the checked terms: ``False``,
+    it cannot hold them; ``True``, it does; ``None``, it cannot tell (the text is kept in an
+    evidence artifact, the entry is not one text block, or a term has no filter): only the
+    verified text can."""
+    span = session.journal.entry_spans.get(row.entry_id)
+    if span is None or any(check is None for check in filters):
+        return None
+    line = os.pread(descriptor, span.length, span.offset)
+    if b'"evidence"' in line or line.count(b'"type":') != 1 or b'"type":"text"' not in line:
+        # Evidence keeps the text elsewhere; of several blocks (or a tool call, whose name
+        # the text puts before its arguments) the line's order is not the text's.
+        return None
+    held = (check is not None and check(line) for check in filters)
+    return any(held) if any_term else all(held)
+
+
 def _count(
     connection: sqlite3.Connection, expression: str, filters: str, parameters: list[str]
 ) -> int:
+    # Without a filter the entries table is not read: every indexed row has its entry.
+    joined = "JOIN entries AS e ON e.rowid = body.rowid " if filters else ""
     found = connection.execute(
-        "SELECT count(*) FROM body JOIN entries AS e ON e.rowid = body.rowid "
-        f"WHERE body MATCH ?{filters}",
+        f"SELECT count(*) FROM body {joined}WHERE body MATCH ?{filters}",
         (expression, *parameters),
     ).fetchone()
     return int(found[0])
@@ -187,6 +285,13 @@ def verified_entry(session: SearchedSession, row: _Row) -> tuple[bytes, str, str
     return original, searchable_text(Entry.from_record(whole)), evidence
 
 
+def verified_row(
+    session: SearchedSession, index: int, entry_id: str, role: str, tools: str
+) -> tuple[bytes, str, str]:
+    """:func:`verified_entry` of one index row given by its columns."""
+    return verified_entry(session, _Row(index, entry_id, role, tools))
+
+
 def match_offset(data: bytes, text: str, pattern: re.Pattern[str] | None) -> int | None:
     """Where the first match of ``pattern`` in ``text`` lies in the entry's record bytes
     (found as JSON writes it), so a ``peek`` can read just around it; ``None``: not found."""
@@ -219,6 +324,7 @@ def _hit(
 
 
 __all__ = [
+    "MAX_CHECKED",
     "MAX_SCANNED",
     "MAX_SCANNED_CHARS",
     "SCAN_SECONDS",
@@ -226,4 +332,5 @@ __all__ = [
     "match_offset",
     "run_query",
     "verified_entry",
+    "verified_row",
 ]

@@ -20,6 +20,7 @@ import sqlite3
 from pathlib import Path
 
 from pifold_core.commit import CommitOutcome
+from pifold_core.entries import Entry
 from pifold_core.search.index import (
     INDEX_NAME,
     BuiltTo,
@@ -37,7 +38,15 @@ from pifold_core.search.rebuild import (
 )
 from pifold_core.search.results import SearchResults
 from pifold_core.search.searcher import SearchedSession, run_query
+from pifold_core.search.suggestions import (
+    Suggestion,
+    mid_batch,
+    related_folds,
+    suggestion_entry,
+    tail_terms,
+)
 from pifold_core.store import StoreError
+from pifold_core.transcript import TranscriptError
 
 
 class SessionSearch:
@@ -56,6 +65,10 @@ class SessionSearch:
         self._memory_built: BuiltTo | None = None
         self._checked = False
         """SQLite's integrity checks passed on the file in this process."""
+        self.surfacing = False
+        """Suggestions at a commit are on (:meth:`set_surfacing`)."""
+        self._suggested_through = 0
+        """The latest commit whose suggestions were considered."""
 
     def close(self) -> None:
         """Close the index (idempotent)."""
@@ -82,6 +95,10 @@ class SessionSearch:
         """Write the commit's rows; returns why nothing was written (``None``: written)."""
         index = self._file
         existed = self.path.exists()
+        if existed:
+            other_format = index.format_problem()
+            if other_format is not None:
+                return f"the search index was not updated: {other_format}"
         built = index.built_to() if existed else None
         made = {built_fold.fold.handle for built_fold in outcome.built}
         before = BuiltTo(outcome.number - 1, fold_fingerprint(roots_before(session.forest, made)))
@@ -104,6 +121,50 @@ class SessionSearch:
             BuiltTo(outcome.number, fingerprint_now(session.forest)),
         )
         return None
+
+    # -- suggestions at a commit ----------------------------------------------------------
+
+    def suggestions(self, session: SearchedSession) -> list[Suggestion]:
+        """The folds most related to the fresh tail now (:mod:`pifold_core.search.suggestions`);
+        none when the index is not current: a commit never waits on a rebuild."""
+        if self.read_only or session.commit_count == 0:
+            return []
+        expected = BuiltTo(session.commit_count, fingerprint_now(session.forest))
+        try:
+            if self._problem(expected) is not None:
+                return []
+            return related_folds(session, self._file, tail_terms(session))
+        except (sqlite3.Error, IndexUnusable, OSError, StoreError):
+            return []  # a suggestion is a courtesy: the next search rebuilds, and says so
+
+    def set_surfacing(self, on: bool, commits: int) -> None:
+        """Turn suggestions at a commit on or off; commits up to ``commits`` get none."""
+        self.surfacing = on
+        self._suggested_through = commits
+
+    def due_note(self, session: SearchedSession) -> Entry | None:
+        """With surfacing on, the note for the latest commit when none was considered for it
+        yet (:meth:`suggestion_note`): the first request after a commit carries it, one
+        inside a tool batch waits for the next. ``None``: nothing to append now."""
+        if not self.surfacing or session.commit_count <= self._suggested_through:
+            return None
+        if mid_batch(session):
+            return None  # results still to come: the note waits for the next request
+        self._suggested_through = session.commit_count
+        return self.suggestion_note(session)
+
+    def suggestion_note(self, session: SearchedSession) -> Entry | None:
+        """The note listing :meth:`suggestions` after the latest commit; ``None`` when no
+        fold is related (or the note's id is taken)."""
+        suggestions = self.suggestions(session)
+        if not suggestions:
+            return None
+        entry = suggestion_entry(session, session.commit_count, suggestions)
+        try:
+            session.transcript.check_append(entry)
+        except TranscriptError:
+            return None
+        return entry
 
     # -- searching ------------------------------------------------------------------------
 
@@ -138,6 +199,8 @@ class SessionSearch:
             results.any_term,
             results.scanned,
             results.unscanned,
+            results.checked,
+            results.unchecked,
         )
 
     def _current(self, session: SearchedSession) -> tuple[SearchIndex, str | None]:
@@ -160,6 +223,9 @@ class SessionSearch:
                 return f"it was damaged ({damage})"
             self._checked = True
         try:
+            other_format = self._file.format_problem()
+            if other_format is not None:
+                return other_format
             built = self._file.built_to()
         except IndexUnusable as error:
             return f"it was damaged ({error})"

@@ -3,15 +3,15 @@
 A snippet is cut from text rebuilt from the entry's bytes as read back from the session and
 verified against the entry's digest (:mod:`pifold_core.search.searcher` does the read), never
 from the index, which holds no text at all. The match is found again in that text: the first
-place a query word or phrase occurs (words matched case-insensitively, whole at their start,
-as the index tokenises them), or the regular expression's first match. Whitespace runs are
-shown as one space so a snippet is one line; ``…`` marks a cut.
+place a query word or phrase occurs (its pieces of letters and digits matched whole, in
+order, case-insensitively, as the index tokenises them), or the regular expression's first
+match. Whitespace runs are shown as one space so a snippet is one line; ``…`` marks a cut.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pifold_core.search.query import Term
 
@@ -22,23 +22,63 @@ _LEAD = 80
 """Characters of context kept before the match."""
 
 _WHITESPACE = re.compile(r"\s+")
-_WORD = re.compile(r"\w+")
 
 
 def term_pattern(terms: Sequence[Term]) -> re.Pattern[str] | None:
-    """A pattern finding any of ``terms`` in text: each word at a word start, a phrase's words
-    separated by anything that is not a word character (as the index splits them)."""
+    """A pattern finding any of ``terms`` in text as the index tokenises it: a term's pieces
+    (runs of letters and digits) whole, in order, apart only by other characters
+    (``handler_4242`` finds ``handler-4242``), case folded; a prefix's last piece may go on."""
     alternatives: list[str] = []
     for term in terms:
-        words = _WORD.findall(term.text)
-        if not words:
+        pieces = term.pieces
+        if not pieces:
             continue
-        body = r"\W+".join(re.escape(word) for word in words)
-        ending = r"\w*" if term.prefix else r"(?!\w)"
-        alternatives.append(rf"(?<!\w){body}{ending}")
+        body = r"[\W_]+".join(re.escape(piece) for piece in pieces)
+        ending = r"[^\W_]*" if term.prefix else r"(?![^\W_])"
+        alternatives.append(rf"(?<![^\W_]){body}{ending}")
     if not alternatives:
         return None
     return re.compile("|".join(alternatives), re.IGNORECASE)
+
+
+def term_check(term: Term) -> Callable[[str], bool]:
+    """Whether a text holds ``term`` as :func:`term_pattern` finds it, made fast for checking
+    many entries: the text is case folded once and the pattern starts with the term's first
+    piece as a literal (which ``re`` scans for quickly); the word boundary before it is
+    asserted after it."""
+    pieces = [piece.casefold() for piece in term.pieces]
+    first = re.escape(pieces[0])
+    rest = "".join(r"[\W_]+" + re.escape(piece) for piece in pieces[1:])
+    ending = r"[^\W_]*" if term.prefix else r"(?![^\W_])"
+    pattern = re.compile(rf"{first}(?<![^\W_]{first}){rest}{ending}")
+    return lambda text: pattern.search(text.casefold()) is not None
+
+
+def line_prefilter(terms: Sequence[Term]) -> Callable[[bytes], bool] | None:
+    """Whether an entry's raw log line (JSON, unverified) may hold every one of ``terms``:
+    true for every line whose entry's text holds them (a JSON escape such as ``\\n`` is let
+    stand where the text has a separator), so it may pass a line the exact check then
+    refuses, never the reverse. ``None`` when a piece is not ASCII (the line may spell it
+    escaped): every line must then be checked in full."""
+    if not all(piece.isascii() for term in terms for piece in term.pieces):
+        return None
+    escape = rb"\\u[0-9a-f]{4}|\\[a-z\"/\\]"
+    separator = rb"(?:" + escape + rb"|[^a-z0-9])+"
+    patterns: list[re.Pattern[bytes]] = []
+    for term in terms:
+        pieces = [re.escape(piece.lower().encode("ascii")) for piece in term.pieces]
+        first = pieces[0]
+        # The boundary before the first piece, asserted after it: nothing alphanumeric, or
+        # an escape's last character.
+        before = (
+            rb"(?:(?<![a-z0-9]" + first + rb")|(?<=\\[a-z]" + first + rb")"
+            rb"|(?<=\\u[0-9a-f]{4}" + first + rb"))"
+        )
+        rest = b"".join(separator + piece for piece in pieces[1:])
+        patterns.append(re.compile(first + before + rest))
+    return lambda line: all(
+        pattern.search(lowered) is not None for lowered in (line.lower(),) for pattern in patterns
+    )
 
 
 def cut_snippet(text: str, pattern: re.Pattern[str] | None) -> str:
@@ -63,4 +103,4 @@ def cut_snippet(text: str, pattern: re.Pattern[str] | None) -> str:
     return head + shown.rstrip()
 
 
-__all__ = ["MAX_SNIPPET_CHARS", "cut_snippet", "term_pattern"]
+__all__ = ["MAX_SNIPPET_CHARS", "cut_snippet", "line_prefilter", "term_check", "term_pattern"]

@@ -59,6 +59,7 @@ def render_status(status: EngineStatus) -> str:
             "expand of it fail (pifold doctor --repair rebuilds a fold's object)"
         )
     lines.append(_occupancy_line(status))
+    lines.extend(_prefix_lines(status))
     tax = status.min_tokens / max(1, status.max_tokens - status.min_tokens)
     lines.append(
         f"band: commit at {_share(status.max_tokens, status.budget)} "
@@ -124,6 +125,20 @@ def _occupancy_line(status: EngineStatus) -> str:
     if occupancy.reading is Reading.MEASURED and occupancy.calibration != 1.0:
         line += f"; calibration {occupancy.calibration:.2f} provider tokens per estimated token"
     return line
+
+
+def _prefix_lines(status: EngineStatus) -> list[str]:
+    """The host's fixed prefix, when stated, and the floor it sets (issue 22)."""
+    prefix = status.occupancy.prefix_tokens
+    if not prefix:
+        return []
+    lines = [
+        f"fixed prefix {prefix:,} estimated tokens (system prompt and tool definitions): in "
+        "every request, counted in the window, never folded"
+    ]
+    if status.prefix_floor is not None:
+        lines.append(f"floor: {status.prefix_floor.describe()}")
+    return lines
 
 
 def _trigger_line(status: EngineStatus) -> str:

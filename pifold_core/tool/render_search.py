@@ -36,6 +36,12 @@ def render_search(query: SearchQuery, results: SearchResults) -> str:
             f"bound; {results.unscanned:,} older ones were not read (add words: drop regex, "
             "or narrow with tool or path)"
         )
+    if results.checked is not None and results.unchecked:
+        lines.append(
+            f"note: a phrase is checked in each entry's exact text; the best "
+            f"{results.checked:,} entries holding its words were checked, {results.unchecked:,} "
+            "more were not (add words, or narrow with tool or path)"
+        )
     for number, hit in enumerate(results.hits, start=results.offset + 1):
         lines.extend(_hit_lines(number, hit))
     following = results.offset + len(results.hits)
@@ -60,6 +66,8 @@ def render_search(query: SearchQuery, results: SearchResults) -> str:
 def _summary(results: SearchResults) -> str:
     if results.total == 0:
         scanned = f" among {results.scanned:,} entries read" if results.scanned is not None else ""
+        if results.checked:
+            scanned = f" among {results.checked:,} entries checked for the phrase"
         return f"no hits{scanned} (only folded entries and clipped results are searched)"
     noun = "hit" if results.total == 1 else "hits"
     if not results.hits:

@@ -8,6 +8,7 @@ session is read through :class:`ShownSession`, so the footer imports no module o
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -16,7 +17,8 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
-from pifold_core.entries import Usage
+from pifold_agent.cache_report.tally import CacheTally
+from pifold_core.entries import Entry, Usage
 
 if TYPE_CHECKING:
     from pifold_agent.loop.recorder import SessionRecorder
@@ -279,13 +281,15 @@ def footer_text(
     width: int = 120,
     home: Path | None = None,
     comparison: str | None = None,
+    cache_note: str | None = None,
 ) -> Text:
     """The footer's one line in ``width`` cells: what is running, what it cost so far, where,
     and the keys (:func:`fit_footer` says what goes first when the line is narrow)."""
     figures = FooterFigures(
         model=model,
         tokens=f"↑{compact_count(totals.input_tokens)} ↓{compact_count(totals.output_tokens)}",
-        cache=f" (cache {compact_count(totals.cache_read_tokens)})",
+        cache=f" (cache {compact_count(totals.cache_read_tokens)}"
+        + (f", {cache_note})" if cache_note else ")"),
         cost=f"${totals.cost:,.2f}" if priced else "$?",
         priced=priced,
         comparison=comparison,
@@ -334,6 +338,8 @@ class SessionFooter(Static):
         """The keys worth knowing (``esc abort · ctrl+p commands``), after the figures."""
         self.comparison: str | None = None
         """What another way would have cost, after the cost (the demo's compaction figure)."""
+        self.messages: Callable[[], Iterable[Entry]] = tuple
+        """The session's messages (the provider's cache figures are read from its replies)."""
 
     def on_mount(self) -> None:
         self.show()
@@ -350,6 +356,7 @@ class SessionFooter(Static):
         self.hints = hints
         self.comparison = None if session.bill is None else session.bill.comparison()
         self.totals = UsageTotals()
+        self.messages = session.recorder.recorded
         for entry in session.recorder.recorded():
             if entry.usage is not None:
                 self.totals.add(entry.usage, self.prices)
@@ -378,6 +385,7 @@ class SessionFooter(Static):
                 self.hints,
                 width,
                 comparison=self.comparison,
+                cache_note=CacheTally.of(self.messages()).footer_figure(),
             )
         )
 

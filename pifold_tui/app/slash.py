@@ -180,6 +180,7 @@ def model_lines(
     current: str,
     budget: int | None,
     budget_origin: str | None = None,
+    prefix: Sequence[str] = (),
 ) -> list[str]:
     """``/model``'s page: each model's window and serving budget, each named for what it is,
     then the session's own serving budget, the one the bar and ``/fold-status`` count
@@ -201,6 +202,8 @@ def model_lines(
     )
     if budget_origin is not None:
         session += textwrap.wrap(f"Where it came from: {budget_origin}.", 86)
+    for line in prefix:  # the fixed prefix and its floor (prefix_floor.prefix_lines)
+        session += textwrap.wrap(line, 86)
     return [
         *lines,
         "",
@@ -220,12 +223,14 @@ def model(app: SlashHost, arguments: str) -> None:
     from pifold_tui.app.session_setup import models_for, switch_model
 
     if not arguments:
+        from pifold_agent.loop.prefix_floor import prefix_lines
         from pifold_tui.app.info_screens import InfoScreen
 
         engine = session.engine
         budget = None if engine is None else engine.options.budget
+        prefix = [] if engine is None else prefix_lines(engine)
         lines = model_lines(
-            models_for(session.provider), session.model, budget, session.budget_origin
+            models_for(session.provider), session.model, budget, session.budget_origin, prefix
         )
         app.push_screen(InfoScreen(f"/model · {session.provider.name}", lines))
         return

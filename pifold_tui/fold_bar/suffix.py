@@ -8,10 +8,12 @@ ones, and :func:`fitted_suffix` chooses the forms the row's width can hold.
 The bar's 40 cells always stay (they are the figure at a glance); the words after them are
 shortened one step at a time, in this order, until they fit:
 
+0. (the fixed prefix, ``prefix 2.8k``, stays until the fold counts have gone, step 2);
 1. the floor that blocks a commit keeps its essentials (``commit at 80% blocked: 75k budget
    works``) instead of its breakdown of host, pins and tail;
 2. the fold counts shrink to one letter per kind (``7 Folds (2C 3S 1P)``, each coloured like
-   its part of the bar), then to the total (``7 Folds``), then go (the bar shows them);
+   its part of the bar), then to the total (``7 Folds``), then go (the bar shows them), and
+   the fixed prefix goes with them;
 3. a blocked commit drops its percentage (``commit blocked: 75k budget works``; the bar's
    mark shows where it fires);
 4. the reading's note shortens (``~34% after commit``, ``~34%``, ``not measured``,
@@ -119,6 +121,8 @@ class SuffixForms:
     reading: ReadingForm = ReadingForm.FULL
     trigger: TriggerForm = TriggerForm.FULL
     folds: FoldsForm = FoldsForm.FULL
+    prefix: bool = True
+    """Whether the host's fixed prefix (``prefix 2.8k``) is named after the reading."""
 
 
 FULL_FORMS = SuffixForms()
@@ -221,6 +225,21 @@ def _trigger_parts(composition: Composition, form: TriggerForm) -> list[SuffixPa
     return [SuffixPart("commit"), SuffixPart(" blocked", Role.MUTED)]
 
 
+def prefix_figure(tokens: int) -> str:
+    """The fixed prefix's size: ``2.8k`` under ten thousand, ``12k`` above, as is under one."""
+    if tokens < 1_000:
+        return str(tokens)
+    return f"{tokens / 1_000:.1f}k" if tokens < 10_000 else thousands(tokens)
+
+
+def _prefix_parts(composition: Composition, shown: bool) -> list[SuffixPart]:
+    """``prefix 2.8k``: the system prompt and tools every request carries (issue 22), in the
+    fill but in no category, so named in words."""
+    if not shown or not composition.prefix_tokens:
+        return []
+    return [SuffixPart(f"prefix {prefix_figure(composition.prefix_tokens)}", Role.MUTED)]
+
+
 def _joined(groups: Sequence[list[SuffixPart]]) -> tuple[SuffixPart, ...]:
     parts: list[SuffixPart] = []
     for group in groups:
@@ -244,6 +263,7 @@ def suffix_parts(
     return _joined(
         (
             _reading_parts(composition, state, forms.reading),
+            _prefix_parts(composition, forms.prefix),
             _trigger_parts(composition, forms.trigger),
             _folds_parts(composition, forms.folds),
         )
@@ -261,11 +281,12 @@ SHORTENING_ORDER: tuple[SuffixForms, ...] = (
     SuffixForms(trigger=TriggerForm.BLOCKED_AT, folds=FoldsForm.LETTERS),
     SuffixForms(trigger=TriggerForm.BLOCKED_AT, folds=FoldsForm.COUNT),
     SuffixForms(trigger=TriggerForm.BLOCKED_AT, folds=FoldsForm.HIDDEN),
-    SuffixForms(trigger=TriggerForm.BLOCKED, folds=FoldsForm.HIDDEN),
-    SuffixForms(ReadingForm.SHORT, TriggerForm.BLOCKED, FoldsForm.HIDDEN),
-    SuffixForms(ReadingForm.SHORT, TriggerForm.BLOCKED_BARE, FoldsForm.HIDDEN),
-    SuffixForms(ReadingForm.FULL, TriggerForm.HIDDEN, FoldsForm.HIDDEN),
-    SuffixForms(ReadingForm.SHORT, TriggerForm.HIDDEN, FoldsForm.HIDDEN),
+    SuffixForms(trigger=TriggerForm.BLOCKED_AT, folds=FoldsForm.HIDDEN, prefix=False),
+    SuffixForms(trigger=TriggerForm.BLOCKED, folds=FoldsForm.HIDDEN, prefix=False),
+    SuffixForms(ReadingForm.SHORT, TriggerForm.BLOCKED, FoldsForm.HIDDEN, False),
+    SuffixForms(ReadingForm.SHORT, TriggerForm.BLOCKED_BARE, FoldsForm.HIDDEN, False),
+    SuffixForms(ReadingForm.FULL, TriggerForm.HIDDEN, FoldsForm.HIDDEN, False),
+    SuffixForms(ReadingForm.SHORT, TriggerForm.HIDDEN, FoldsForm.HIDDEN, False),
 )
 """Every suffix the bar may show, fullest first, in the steps of the module's list."""
 

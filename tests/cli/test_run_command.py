@@ -75,8 +75,12 @@ def test_json_streams_every_event_as_a_line(tmp_path: Path) -> None:
     assert code == 0
     events = [json.loads(line) for line in out.splitlines()]
     types = [event["type"] for event in events]
-    assert types[0] == "run_start" and types[-1] == "run_end"
+    # The fixed prefix's line comes before the first event (issue 22).
+    assert types[:2] == ["prefix", "run_start"] and types[-1] == "run_end"
+    assert events[0]["tokens"] > 0 and events[0]["floor"] is None
     assert events[-1]["final_text"] == "Two files: a.txt and b.txt."
+    # The session's cache figures ride on run_end: the unexplained misses first among them.
+    assert events[-1]["cache"]["unexplained"] == 0 and events[-1]["cache"]["misses"] == 0
     assert {"turn_start", "message_update", "tool_execution_start", "tool_execution_end"} <= set(
         types
     )

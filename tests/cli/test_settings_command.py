@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from pifold_cli.settings_command import settings_app
 from pifold_core.options import OPTION_NAMES, EngineOptions
+from pifold_core.settings import HOST_SETTINGS
 
 RUNNER = CliRunner()
 
@@ -18,7 +19,13 @@ RUNNER = CliRunner()
 def settings_file(tmp_path: Path) -> Path:
     path = tmp_path / "settings.json"
     path.write_text(
-        json.dumps({"preCommitNotice": True, "blacklistAutoFoldTools": ["bash"]}),
+        json.dumps(
+            {
+                "preCommitNotice": True,
+                "blacklistAutoFoldTools": ["bash"],
+                "memoryResurfacing": False,
+            }
+        ),
         encoding="utf-8",
     )
     return path
@@ -31,8 +38,9 @@ def test_show_prints_the_merged_options_and_their_sources(settings_file: Path) -
     lines = result.stdout.splitlines()
     assert lines[0] == f"settings file: {settings_file}"
     rows = {line.split()[0]: line for line in lines[1:] if line.startswith("  ")}
-    assert list(rows) == list(OPTION_NAMES)
+    assert list(rows) == [*OPTION_NAMES, *HOST_SETTINGS]
     assert rows["preCommitNotice"].endswith("true  (file)")
+    assert rows["memoryResurfacing"].endswith("false  (file)")
     assert '["bash"]  (file)' in rows["blacklistAutoFoldTools"]
     assert '"maxTarget": 0.8' in rows["thresholds"] and rows["thresholds"].endswith("(default)")
     assert "a session takes its model's budget" in result.stdout
@@ -47,8 +55,9 @@ def test_show_fits_an_80_column_terminal(tmp_path: Path) -> None:
     assert max(len(line) for line in lines[1:]) <= 80, result.stdout
     assert lines[1] == "(not found: every option is the default)"
     rows = {line.split()[0]: line for line in lines[2:] if line.startswith("  ") and line[2] != " "}
-    assert list(rows) == list(OPTION_NAMES)
+    assert list(rows) == [*OPTION_NAMES, *HOST_SETTINGS]
     assert rows["thresholds"] == "  thresholds              (default)"
+    assert rows["memoryResurfacing"].endswith("true  (default)")
     # The value that did not fit follows under the name, whole.
     below = " ".join(line.strip() for line in lines if line.startswith("      "))
     assert json.loads(below) == {
@@ -65,7 +74,8 @@ def test_show_json_is_one_object_that_loads_back(settings_file: Path) -> None:
     report = json.loads(result.stdout)
     assert report["file"] == str(settings_file)
     assert report["found"] is True
-    assert report["fromFile"] == ["blacklistAutoFoldTools", "preCommitNotice"]
+    assert report["fromFile"] == ["blacklistAutoFoldTools", "preCommitNotice", "memoryResurfacing"]
+    assert report["agent"] == {**HOST_SETTINGS, "memoryResurfacing": False}
     expected = EngineOptions.from_settings(
         {"preCommitNotice": True, "blacklistAutoFoldTools": ["bash"]}
     )
@@ -93,6 +103,7 @@ def test_show_without_a_file_prints_the_defaults(tmp_path: Path) -> None:
     report = json.loads(result.stdout)
     assert report["found"] is False and report["fromFile"] == []
     assert report["options"] == EngineOptions().to_settings()
+    assert report["agent"] == HOST_SETTINGS
 
 
 def test_show_refuses_a_bad_file_with_exit_2_and_the_reason_on_stderr(tmp_path: Path) -> None:
@@ -109,7 +120,7 @@ def test_check_accepts_a_valid_file(settings_file: Path) -> None:
     result = RUNNER.invoke(settings_app, ["check", str(settings_file)])
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == (
-        f"{settings_file}: valid (sets blacklistAutoFoldTools, preCommitNotice)"
+        f"{settings_file}: valid (sets blacklistAutoFoldTools, preCommitNotice, memoryResurfacing)"
     )
 
 
@@ -130,6 +141,7 @@ def test_check_accepts_an_empty_object(tmp_path: Path) -> None:
         ('{"noticeLeadShare": 0.7}', "notice inside the band"),
         ('{"palette": {"map": "rainbow", "start": 0, "end": 1}}', "palette.map"),
         ('{"preCommitNotice": 1}', "preCommitNotice must be true or false"),
+        ('{"memoryResurfacing": "no"}', "memoryResurfacing must be true or false"),
     ],
 )
 def test_check_refuses_with_exit_2_naming_the_reason(
@@ -151,3 +163,17 @@ def test_settings_is_a_pifold_command(settings_file: Path) -> None:
     result = RUNNER.invoke(app, ["settings", "check", str(settings_file)])
     assert result.exit_code == 0, result.output
     assert "valid" in result.stdout
+
+
+def test_show_lists_the_agents_own_switches(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"surfacing": true}', encoding="utf-8")
+    result = RUNNER.invoke(settings_app, ["show", "--file", str(path)])
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines() if line}
+    assert rows["surfacing"] == ["true", "(file)"]
+    assert rows["memoryResurfacing"] == ["true", "(default)"]
+    result = RUNNER.invoke(settings_app, ["show", "--json", "--file", str(path)])
+    report = json.loads(result.stdout)
+    assert report["agent"] == {"memoryResurfacing": True, "surfacing": True}
+    assert report["fromFile"] == ["surfacing"]

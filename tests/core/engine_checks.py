@@ -40,6 +40,7 @@ def durable_state(engine: Engine) -> dict[str, Any]:
             meter._measured_growth,
             meter._estimated_growth,
         ),
+        "prefix": engine.view.prefix_tokens,
         "reading": meter.reading(engine.view.epoch),
         "expected": engine.expected_tokens(),
         "audit": (

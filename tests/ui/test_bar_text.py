@@ -155,3 +155,36 @@ def test_stopped_message_is_bold_on_the_track() -> None:
     letters = "".join(item.text for item in painted[:40])
     assert letters.strip() == "FOLDING STOPPED"
     assert all(item.bold and item.background == DARK.track for item in painted[:40])
+
+
+@pytest.mark.parametrize(
+    ("prefix", "named"),
+    [(0, None), (640, "prefix 640"), (2_848, "prefix 2.8k"), (23_400, "prefix 23k")],
+)
+def test_the_fixed_prefix_is_named_after_the_reading(prefix: int, named: str | None) -> None:
+    """The system prompt and tools are in the fill but in no category: the suffix names them
+    (issue 22), and a composition without a prefix reads as before."""
+    from dataclasses import replace
+
+    case = replace(FILL_CASES["fill_34"], prefix_tokens=prefix)
+    middle = "" if named is None else f"{named} · "
+    assert suffix_text(case) == f"34% · {middle}commit at 80% · {EXAMPLE_FOLDS}"
+
+
+def test_the_prefix_goes_with_the_fold_counts_when_the_width_is_short() -> None:
+    from dataclasses import replace
+
+    from pifold_tui.fold_bar.suffix import fitted_suffix
+
+    case = replace(FILL_CASES["fill_34"], prefix_tokens=2_848)
+    texts = {
+        width: "".join(part.text for part in fitted_suffix(case, width))
+        for width in (90, 60, 40, 30, 12)
+    }
+    assert texts == {
+        90: f"34% · prefix 2.8k · commit at 80% · {EXAMPLE_FOLDS}",
+        60: "34% · prefix 2.8k · commit at 80% · 7 Folds (2C 3S 2T 4M 1P)",
+        40: "34% · prefix 2.8k · commit at 80%",
+        30: "34% · commit at 80%",
+        12: "34%",
+    }

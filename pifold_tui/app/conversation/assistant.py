@@ -1,9 +1,9 @@
 """An assistant message: streamed Markdown text, collapsed thinking, and its tool calls.
 
 Live, the message is built from the loop's deltas as they arrive: each text block is a
-``Markdown`` widget fed through Textual's ``MarkdownStream`` (which batches fragments that
-come faster than it can render), each thinking block a collapsed ``Collapsible``, each tool
-call a :class:`ToolCallView`. When the message is recorded, the streamed blocks are checked
+:class:`StreamingText` (its complete blocks, then the block still growing; a delta mounts
+nothing), each thinking block a collapsed ``Collapsible``, each tool call a
+:class:`ToolCallView`. When the message is recorded, the streamed blocks are checked
 against the entry: when they agree the widgets stay; otherwise (a provider that numbered its
 blocks differently) the message is rebuilt from the entry, which is what was recorded.
 """
@@ -14,12 +14,11 @@ from collections.abc import Mapping
 
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Collapsible, Static
 
 from pifold_core.blocks import TextBlock, ThinkingBlock, ToolCallBlock
 from pifold_core.entries import Entry
-from pifold_tui.app.conversation.markdown_text import TextMarkdown, streaming_parser
+from pifold_tui.app.conversation.markdown_text import StreamingText, TextMarkdown
 from pifold_tui.app.conversation.tool_call import ToolCallView
 
 THINKING_TITLE = "thinking"
@@ -50,9 +49,8 @@ class ThinkingView(Collapsible):
 
 
 class SettledText(Static):
-    """A text block once complete: one widget rendering the Markdown, where the streaming
-    ``Markdown`` widget is a tree of a widget per block (a long session mounts hundreds of
-    these, and every mounted widget costs each layout of the conversation)."""
+    """A text block once complete: one widget rendering the Markdown (a long session mounts
+    hundreds of these, and every mounted widget costs each layout of the conversation)."""
 
     DEFAULT_CSS = """
     SettledText { margin: 0 0 1 0; }
@@ -70,7 +68,6 @@ class AssistantMessage(Vertical):
 
     DEFAULT_CSS = """
     AssistantMessage { height: auto; padding: 0 1; margin: 0 0 1 0; }
-    AssistantMessage > Markdown { margin: 0; padding: 0; }
     AssistantMessage > .aborted { color: $warning; }
     """
 
@@ -82,8 +79,6 @@ class AssistantMessage(Vertical):
         """The streamed blocks' widgets by the block index the deltas name."""
         self.texts: dict[int, str] = {}
         """The streamed text and thinking by block index."""
-        self.streams: dict[int, MarkdownStream] = {}
-        """The open Markdown streams by block index."""
         self.tool_calls: list[ToolCallView] = []
         """Its tool calls in the message's order."""
 
@@ -99,12 +94,7 @@ class AssistantMessage(Vertical):
             if isinstance(part, ToolCallView):
                 self.tool_calls.append(part)
                 created = part
-        if isinstance(part, Markdown):
-            stream = self.streams.get(index)
-            if stream is None:
-                stream = self.streams[index] = Markdown.get_stream(part)
-            await stream.write(delta)
-        elif isinstance(part, ThinkingView):
+        if isinstance(part, StreamingText | ThinkingView):
             part.add(delta)
         elif isinstance(part, ToolCallView):
             part.stream_arguments(delta)
@@ -116,23 +106,20 @@ class AssistantMessage(Vertical):
             return ThinkingView()
         if kind == "tool_call":
             return ToolCallView()
-        return Markdown(parser_factory=streaming_parser)
+        return StreamingText()
 
     async def finish(
         self, entry: Entry, stop_reason: str | None, results: Mapping[str, Entry] | None = None
     ) -> list[ToolCallView]:
         """The message as recorded; returns its tool calls' views (settled with their ids)."""
-        for stream in self.streams.values():
-            await stream.stop()
-        self.streams.clear()
         self.entry_id = entry.id
         streamed = [
-            (self.texts[index], Markdown if isinstance(part, Markdown) else type(part))
+            (self.texts[index], type(part))
             for index, part in sorted(self.parts.items())
             if not isinstance(part, ToolCallView)
         ]
         readable = [
-            (block.text, Markdown if isinstance(block, TextBlock) else ThinkingView)
+            (block.text, StreamingText if isinstance(block, TextBlock) else ThinkingView)
             for block in entry.content
             if isinstance(block, TextBlock | ThinkingBlock)
         ]
@@ -142,10 +129,10 @@ class AssistantMessage(Vertical):
             widgets, self.tool_calls = widgets_for(entry)
             await self.mount_all(widgets)
         else:
-            # The streamed Markdown trees become settled text, one widget each: a long
-            # session keeps many messages mounted and every layout walks every widget.
+            # The streamed blocks become settled text, one widget each: a long session
+            # keeps many messages mounted and every layout walks every widget.
             for index, part in sorted(self.parts.items()):
-                if isinstance(part, Markdown):
+                if isinstance(part, StreamingText):
                     settled = SettledText(self.texts[index])
                     await self.mount(settled, after=part)
                     await part.remove()

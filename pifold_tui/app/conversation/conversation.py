@@ -31,29 +31,16 @@ from pifold_agent.loop.events import (
     AgentEvent,
     CommitDone,
     CompactionDone,
-    ErrorEvent,
-    MemoryEvent,
     MessageEnd,
     MessageStart,
     MessageUpdate,
-    OverflowRecovered,
-    ReplyWarningEvent,
-    RetryWait,
-    RunEnd,
     ServerWaiting,
     ToolExecutionStart,
     ToolExecutionUpdate,
 )
 from pifold_core.entries import Entry
 from pifold_tui.app.conversation.assistant import AssistantMessage, recorded_message
-from pifold_tui.app.conversation.render import (
-    commit_notice,
-    compaction_notice,
-    memory_notice,
-    overflow_notice,
-    retry_notice,
-    waiting_notice,
-)
+from pifold_tui.app.conversation.render import event_notice, waiting_notice
 from pifold_tui.app.conversation.rows import (
     EarlierHint,
     FoldRowView,
@@ -354,28 +341,15 @@ class Conversation(VerticalScroll):
             call = self.calls.get(event.call_id)
             if call is not None:
                 call.add_progress(event.text)
-        elif isinstance(event, CommitDone):
-            await self.append(Notice(commit_notice(event), "commit"))
-            await self.place_folds()
-        elif isinstance(event, CompactionDone):
-            # Native compaction has taken over the context: there are no folds to mark.
-            self.folds = None
-            await self.append(Notice(compaction_notice(event), "commit"))
-            await self.place_folds()
         elif isinstance(event, ServerWaiting):
             await self.show_wait(event)
-        elif isinstance(event, RetryWait):
-            await self.append(Notice(retry_notice(event), "retry"))
-        elif isinstance(event, OverflowRecovered):
-            await self.append(Notice(overflow_notice(event), "retry"))
-        elif isinstance(event, ReplyWarningEvent):
-            await self.append(Notice(f"warning: {event.message}", "retry"))
-        elif isinstance(event, MemoryEvent):
-            await self.append(Notice(memory_notice(event), "commit"))
-        elif isinstance(event, ErrorEvent):
-            await self.append(Notice(f"error: {event.message}", "error"))
-        elif isinstance(event, RunEnd) and event.outcome == "aborted":
-            await self.append(Notice("aborted by the user", "retry"))
+        elif (notice := event_notice(event)) is not None:
+            if isinstance(event, CompactionDone):
+                # Native compaction has taken over the context: there are no folds to mark.
+                self.folds = None
+            await self.append(Notice(*notice))
+            if isinstance(event, CommitDone | CompactionDone):
+                await self.place_folds()
 
     async def show_wait(self, event: ServerWaiting) -> None:
         """One line, updated in place, while a request has nothing back yet."""
@@ -417,10 +391,4 @@ class Conversation(VerticalScroll):
         await self.after_growth()
 
 
-__all__ = [
-    "EARLIER_BATCH",
-    "MOUNTED_LIMIT",
-    "NEW_MESSAGES",
-    "PRUNE_SHARE",
-    "Conversation",
-]
+__all__ = ["EARLIER_BATCH", "MOUNTED_LIMIT", "NEW_MESSAGES", "PRUNE_SHARE", "Conversation"]

@@ -11,11 +11,15 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from pifold_agent.loop.events import (
+    AgentEvent,
     CommitDone,
     CompactionDone,
+    ErrorEvent,
     MemoryEvent,
     OverflowRecovered,
+    ReplyWarningEvent,
     RetryWait,
+    RunEnd,
     ServerWaiting,
 )
 from pifold_agent.loop.fold_tool import FoldTool
@@ -133,9 +137,11 @@ def commit_notice(event: CommitDone) -> str:
     built = f"{event.folds} built"
     if event.consolidated:
         built += f", {event.consolidated} consolidated at once"
+    # The figures are the whole request's; the fixed prefix in them is named apart.
+    prefix = f" (fixed prefix ~{event.prefix:,})" if event.prefix else ""
     return (
-        f"commit {event.number}: ~{event.tokens_before:,} → ~{event.tokens_after:,} tokens · "
-        f"{event.shown} {unit} ({built})"
+        f"commit {event.number}: ~{event.tokens_before:,} → ~{event.tokens_after:,} tokens"
+        f"{prefix} · {event.shown} {unit} ({built})"
     )
 
 
@@ -166,6 +172,28 @@ def overflow_notice(event: OverflowRecovered) -> str:
     )
 
 
+def event_notice(event: AgentEvent) -> tuple[str, str] | None:
+    """The notice row a loop event adds to the conversation, as its text and its kind
+    (``commit``, ``retry`` or ``error``), or ``None`` for an event shown otherwise."""
+    if isinstance(event, CommitDone):
+        return commit_notice(event), "commit"
+    if isinstance(event, CompactionDone):
+        return compaction_notice(event), "commit"
+    if isinstance(event, MemoryEvent):
+        return memory_notice(event), "commit"
+    if isinstance(event, RetryWait):
+        return retry_notice(event), "retry"
+    if isinstance(event, OverflowRecovered):
+        return overflow_notice(event), "retry"
+    if isinstance(event, ReplyWarningEvent):
+        return f"warning: {event.message}", "retry"
+    if isinstance(event, ErrorEvent):
+        return f"error: {event.message}", "error"
+    if isinstance(event, RunEnd) and event.outcome == "aborted":
+        return "aborted by the user", "retry"
+    return None
+
+
 __all__ = [
     "RESULT_LINES",
     "Truncated",
@@ -173,6 +201,7 @@ __all__ = [
     "commit_notice",
     "compaction_notice",
     "diff_text",
+    "event_notice",
     "fold_row_text",
     "memory_notice",
     "one_line",

@@ -36,6 +36,16 @@ class FittedFooter(Footer):
     out the rest whole; a key left out still works, and the command palette lists every
     key."""
 
+    def compose(self) -> ComposeResult:
+        # Textual's keys start compact and are then bound to the footer's own setting, so
+        # each key restyled twice per recompose (11.5 % of opening the fold editor on a long
+        # session, issue 23): each key starts with the footer's setting instead. The palette
+        # key is never bound, so it keeps Textual's default.
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                widget.set_reactive(FooterKey.compact, self.compact)
+            yield widget
+
     async def recompose(self) -> None:
         # Fitted before the next frame is drawn, so no frame ever shows a key cut.
         await super().recompose()

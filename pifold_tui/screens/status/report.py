@@ -9,15 +9,17 @@ reduced names the action that reduces it, the way aider's ``/tokens`` does.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from pifold_agent.cache_report.tally import CacheTally
 from pifold_core.composition import CATEGORY_LABELS, CATEGORY_ORDER, Category, Composition
 from pifold_core.engine import Engine
 from pifold_core.preview import CommitPreview
 from pifold_core.status import EngineStatus
+from pifold_tui.screens.status.cache_rows import cache_rows
 from pifold_tui.screens.status.figures import (
     AIM_LABEL,
     EXPECTED_LABEL,
@@ -57,6 +59,8 @@ class StatusFigures:
     """What the commit the band fires next would do, made now."""
     fold_now: CommitPreview
     """What ``/fold`` would do now."""
+    cache: CacheTally = field(default_factory=CacheTally)
+    """The provider's own cache figures, read from the session's replies."""
 
     @classmethod
     def read(cls, engine: Engine) -> StatusFigures:
@@ -67,6 +71,7 @@ class StatusFigures:
             kinds=dict(Counter(row.kind for row in engine.fold_rows())),
             band_commit=engine.preview_commit("threshold"),
             fold_now=engine.preview_commit("command"),
+            cache=CacheTally.of(engine.view.transcript.entries),
         )
 
 
@@ -87,6 +92,7 @@ def status_report(
     _holding_rows(table, figures, styles)
     last_commit_rows(table, figures.status, styles)
     _audit_rows(table, figures, styles)
+    cache_rows(table, figures.cache, styles)
     parts.append(table.render(width))
     parts.append(Text())
     history = figures.status.commit_history
@@ -126,7 +132,8 @@ def _window_rows(table: FigureRows, figures: StatusFigures, styles: ReportStyles
         "engine estimate",
         tokens(occupancy.estimated_tokens, True),
         share(occupancy.estimated_tokens, budget),
-        f"tiktoken count of the projection; ×{occupancy.calibration:.2f} calibration",
+        f"tiktoken count of the {'prefix and ' if occupancy.prefix_tokens else ''}projection; "
+        f"×{occupancy.calibration:.2f} calibration",
     )
     room = max(0, status.max_tokens - expected)
     table.add(
@@ -153,6 +160,16 @@ def _composition_rows(table: FigureRows, figures: StatusFigures, styles: ReportS
     if not composition.available:
         table.add("composition", "unavailable", "", "")
         return
+    if composition.prefix_tokens:
+        table.add(
+            "Fixed prefix",
+            tokens(composition.prefix_tokens, True),
+            share(composition.prefix_tokens, composition.budget),
+            Text(
+                "system prompt and tool definitions: in every request, never folded",
+                style=styles.muted,
+            ),
+        )
     for category in CATEGORY_ORDER:
         mass = composition.mass(category)
         label = Text(CATEGORY_LABELS[category], style=styles.category(category))
@@ -235,6 +252,8 @@ def _next_commit_rows(table: FigureRows, figures: StatusFigures, styles: ReportS
     )
     if status.stalled_reason is not None:
         table.add("band commit stalled", "", "", status.stalled_reason)
+    if status.prefix_floor is not None:
+        table.add("floor: fixed prefix", "", "", status.prefix_floor.describe())
 
 
 def _holding_rows(table: FigureRows, figures: StatusFigures, styles: ReportStyles) -> None:

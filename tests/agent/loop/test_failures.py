@@ -63,7 +63,7 @@ async def test_overflow_recovers_then_sends_the_same_request_again(tmp_path: Pat
 
 async def test_overflow_recovery_is_bounded(tmp_path: Path) -> None:
     refusal = {"error": "context_too_long", "message": "prompt is too long"}
-    lines = [*long_turn(2), refusal, refusal, refusal, {"assistant": "never played"}]
+    lines = [*long_turn(6), refusal, refusal, refusal, {"assistant": "never played"}]
     provider = ScriptedProvider(
         load_script(write_script(tmp_path / "script.jsonl", lines)), CharCounter()
     )
@@ -73,7 +73,38 @@ async def test_overflow_recovery_is_bounded(tmp_path: Path) -> None:
 
     assert result.outcome == "error" and result.error == "prompt is too long"
     assert len(of_type(events, "overflow_recovery")) == 2
+    commits = [event for event in of_type(events, "commit") if isinstance(event, CommitDone)]
+    assert all(commit.tokens_after < commit.tokens_before for commit in commits)
     assert kinds(engine.view.transcript.entries)[-1] == "tool_result"
+    assert_session_consistent(engine, recorder)
+
+
+async def test_a_refusal_with_nothing_to_fold_ends_the_run_at_once(tmp_path: Path) -> None:
+    """Nothing foldable: the run ends on one error naming the prefix, the budget and what
+    to do, with no commit that changes nothing ("5 -> 5 tokens" twice before; issue 22)."""
+    refusal = {"error": "context_too_long", "message": "prompt is too long"}
+    lines = [*long_turn(2), refusal, refusal, refusal, {"assistant": "never played"}]
+    provider = ScriptedProvider(
+        load_script(write_script(tmp_path / "script.jsonl", lines)), CharCounter()
+    )
+    engine = open_engine(tmp_path)
+    agent, recorder, events = make_agent(engine, provider, [FunctionTool("dump", dump)])
+    result = await agent.run(provider.opening_prompt())
+
+    prefix = engine.view.prefix_tokens
+    assert prefix > 0
+    assert result.outcome == "error" and result.error == (
+        "prompt is too long; nothing is left to fold (nothing staged: no pending mark, no "
+        "staged refold or pin, and no tool result due to clip): the window holds about "
+        f"{engine.expected_tokens():,} tokens, {prefix:,} of them the fixed prefix (system "
+        "prompt and tool definitions), against a budget of 200,000; the model's window is "
+        "smaller than the budget: lower --budget to what the model's server serves, or offer "
+        "fewer tools"
+    )
+    assert of_type(events, "overflow_recovery") == [] and of_type(events, "commit") == []
+    assert engine.view.commit_count == 0
+    assert [event.message for event in of_type(events, "error")] == [result.error]  # type: ignore[attr-defined]
+    assert len(provider.requests) == 3  # the two batches' requests and the refused one
     assert_session_consistent(engine, recorder)
 
 

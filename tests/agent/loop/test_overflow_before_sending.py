@@ -6,7 +6,8 @@ refuses, so the loop recovers before sending, as a refusal would have made it: t
 the provider sees fits the budget, and the commit is attributed ``overflow``.
 
 The session: six chapters with their marks pending, and a system prompt large enough that
-folding every chapter cannot leave the runway the rule asks for.
+folding every chapter cannot leave the runway the rule asks for. The engine counts that
+prompt from the start (issue 22), so the very first request is recovered before it is sent.
 """
 
 from __future__ import annotations
@@ -40,12 +41,18 @@ def test_a_request_past_the_budget_is_recovered_before_it_is_sent(tmp_path: Path
     agent = Agent(engine, provider, [], recorder, config)
     events: list[AgentEvent] = []
     agent.subscribe(events.append)
+    # The host prompt is counted from the start (issue 22): the very first request is known
+    # to be past the budget before anything is sent, with no provider count needed.
     assert asyncio.run(agent.run("first")).outcome == "stop"
-    # The provider's count binds the host prompt: the next request is past the budget.
-    assert engine.expected_tokens() > BUDGET
+    commits = [event for event in events if isinstance(event, CommitDone)]
+    assert [commit.cause for commit in commits] == ["overflow"]
+    prefix = engine.view.prefix_tokens
+    assert prefix > 0 and commits[0].prefix == prefix
+    assert commits[0].tokens_before > BUDGET >= commits[0].tokens_after
     assert asyncio.run(agent.run("second")).outcome == "stop"
-    causes = [event.cause for event in events if isinstance(event, CommitDone)]
-    assert causes == ["overflow"]
+    assert len([event for event in events if isinstance(event, CommitDone)]) == 1
+    # What the provider was first sent is the folded window, never the one past the budget.
+    assert len(provider.requests[0].messages) == len(provider.requests[1].messages) - 2
     assert engine.view.floor is not None  # the threshold commit was held back, and says why
     assert engine.expected_tokens() <= BUDGET
     assert engine.view.audit_counts.unattributed == 0

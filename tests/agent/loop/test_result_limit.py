@@ -46,25 +46,38 @@ def test_the_output_limit_leaves_room_for_the_notice() -> None:
     assert output_limit(300) == SMALLEST_OUTPUT_BYTES
 
 
+def sent_result(provider: ProgrammedProvider, call_id: str) -> str:
+    """The text of ``call_id``'s result as the provider was last sent it: what the model saw."""
+    for message in provider.requests[-1].messages:
+        if message.get("role") == "tool" and message.get("call_id") == call_id:
+            content = message["content"]
+            assert isinstance(content, list)
+            return "".join(str(block["text"]) for block in content if isinstance(block, dict))
+    raise AssertionError(f"{call_id} was not sent")
+
+
+@pytest.mark.parametrize("threshold", [32 * 1024, 8 * 1024])
 async def test_following_the_read_notice_shows_the_whole_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threshold: int
 ) -> None:
+    """A 61 KB read at the default evidence threshold and at a lower one: every notice names
+    exactly the lines the model was sent, and following it reaches every line (issue 22)."""
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
     lines = [f"{number:05d} " + "x" * 55 for number in range(1, 1001)]  # 61 KB
     (work / "big.txt").write_text("\n".join(lines) + "\n")
-    engine = open_engine(tmp_path)
-    threshold = engine.options.evidence_threshold_bytes
+    engine = open_engine(tmp_path, evidence_threshold_bytes=threshold)
     provider = ProgrammedProvider([reply("", ("r1", "read", {"path": "big.txt"})), reply("ok")])
     agent, recorder, _ = make_agent(engine, provider, builtin_tools())
     assert (await agent.run("read it")).outcome == "stop"
     seen: list[str] = []
-    for turn in range(2, 10):
+    for turn in range(2, 40):
         result = [entry for entry in engine.view.transcript.entries if entry.kind == "tool_result"][
             -1
         ]
-        text = text_of(result)
+        text = sent_result(provider, str(result.call_id))
+        assert text == text_of(result)  # the engine sent the result as the tool wrote it
         assert "pi-fold evidence" not in text and "evidence" not in result.extra
         assert len(text.encode()) <= threshold
         notice = NOTICE.search(text)

@@ -18,7 +18,8 @@ from pifold_agent.loop import Agent, AgentConfig, AgentEvent, Tool
 from pifold_agent.loop.events import MemoryEvent, event_json
 from pifold_agent.loop.messages import in_context
 from pifold_agent.loop.system_prompt import ordered_tools, system_prompt
-from pifold_agent.memory.resurfacing import Resurfacer, shows
+from pifold_agent.loop.window import shows_raw
+from pifold_agent.memory.resurfacing import Resurfacer
 from pifold_agent.memory.store import MemoryStore
 from pifold_agent.memory.tool import MemoryTool
 from pifold_agent.providers.base import ProviderRequest
@@ -171,8 +172,8 @@ async def test_a_note_comes_back_in_a_new_session_and_again_once_folded(tmp_path
     streamed = json.loads(json.dumps(event_json(second.memory_events("resurfaced")[0])))
     assert streamed["type"] == "memory" and streamed["action"] == "resurfaced"
     assert streamed["path"] == "/memories/parser.md" and streamed["about"] == ["src/parser.py"]
-    assert not shows(second.agent.window, notes[0].id)  # the first copy was folded
-    assert shows(second.agent.window, notes[1].id)
+    assert not shows_raw(second.agent.window, notes[0].id)  # the first copy was folded
+    assert shows_raw(second.agent.window, notes[1].id)
     carrying = [
         index for index, request in enumerate(second.provider.requests) if ends_with_note(request)
     ]

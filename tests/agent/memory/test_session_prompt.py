@@ -11,6 +11,7 @@ from pifold_agent.memory.context_files import context_files, context_section, me
 from pifold_agent.memory.notes import note_from_text
 from pifold_agent.run_setup import open_run
 from pifold_agent.scripted.provider import ScriptedProvider, load_script
+from pifold_agent.sessions.paths import pifold_home
 from tests.agent.headless_cases import answer_script, options_in
 from tests.core.builders import CharCounter
 
@@ -31,6 +32,36 @@ def test_files_from_the_root_down_agents_before_claude(tmp_path: Path) -> None:
     assert names == ["AGENTS.md", "CLAUDE.md", "pkg/AGENTS.md"]
     section = context_section(deep)
     assert section.index("run make test") < section.index("root claude") < section.index("pkg")
+
+
+def test_the_users_own_files_come_first(tmp_path: Path) -> None:
+    deep = make_tree(tmp_path / "repo")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "AGENTS.md").write_text("user agents: answer in English\n")
+    (home / "CLAUDE.md").write_text("user claude\n")
+    files = context_files(deep, home)
+    assert files[:2] == [(home / "AGENTS.md").resolve(), (home / "CLAUDE.md").resolve()]
+    assert len(files) == 5
+    section = context_section(deep, home=home)
+    assert section.index("answer in English") < section.index("user claude")
+    assert section.index("user claude") < section.index("run make test")
+
+
+def test_the_pifold_home_is_read_by_default(tmp_path: Path) -> None:
+    deep = make_tree(tmp_path / "repo")
+    (pifold_home() / "AGENTS.md").write_text("from the pifold home\n")
+    try:
+        assert "from the pifold home" in context_section(deep)
+    finally:
+        (pifold_home() / "AGENTS.md").unlink()
+
+
+def test_a_session_inside_the_home_reads_its_files_once(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".git").mkdir(parents=True)
+    (home / "AGENTS.md").write_text("once\n")
+    assert context_files(home, home) == [(home / "AGENTS.md").resolve()]
 
 
 def test_a_section_over_the_bound_is_cut_with_a_notice(tmp_path: Path) -> None:

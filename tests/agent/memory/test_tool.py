@@ -10,6 +10,7 @@ import pytest
 
 from pifold_agent.loop.system_prompt import prompt_head_digest, tool_specs
 from pifold_agent.memory.store import MemoryStore
+from pifold_agent.memory.texts import human_size
 from pifold_agent.memory.tool import ANTHROPIC_TYPE, MemoryTool
 from pifold_agent.providers.anthropic_messages import build_body
 from pifold_agent.providers.base import ProviderRequest
@@ -45,7 +46,10 @@ def test_create_view_edit_insert_rename_delete(tool: MemoryTool) -> None:
     ranged = call(tool, command="view", path="/memories/db.md", view_range=[2, 2])
     assert ranged.text.endswith("     2\tA") and "version" not in ranged.details["memory"]
     edited = call(tool, command="str_replace", path="/memories/db.md", old_str="A", new_str="AA")
-    assert edited.text == "The memory file has been edited."
+    assert edited.text == (
+        "The memory file has been edited. Here is the snippet showing the change (with line "
+        "numbers):\n     1\tpaths: db.py\n     2\tAA\n     3\tB\n     4\t"
+    )
     inserted = call(tool, command="insert", path="/memories/db.md", insert_line=1, insert_text="Z")
     assert inserted.text == "The file /memories/db.md has been edited."
     assert tool.store.read("/memories/db.md").text == "paths: db.py\nZ\nAA\nB\n"
@@ -54,7 +58,10 @@ def test_create_view_edit_insert_rename_delete(tool: MemoryTool) -> None:
     )
     assert renamed.text == "Successfully renamed /memories/db.md to /memories/user/db.md"
     listing = call(tool, command="view", path="/memories")
-    assert "/memories/user/db.md" in listing.text
+    assert listing.text == (
+        "Here're the files and directories up to 2 levels deep in /memories, excluding hidden "
+        "items:\n20B\t/memories\n20B\t/memories/user/\n20B\t/memories/user/db.md"
+    )
     assert call(tool, command="delete", path="/memories/user/db.md").text == (
         "Successfully deleted /memories/user/db.md"
     )
@@ -102,3 +109,49 @@ def test_native_type_on_anthropic_function_tool_elsewhere(tool: MemoryTool) -> N
     assert prompt_head_digest("s", specs) != prompt_head_digest(
         "s", [type(plain)(plain.name, plain.description, plain.parameters)]
     )
+
+
+def test_a_listing_shows_two_levels_folders_with_a_slash(tool: MemoryTool) -> None:
+    tool.store.write("/memories/a.md", "x" * 2048)
+    tool.store.write("/memories/topic/b.md", "b\n")
+    tool.store.write("/memories/topic/deeper/c.md", "c\n")
+    tool.store.write("/memories/topic/deeper/deepest/d.md", "d\n")
+    listing = call(tool, command="view", path="/memories/topic").text.splitlines()
+    assert listing[1:] == [
+        "6B\t/memories/topic",
+        "2B\t/memories/topic/b.md",
+        "4B\t/memories/topic/deeper/",
+        "2B\t/memories/topic/deeper/c.md",
+        "2B\t/memories/topic/deeper/deepest/",
+    ]
+    assert call(tool, command="view", path="/memories").text.splitlines()[2] == "2K\t/memories/a.md"
+
+
+def test_a_replace_shows_two_lines_either_side(tool: MemoryTool) -> None:
+    tool.store.write("/memories/n.md", "".join(f"line {n}\n" for n in range(1, 10)))
+    edited = call(tool, command="str_replace", path="/memories/n.md", old_str="e 5", new_str="E")
+    assert edited.text.splitlines()[1:] == [
+        "     3\tline 3",
+        "     4\tline 4",
+        "     5\tlinE",
+        "     6\tline 6",
+        "     7\tline 7",
+    ]
+
+
+def test_errors_read_as_anthropics_own_client_writes_them(tool: MemoryTool) -> None:
+    tool.store.write("/memories/a.md", "one\ntwo\n")
+    assert call(tool, command="create", path="/memories/a.md", file_text="x").text == (
+        "File /memories/a.md already exists"
+    )
+    bad_line = call(tool, command="insert", path="/memories/a.md", insert_line=9, insert_text="y")
+    assert (
+        bad_line.text == "Invalid `insert_line` parameter: 9. It should be within the range [0, 2]."
+    )
+
+
+@pytest.mark.parametrize("count", [0, 1, 512, 1023, 1024, 1536, 2048, 10**6, 5 * 2**30, 2**42])
+def test_sizes_print_as_the_reference_listing_prints_them(count: int) -> None:
+    from anthropic.lib.tools._beta_builtin_memory_tool import _format_file_size
+
+    assert human_size(count) == _format_file_size(count)

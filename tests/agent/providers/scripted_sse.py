@@ -31,16 +31,36 @@ def _pieces(text: str, size: int = 17) -> list[str]:
     return [text[start : start + size] for start in range(0, len(text), size)] or [""]
 
 
-def anthropic_turn(turn: Turn, prompt_tokens: int, model: str) -> bytes:
-    """Anthropic Messages: message_start, blocks, message_delta, message_stop."""
-    cached = prompt_tokens // 2
+ABSENT: Any = object()
+"""A field left out of the reply altogether (as opposed to sent as ``null``)."""
+
+
+def anthropic_turn(
+    turn: Turn,
+    prompt_tokens: int,
+    model: str,
+    message_id: str = "msg_s",
+    diagnostics: Any = ABSENT,
+    cached: int | None = None,
+) -> bytes:
+    """Anthropic Messages: message_start, blocks, message_delta, message_stop. The message
+    carries ``diagnostics`` when given (``None``: sent as ``null``); ``cached``: the tokens
+    read from the cache (half the prompt when not given)."""
+    cached = prompt_tokens // 2 if cached is None else cached
     usage = {
         "input_tokens": prompt_tokens - cached,
         "cache_read_input_tokens": cached,
         "cache_creation_input_tokens": 0,
         "output_tokens": 1,
     }
-    message = {"id": "msg_s", "type": "message", "role": "assistant", "model": model}
+    message: dict[str, Any] = {
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+    }
+    if diagnostics is not ABSENT:
+        message["diagnostics"] = diagnostics
     out = [
         _event(
             "message_start",
@@ -105,8 +125,17 @@ def anthropic_turn(turn: Turn, prompt_tokens: int, model: str) -> bytes:
     return "".join(out).encode()
 
 
-def responses_turn(turn: Turn, prompt_tokens: int, model: str, number: int) -> bytes:
-    """OpenAI Responses: created, output items with their deltas, completed."""
+def responses_turn(
+    turn: Turn,
+    prompt_tokens: int,
+    model: str,
+    number: int,
+    diagnostics: Any = ABSENT,
+    cached: int | None = None,
+) -> bytes:
+    """OpenAI Responses: created, output items with their deltas, completed (the completed
+    response carries ``prompt_cache_diagnostics`` when given; ``cached``: the tokens read
+    from the cache, half the prompt when not given)."""
     response = {
         "id": f"resp_{number}",
         "object": "response",
@@ -190,7 +219,7 @@ def responses_turn(turn: Turn, prompt_tokens: int, model: str, number: int) -> b
             )
         )
         output_index += 1
-    cached = prompt_tokens // 2
+    cached = prompt_tokens // 2 if cached is None else cached
     usage = {
         "input_tokens": prompt_tokens,
         "input_tokens_details": {"cached_tokens": cached},
@@ -198,7 +227,9 @@ def responses_turn(turn: Turn, prompt_tokens: int, model: str, number: int) -> b
         "output_tokens_details": {"reasoning_tokens": 0},
         "total_tokens": prompt_tokens + 20,
     }
-    done = {**response, "status": "completed", "usage": usage}
+    done: dict[str, Any] = {**response, "status": "completed", "usage": usage}
+    if diagnostics is not ABSENT:
+        done["prompt_cache_diagnostics"] = diagnostics
     out.append(_event("response.completed", {"type": "response.completed", "response": done}))
     return "".join(out).encode()
 

@@ -39,9 +39,19 @@ def test_bad_queries_are_refused_by_name(
 
 def test_fts_operators_are_plain_words() -> None:
     query = parse_query('NEAR(a b) OR -x "col:umn" pre*')
-    assert query.match_expression() == '"NEAR(a" "b)" "OR" "-x" "col:umn" "pre" *'
+    assert query.match_expression() == (
+        '("NEAR" AND "a") AND "b" AND "OR" AND "x" AND ("col" AND "umn") AND "pre" *'
+    )
     assert query.match_expression(any_term=True).count(" OR ") == 5
 
 
-def test_quotes_inside_words_are_doubled() -> None:
-    assert parse_query('say"s" it').match_expression().startswith('"say')
+def test_a_term_is_cut_into_the_pieces_the_index_holds() -> None:
+    word, phrase, prefix = parse_query('handler_4242 "parser buffer" log_lev*').terms
+    assert (word.pieces, word.needs_check) == (("handler", "4242"), True)
+    assert (phrase.pieces, phrase.needs_check) == (("parser", "buffer"), True)
+    assert prefix.fts() == '("log" AND "lev" *)'
+    assert not parse_query("parser").terms[0].needs_check
+
+
+def test_quotes_inside_words_never_reach_fts() -> None:
+    assert parse_query('say"s" it').match_expression() == '("say" AND "s") AND "it"'

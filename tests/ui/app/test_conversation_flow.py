@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Markdown
 from textual.widgets._collapsible import CollapsibleTitle
 
 from pifold_agent.loop.events import CommitDone, ErrorEvent, MessageEnd, MessageUpdate, RetryWait
 from pifold_tui.app.conversation.assistant import AssistantMessage, SettledText, ThinkingView
 from pifold_tui.app.conversation.conversation import NEW_MESSAGES
+from pifold_tui.app.conversation.markdown_text import StreamingText
 from pifold_tui.app.conversation.rows import FoldRowView, Notice, UserMessage
 from tests.ui.app.test_conversation_support import (
     ConversationHarness,
@@ -25,9 +25,9 @@ SIZE = (90, 30)
 def markdown_sources(harness: ConversationHarness) -> list[str]:
     """The Markdown of every text block shown, streaming or settled, in order."""
     return [
-        widget.markdown if isinstance(widget, SettledText) else widget.source
-        for widget in harness.conversation.query("SettledText, Markdown")
-        if isinstance(widget, SettledText | Markdown)
+        widget.markdown
+        for widget in harness.conversation.query("SettledText, StreamingText")
+        if isinstance(widget, SettledText | StreamingText)
     ]
 
 
@@ -128,9 +128,11 @@ async def test_a_commit_shows_its_notice_and_a_fold_row_opens_the_editor(tmp_pat
         collapsed = [row for row in session.engine.fold_rows() if row.state == "collapsed"]
         # The notice counts Folds as the bar does (the folds shown), what was built apart.
         assert commit.shown == len(collapsed) == session.engine.composition().counts.folds
+        assert commit.prefix == session.engine.view.prefix_tokens > 0  # the agent's prompt
         assert [notice.text for notice in notices] == [
             f"commit {commit.number}: ~{commit.tokens_before:,} → ~{commit.tokens_after:,} "
-            f"tokens · {commit.shown} Fold{'' if commit.shown == 1 else 's'} "
+            f"tokens (fixed prefix ~{commit.prefix:,}) · {commit.shown} "
+            f"Fold{'' if commit.shown == 1 else 's'} "
             f"({commit.folds} built, {commit.consolidated} consolidated at once)"
         ]
         views = list(harness.conversation.query(FoldRowView))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from rich.console import Console
 from textual.app import App, ComposeResult
-from textual.widgets import Markdown
+from textual.geometry import Region
 
 from pifold_core.blocks import TextBlock
 from pifold_core.entries import Entry
 from pifold_tui.app.conversation.assistant import AssistantMessage, SettledText
-from pifold_tui.app.conversation.markdown_text import TextMarkdown
+from pifold_tui.app.conversation.markdown_text import StreamingText, TextMarkdown
 
 TOOLS_REPLY = '<tools>\n{"name": "read", "arguments": {"path": "main.py"}}\n</tools>'
 
@@ -43,8 +43,9 @@ async def test_a_streamed_tool_call_reply_shows_its_text_then_settles() -> None:
         await message.add_delta("text", 0, TOOLS_REPLY[:30])
         await message.add_delta("text", 0, TOOLS_REPLY[30:])
         await pilot.pause(0.2)
-        streaming = message.query_one(Markdown)
-        shown = "\n".join(str(block._content) for block in streaming.query("MarkdownBlock"))
+        streaming = message.query_one(StreamingText)
+        growing = streaming.growing
+        shown = "\n".join(line.text for line in growing.render_lines(Region(0, 0, *growing.size)))
         assert "<tools>" in shown and '"path": "main.py"' in shown
         entry = Entry(id="a1", kind="assistant", timestamp_ms=0, content=(TextBlock(TOOLS_REPLY),))
         await message.finish(entry, "stop")

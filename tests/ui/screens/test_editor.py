@@ -18,9 +18,9 @@ from pifold_tui.screens.status.frame import BarFooter
 from tests.core.engine_checks import unchanged
 from tests.ui.screens.editor_fixtures import (
     SCREEN_SIZE,
-    SOURCE_WAIT,
     ScreenHost,
     assert_host_clean,
+    wait_for_source,
 )
 
 
@@ -172,7 +172,7 @@ async def test_opens_on_the_window_in_order_and_peeks_verified_sources(
             raw = [row.entry_index for row in rows if row.handle is None]
             assert raw == list(range(engine.view.forest.roots()[-1].end, entries))
             await select(pilot, raw_id)
-            await pilot.pause(SOURCE_WAIT)
+            await wait_for_source(pilot)
             pane = editor(pilot).source_pane
             assert pane.current is not None
             index = engine.view.transcript.index_of[raw_id]
@@ -180,14 +180,18 @@ async def test_opens_on_the_window_in_order_and_peeks_verified_sources(
             assert pane.current.text.encode() == record
             assert "verified" in pane.current.header
             await select(pilot, whole_fold)
-            await pilot.pause(SOURCE_WAIT)
+            await wait_for_source(pilot)
             whole = engine.peek(whole_fold)
             assert pane.current.total == whole.total_bytes > len(pane.current.text)
             assert pane.current.text.encode() == whole.data[: pane.current.end]
             await pilot.press("right_square_bracket")
+            await wait_for_source(pilot)
+            assert pane.current is not None
             assert pane.current.offset == pane.current.end - len(pane.current.text.encode())
             assert pane.current.offset > 0
             await pilot.press("v")
+            await wait_for_source(pilot)
+            assert pane.current is not None
             assert pane.current.readable and pane.current.offset == 0
     assert_host_clean(engine, entries)
 
@@ -489,7 +493,7 @@ async def test_read_only_refuses_every_action(replayed_engine: Engine) -> None:
                 assert message(pilot) == (
                     f"refused: {verb}: this session is open read-only; nothing was changed"
                 )
-            await pilot.pause(SOURCE_WAIT)
+            await wait_for_source(pilot)
             assert editor(pilot).source_pane.current is not None  # looking is still free
     assert_host_clean(engine, entries)
 

@@ -21,7 +21,7 @@ from pifold_tui.screens.editor.columns import (
 )
 from pifold_tui.screens.editor.window_map import WindowMap
 from pifold_tui.screens.status.frame import FittedFooter
-from tests.ui.screens.editor_fixtures import SOURCE_WAIT, ScreenHost
+from tests.ui.screens.editor_fixtures import ScreenHost, wait_for_source
 
 
 @given(st.integers(0, 400))
@@ -46,7 +46,7 @@ async def test_the_map_keeps_tokens_and_state_and_the_footer_whole_keys(
     app = ScreenHost(FoldEditorScreen(engine, read_only=True))
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        await pilot.pause(SOURCE_WAIT)
+        await wait_for_source(pilot)
         screen = app.screen
         window_map = screen.query_one(WindowMap)
         header = screen.query_one("#editor-header", Static)

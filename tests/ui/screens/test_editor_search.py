@@ -11,7 +11,12 @@ from pifold_core.search import parse_query
 from pifold_tui.screens.editor import FoldEditorScreen
 from pifold_tui.screens.editor.search_hits import SearchHits
 from tests.core.engine_checks import unchanged
-from tests.ui.screens.editor_fixtures import SCREEN_SIZE, SOURCE_WAIT, ScreenHost, assert_host_clean
+from tests.ui.screens.editor_fixtures import (
+    SCREEN_SIZE,
+    ScreenHost,
+    assert_host_clean,
+    wait_for_source,
+)
 
 NEEDLE = "apply_patch"
 """A word the replayed session used early, in entries folds hold now."""
@@ -39,7 +44,7 @@ async def test_enter_lists_hits_and_a_hit_jumps_to_its_fold(replayed_engine: Eng
             assert [hit.entry for hit in hits.hits] == [hit.entry for hit in expected.hits]
             assert f"{expected.total:,} search hits in folded history" in _editor(pilot).message
             await pilot.press("down", "enter")
-            await pilot.pause(SOURCE_WAIT)
+            await wait_for_source(pilot)
             chosen = expected.hits[1]
             selected = _editor(pilot).window_map.selected
             assert selected is not None and selected.handle == chosen.fold

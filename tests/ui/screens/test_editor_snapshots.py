@@ -8,7 +8,7 @@ from syrupy.assertion import SnapshotAssertion
 from pifold_core.engine import Engine
 from pifold_tui.screens.editor import FoldEditorScreen
 from tests.ui.harness import THEMES
-from tests.ui.screens.editor_fixtures import SCREEN_SIZE, SOURCE_WAIT, ScreenHost
+from tests.ui.screens.editor_fixtures import SCREEN_SIZE, ScreenHost, wait_for_source
 
 
 @pytest.mark.parametrize("theme", sorted(THEMES))
@@ -21,7 +21,7 @@ class TestFoldEditorScreen:
             await pilot.pause()
             # The newest consolidated fold opened in the tree, a raw entry selected.
             await pilot.press("down", "down", "right", "end", "up", "up")
-            await pilot.pause(SOURCE_WAIT)
+            await wait_for_source(pilot)
             assert app.export_screenshot(title="fold-editor") == svg_snapshot
 
     async def test_commit_plan(
@@ -31,7 +31,7 @@ class TestFoldEditorScreen:
         async with app.run_test(size=SCREEN_SIZE) as pilot:
             await pilot.pause()
             await pilot.press("c")
-            await pilot.pause(SOURCE_WAIT)
+            await wait_for_source(pilot)
             assert app.export_screenshot(title="fold-editor") == svg_snapshot
 
     async def test_search_hits(
@@ -43,7 +43,7 @@ class TestFoldEditorScreen:
             await pilot.pause()
             await pilot.press("slash", *"apply_patch", "enter")
             await app.workers.wait_for_complete()
-            await pilot.pause(SOURCE_WAIT)
+            await wait_for_source(pilot)
             assert app.export_screenshot(title="fold-editor") == svg_snapshot
 
 
@@ -58,5 +58,5 @@ async def test_map_at_common_widths(
     async with app.run_test(size=(columns, 30)) as pilot:
         await pilot.pause()
         await pilot.press("end")
-        await pilot.pause(SOURCE_WAIT)
+        await wait_for_source(pilot)
         assert app.export_screenshot(title="fold-editor") == svg_snapshot

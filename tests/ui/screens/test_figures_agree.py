@@ -154,3 +154,27 @@ def test_model_says_where_a_local_servers_budget_came_from() -> None:
         "Where it came from: budget 24,576 tokens: 32,768 from the server (llama.cpp /props",
         "n_ctx), less 8,192 for the answer.",
     ]
+
+
+def test_the_fixed_prefix_and_its_floor_agree_on_every_page(tmp_path: Path) -> None:
+    """The system prompt and tools (issue 22): one figure in the bar, ``/fold-status`` and
+    ``/model``, and the floor they set named by ``/fold-status`` and ``/model`` alike."""
+    from pifold_agent.loop.prefix_floor import prefix_lines
+    from tests.core.engine_checks import pending_engine
+
+    engine, _ = pending_engine(tmp_path, 1, small_options(budget=6_000, min_fold_chars=2_000))
+    engine.set_host_prefix(2_848)
+    floor = engine.status().prefix_floor
+    assert floor is not None
+    assert " · prefix 2.8k · " in suffix_text(engine.composition())
+    status = plain(status_report(StatusFigures.read(engine), ReportStyles()))
+    assert report_value(status, "Fixed prefix") == "~2,848"
+    assert " ".join(floor.describe().split()) in " ".join(status.split())
+    page = " ".join(
+        " ".join(
+            model_lines([BUILT_IN["local"]], "local", 6_000, None, prefix_lines(engine))
+        ).split()
+    )
+    assert "Fixed prefix: ~2,848 tokens of every request" in page
+    assert f"Floor: {floor.describe()}." in page
+    engine.close()
