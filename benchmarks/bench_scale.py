@@ -8,7 +8,9 @@ short note; ``prepare_request`` before every assistant message, as a host does. 
 fresh process reopens the state folder. Printed, each time in CPU and wall seconds (the
 machine is shared: CPU time is what the engine itself spent):
 
-* commit requests: median, p99, and the median of the first and the last five;
+* commit requests: median, p99, max, and the median of the first and the last five; and the
+  per-commit curve (issue 23): the costliest commit in each tenth of the session, and the
+  costliest tenth's against the first's, measured in the same run (flat is about 1×);
 * ordinary requests: median of the first and the last 500;
 * the state folder's size against the raw record bytes appended, and its file count;
 * peak resident memory (``ru_maxrss``) of the driving and of the reopening process, and
@@ -16,7 +18,8 @@ machine is shared: CPU time is what the engine itself spent):
   (the bound: folded entries are released as their commit lands);
 * checkpoints written while driving (:mod:`pifold_core.checkpoint`) and the median request
   that wrote one;
-* reopen time from the checkpoint the close wrote, and rebuilt from the whole log with the
+* reopen time from the checkpoint the close wrote (and what the open reports it replayed and
+  checked again: nothing after a clean close, issue 23), and rebuilt from the whole log with the
   checkpoint set aside, each with its peak memory and whether the reopened projection is the
   live one, digest for digest.
 
@@ -137,6 +140,8 @@ def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
     requests: list[tuple[float, float]] = []
     commits: list[tuple[float, float]] = []
     checkpoints: list[tuple[float, float]] = []
+    # How many entries the transcript held at each commit: the per-commit curve's x axis.
+    commit_at: list[int] = []
     raw_bytes = 0
     cpu, wall = _clocks()
     for entry in synthetic_session(count):
@@ -147,6 +152,8 @@ def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
             (commits if request.commit is not None else requests).append(
                 (now_cpu - cpu, now_wall - wall)
             )
+            if request.commit is not None:
+                commit_at.append(len(engine.view.transcript))
             if engine.view.checkpoint_records != covered:
                 checkpoints.append((now_cpu - cpu, now_wall - wall))
             cpu, wall = now_cpu, now_wall
@@ -166,6 +173,7 @@ def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
         "entries": count,
         "requests": requests,
         "commits": commits,
+        "commit_at": commit_at,
         "checkpoints": checkpoints,
         "folds": len(engine.view.forest),
         "raw_bytes": raw_bytes,
@@ -198,6 +206,8 @@ def reopen(state: Path, rebuild: bool) -> dict[str, Any]:
     result = {
         "checkpoint": engine.view.checkpoint_records,
         "problem": engine.view.checkpoint_problem,
+        # What the open says it replayed and checked again (issue 23: nothing after a close).
+        "replayed": [engine.view.reopen.replayed_records, engine.view.reopen.checked_folds],
         "reopen": (end_cpu - cpu, end_wall - wall),
         "peak_rss_mb": _peak_rss_mb(),
         "projection": request_digest(engine.view.projection.digests()),
@@ -230,6 +240,19 @@ def _p99(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
 
 
+CURVE_BUCKETS = 10
+"""The per-commit curve: the session cut into this many equal stretches of entries."""
+
+
+def commit_curve(commits: Sequence[Sequence[float]], at: Sequence[int], count: int) -> list[float]:
+    """The costliest commit's CPU ms in each tenth of the session (0 where none fell)."""
+    worst = [0.0] * CURVE_BUCKETS
+    for (cpu, _), entries in zip(commits, at, strict=True):
+        bucket = min(CURVE_BUCKETS - 1, (entries * CURVE_BUCKETS) // max(count, 1))
+        worst[bucket] = max(worst[bucket], cpu * 1000)
+    return worst
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--entries", type=int, nargs="+", default=[10_000, 50_000])
@@ -249,6 +272,9 @@ def main() -> None:
         "commits",
         "commit median",
         "commit p99",
+        "commit max",
+        "commit max per tenth (CPU)",
+        "commit max, costliest tenth / first (CPU)",
         "commit first 5 / last 5 (CPU)",
         "request first 500",
         "request last 500",
@@ -260,6 +286,7 @@ def main() -> None:
         "checkpoints written",
         "request writing one (median)",
         "reopen, checkpoint ms",
+        "records replayed / folds checked",
         "peak RSS, checkpoint MB",
         "reopen, whole log ms",
         "peak RSS, whole log MB",
@@ -277,11 +304,15 @@ def main() -> None:
         identical = reopened["projection"] == rebuilt["projection"] == driven["projection"]
         first = statistics.median(value[0] for value in commits[:5]) * 1000 if commits else 0
         last = statistics.median(value[0] for value in commits[-5:]) * 1000 if commits else 0
+        curve = commit_curve(commits, driven["commit_at"], count)
         columns.append(
             [
                 f"{len(commits)}",
                 _pair(commits, statistics.median),
                 _pair(commits, _p99),
+                _pair(commits, max),
+                " ".join(f"{value:,.0f}" for value in curve),
+                f"{max(curve) / curve[0]:.2f}×" if curve[0] else "-",
                 f"{first:,.0f} / {last:,.0f}",
                 _pair(requests[:500], statistics.median),
                 _pair(requests[-500:], statistics.median),
@@ -294,6 +325,7 @@ def main() -> None:
                 f"{len(driven['checkpoints'])}",
                 _pair(driven["checkpoints"], statistics.median),
                 _pair([reopened["reopen"]], statistics.median),
+                " / ".join(f"{number:,}" for number in reopened["replayed"]),
                 f"{reopened['peak_rss_mb']:,.0f}",
                 _pair([rebuilt["reopen"]], statistics.median),
                 f"{rebuilt['peak_rss_mb']:,.0f}",

@@ -1,22 +1,23 @@
 """Making one fold record from a range: source, handle, brief, placeholder.
 
-The source is hashed as it is read, one entry's record bytes at a time, and never kept: the
-store lists a fold by its parts (:mod:`pifold_core.merkle`), so nothing needs the whole
-source after its digest and length are known. Holding it (as this module once did, on every
-commit's outcome) kept each entry's bytes once per nesting level for the whole session.
-A folded entry may be released from memory (:mod:`pifold_core.entry_list`); a consolidated
-fold over it reads its record bytes back once, verified, and takes ids and call counts from
-the facts kept, so what a build reads follows what it folds.
+A fold is named by its parts' digests (:mod:`pifold_core.fold_digest`, issue 23): each
+child's digest and each other entry's, taken from the entries' facts, so a build reads no
+entry back and never holds the source; the store lists the fold by the same parts
+(:mod:`pifold_core.merkle`). Hashing the whole source instead (digest version 1) read back
+every entry a consolidation spanned, which grew with the session's age. Call counts come
+from the children and the gaps' facts, and the check for a split call looks at the gaps and
+the tool-fold children only, so what a build costs follows its parts, not its span.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from pifold_core.briefs import consolidated_brief, span_brief, tool_brief, validate_supplied_brief
 from pifold_core.canonical import sha256_hex
 from pifold_core.entries import Entry
+from pifold_core.fold_digest import PARTS_DIGEST, parts_digest
 from pifold_core.folds import Fold, FoldKind, Forest, ForestError
 from pifold_core.identifiers import LATER_ENTRIES
 from pifold_core.journal import LogSpan
@@ -76,7 +77,13 @@ class FoldBuilder:
             if len(call_sites) != 1:
                 raise ForestError("a tool fold holds the results of one batch")
         else:
-            split = self.transcript.split_call(start, end)
+            # Only a gap or a tool fold can link outside: a span or consolidated child was
+            # checked when it was built (it keeps each call with its results).
+            linking = [c for c in overlapping if c.kind == "tool"]
+            near = [i for c in linking for i in range(c.start, c.end)]
+            split = self.transcript.split_call_among(
+                [*_gaps(start, end, overlapping), *near], start, end
+            )
             if split is not None:
                 raise ForestError(f"range [{start},{end}) would separate call {split}")
         if kind == "consolidated" and len(overlapping) < 2:
@@ -88,14 +95,15 @@ class FoldBuilder:
     ) -> BuiltFold:
         """Build the record for ``kind`` over ``[start, end)`` (not yet added to the forest)."""
         children = self.check(kind, start, end)
-        digest, length = self.transcript.entries.source_digest(start, end)
+        digest, length = parts_digest(self.transcript.entries, start, end, children)
         handle = self.handle_for(kind, digest)
         if brief is not None:
             text, provenance = validate_supplied_brief(brief), "agent"
         else:
             text, provenance = self.runtime_brief(kind, start, end, children), "runtime"
         transcript = self.transcript
-        tool_calls = sum(len(transcript.call_ids(index)) for index in range(start, end))
+        tool_calls = sum(child.tool_call_count for child in children)
+        tool_calls += sum(len(transcript.call_ids(index)) for index in _gaps(start, end, children))
         count = end - start
         fold = Fold(
             handle=handle,
@@ -113,6 +121,7 @@ class FoldBuilder:
             brief_provenance="agent" if provenance == "agent" else "runtime",
             placeholder=fold_placeholder(handle, kind, text, count, tool_calls, length),
             commit=commit,
+            digest_version=PARTS_DIGEST,
         )
         return BuiltFold(fold)
 
@@ -144,6 +153,15 @@ class FoldBuilder:
             if entries[position].kind == "assistant":
                 return entries[position]
         return None
+
+
+def _gaps(start: int, end: int, children: Sequence[Fold]) -> Iterator[int]:
+    """The indices of ``[start, end)`` that no fold of ``children`` (in order) covers."""
+    position = start
+    for child in children:
+        yield from range(position, child.start)
+        position = child.end
+    yield from range(position, end)
 
 
 def release_landed(

@@ -9,26 +9,23 @@ Every operation is all or nothing, by one rule: nothing changes in memory before
 record is written. A verb checks, plans, writes its one record, then applies. Where the
 record can only be computed by applying (the marks an appended entry lays, the folds a
 commit builds), the change is made, the record written, and the change rolled back exactly
-if the write fails (:meth:`Engine.append` undoes its entry,
-:meth:`~pifold_core.commit_runner.CommitRunner.commit` restores its snapshot). A failed write
-therefore leaves the engine as it was, and a retry succeeds.
+if the write fails (an append undoes its entry, a commit restores its snapshot), so a failed
+write leaves the engine as it was, and a retry succeeds.
 
-The engine holds the session's state (:mod:`pifold_core.session_state`) and three parts that
-work on it: the commit runner (:mod:`pifold_core.commit_runner`), the policy that decides
-when to commit before a request (:mod:`pifold_core.commit_policy`) and the verbs on folds,
-marks and pins (:mod:`pifold_core.fold_verbs`). Hosts read the state through
-:attr:`Engine.view` (:mod:`pifold_core.engine_view`); the public methods below, listed on the
-host API page, are all they call.
+The engine holds the session's state (:mod:`pifold_core.session_state`) and four parts that
+work on it: what the host feeds in (entries, token counts: :mod:`pifold_core.host_input`),
+the commit runner (:mod:`pifold_core.commit_runner`), the policy that decides when to commit
+before a request (:mod:`pifold_core.commit_policy`) and the verbs on folds, marks and pins
+(:mod:`pifold_core.fold_verbs`). Hosts read the state through :attr:`Engine.view`
+(:mod:`pifold_core.engine_view`); the public methods below (the host API page) are all.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from pifold_core.audit import request_digest
-from pifold_core.canonical import WIRE_FORMAT_VERSION, JsonValue
+from pifold_core.canonical import JsonValue
 from pifold_core.checkpoint import write_if_due as write_checkpoint_if_due
 from pifold_core.commit import CommitOutcome
 from pifold_core.commit_policy import CommitPolicy
@@ -40,6 +37,7 @@ from pifold_core.engine_view import EngineView
 from pifold_core.entries import Entry, Usage
 from pifold_core.fold_verbs import FoldVerbs
 from pifold_core.folds import ForestError
+from pifold_core.host_input import HostInput
 from pifold_core.host_notes import HostNote, log_note
 from pifold_core.mark_edits import MarkEditError, find_mark
 from pifold_core.marks import Mark
@@ -50,17 +48,14 @@ from pifold_core.peek import PeekError, PeekResult
 from pifold_core.pins import PinOutcome
 from pifold_core.preview import CommitPreview
 from pifold_core.reporting import build_composition, build_status, fold_rows
-from pifold_core.runway import (
-    COLD_COMMIT_SHARE,
-    check_host_head,
-    check_request_clock,
-)
+from pifold_core.request_log import log_request
+from pifold_core.runway import COLD_COMMIT_SHARE, check_host_head, check_request_clock
 from pifold_core.search import SearchQuery, SearchResults, SessionSearch
 from pifold_core.search.suggestions import Suggestion
-from pifold_core.session_state import SessionState, evidence_of
+from pifold_core.session_state import SessionState
 from pifold_core.state_folder import LOG_NAME
 from pifold_core.status import EngineStatus, FoldRow
-from pifold_core.tokens import TokenCounter, token_record
+from pifold_core.tokens import TokenCounter
 
 
 class Engine:
@@ -81,6 +76,7 @@ class Engine:
         commit = self._commits.commit
         self._policy = CommitPolicy(state, commit, cold_cache_commits, cold_commit_share)
         self._verbs = FoldVerbs(state, commit)
+        self._input = HostInput(state)
         self.view = EngineView(state, self._policy)
         """What hosts read of the session: transcript, forest, projection, marks, counters."""
         self._search: SessionSearch | None = None
@@ -107,11 +103,10 @@ class Engine:
 
         One writer per session: a writable open holds ``<state>/lock`` until :meth:`close`
         (the kernel frees it when the process ends, however it ends), and a second writable
-        open raises :class:`SessionLocked`. ``read_only`` opens beside a writer: it rebuilds
-        the state without writing anything (a half-written last line is left for its
-        writer), and every verb that would change the session raises
-        :class:`ReadOnlySession`. A store object or evidence artifact found damaged does not
-        stop the open: ``status().damaged`` names it and touching it raises.
+        open raises :class:`SessionLocked`. ``read_only`` opens beside a writer, writing
+        nothing (a half-written last line is left for its writer); every verb that would
+        change the session raises :class:`ReadOnlySession`. A damaged store object or evidence
+        artifact does not stop the open: ``status().damaged`` names it, touching it raises.
 
         ``cold_cache_commits`` and ``cold_commit_share`` are engine flags, not logged options:
         they decide when the live engine commits, and a reopen replays the commits logged.
@@ -144,57 +139,16 @@ class Engine:
     # -- appending ----------------------------------------------------------------------------
 
     def append(self, entry: Entry) -> Entry:
-        """Append one entry; returns it as kept (a large tool result becomes a preview).
-
-        All or nothing: the entry and the marks it lays are one log record. The marks depend
-        on the applied entry, so it is applied in memory first and taken back exactly when
-        that record cannot be written; a failed append leaves the engine as it was and can
-        simply be retried.
+        """Append one entry; returns it as kept (a large tool result becomes a preview). All
+        or nothing: the entry and the marks it lays are one log record; a failed append
+        leaves the engine as it was and can simply be retried (:mod:`pifold_core.host_input`).
 
         Raises:
             EngineError: not an entry, or a tool result whose call a fold already holds.
             TranscriptError: its id (or a tool call id) is already in the transcript.
             OSError: the log could not be written; nothing was applied.
         """
-        state = self._state
-        state.refuse_if_read_only("append")
-        if not isinstance(entry, Entry):
-            raise EngineError(f"append takes an Entry, got {type(entry).__name__}")
-        state.transcript.check_append(entry)
-        self._refuse_late_result(entry)
-        outcome = state.evidence.ingest(entry, state.options.evidence_threshold_bytes)
-        entry = outcome.entry
-        evidence = evidence_of(entry)
-        new_evidence = evidence if evidence not in state.evidence_ids else None
-        saved = state.before_append()
-        laid = state.apply_entry(entry)
-        body: dict[str, Any] = {"record": entry.to_record()}
-        if laid:
-            body["marks"] = [mark.to_record() for mark in laid]
-        # A pure function of the bytes, kept so a reopen need not tokenise the entry again.
-        body["tokens"] = token_record(
-            state.projection.counter, state.projection.whole_tokens(len(state.transcript) - 1)
-        )
-        try:
-            state.journal.append("entry", body)
-        except BaseException:
-            state.undo_append(laid, saved, new_evidence, outcome.artifact_bytes)
-            raise
-        return entry
-
-    def _refuse_late_result(self, entry: Entry) -> None:
-        """A result whose call a fold already holds would split the two (restore refuses)."""
-        if entry.kind != "tool_result":
-            return
-        state = self._state
-        site = state.transcript.call_site.get(str(entry.call_id))
-        holders = state.forest.root_overlapping(site, site + 1) if site is not None else []
-        if holders:
-            raise EngineError(
-                f"tool result {entry.id} answers call {entry.call_id}, which fold "
-                f"{holders[0].handle} already holds; a fold never separates a call from its "
-                "result, so append a late result as a note instead"
-            )
+        return self._input.append(entry)
 
     # -- measurement --------------------------------------------------------------------------
 
@@ -208,47 +162,17 @@ class Engine:
         A usage whose prompt is unknown (:mod:`pifold_core.usage`) is no reading: nothing is
         measured or logged, and the figure shown stays what it was.
         """
-        self._state.refuse_if_read_only("report_usage")
-        if not isinstance(usage, Usage):
-            raise EngineError(f"usage must be a Usage, got {type(usage).__name__}")
-        for name in ("input_tokens", "cache_read_tokens", "cache_write_tokens"):
-            value = getattr(usage, name)
-            if value is not None:
-                _check_token_count(f"usage {name}", value)
-        if usage.prompt_tokens is None:
-            return
-        if usage.prompt_tokens <= 0:
-            raise EngineError(f"usage must count at least one prompt token, got {usage!r}")
-        if request not in self._state.meter.sent:
-            raise EngineError(f"request {request} is not one of the recent requests sent")
-        self._state.journal.append("usage", {"request": request, "tokens": usage.prompt_tokens})
-        self._state.meter.measure(request, usage.prompt_tokens)
+        self._input.report_usage(request, usage)
 
     def set_host_prefix(self, tokens: int) -> None:
         """The host's fixed prefix (its system prompt and tool definitions as sent, counted by
         :func:`pifold_core.host_prefix.prefix_tokens`) is ``tokens``: part of every estimate
         and figure from now on. Logged when it changes, so a reopen counts the same."""
-        self._state.refuse_if_read_only("set_host_prefix")
-        _check_token_count("host prefix tokens", tokens)
-        if tokens < 0:
-            raise EngineError(f"host prefix tokens must not be negative, got {tokens}")
-        if tokens != self._state.meter.prefix_tokens:
-            self._state.journal.append("prefix", {"tokens": tokens})
-            self._state.meter.set_prefix(tokens)
+        self._input.set_host_prefix(tokens)
 
     def calibrate(self, measured_growth: int, estimated_growth: int) -> bool:
         """Learn the token ratio from growth the provider counted elsewhere (a replay)."""
-        self._state.refuse_if_read_only("calibrate")
-        _check_token_count("measured_growth", measured_growth)
-        _check_token_count("estimated_growth", estimated_growth)
-        if not self._state.meter.usable_sample(measured_growth, estimated_growth):
-            return False
-        # Logged first, like every change: a failed write leaves the live state as the log.
-        self._state.journal.append(
-            "calibrate", {"measured": measured_growth, "estimated": estimated_growth}
-        )
-        self._state.meter.calibrate(measured_growth, estimated_growth)
-        return True
+        return self._input.calibrate(measured_growth, estimated_growth)
 
     # -- requests and commits -------------------------------------------------------------------
 
@@ -298,28 +222,7 @@ class Engine:
                 self.append(suggested)  # suggestions at a commit ride on its rewrite
         projection = state.projection
         digests = projection.digests()
-        # Classified, logged, then counted: a request whose record cannot be written was
-        # never sent, so live and reopened numbering agree.
-        record = state.audit.classify(digests, projection.tokens)
-        body: dict[str, Any] = {
-            "n": record.number,
-            "count": len(digests),
-            "prefix": request_digest(digests),
-            "class": record.classification,
-            "wire": WIRE_FORMAT_VERSION,
-        }
-        if now_ms is not None:
-            body["at"] = now_ms
-        if cache_lifetime_s is not None:
-            body["lifetime"] = cache_lifetime_s
-        if host_head is not None:
-            body["head"] = host_head
-        if state.floor is not None and state.floor is not floor_before:
-            # Held back at this request: logged so a reopened status names the same floor.
-            body["floor"] = state.floor.to_record()
-        state.journal.append("request", body)
-        state.audit.accept(record, digests)
-        state.after_request(record.number, now_ms, host_head)
+        record = log_request(state, digests, now_ms, cache_lifetime_s, host_head, floor_before)
         return Request(
             projection.messages(),
             digests,
@@ -377,14 +280,7 @@ class Engine:
 
     def apply_options(self, options: EngineOptions) -> None:
         """Take new options in the running session (a settings change); logged for reopen."""
-        state = self._state
-        state.refuse_if_read_only("apply_options")
-        if not isinstance(options, EngineOptions):
-            raise EngineError(f"options must be EngineOptions, got {type(options).__name__}")
-        if options == state.options:
-            return
-        state.journal.append("options", {"options": options.to_record()}, durable=True)
-        state.set_options(options)
+        self._input.apply_options(options)
 
     # -- the verbs on folds, marks and pins (DESIGN §7; :mod:`pifold_core.fold_verbs`) ------
 
@@ -473,8 +369,8 @@ class Engine:
         return fold_rows(self._state)
 
     def close(self) -> None:
-        """Write a checkpoint if one is due, flush the log and give the writer's lock up
-        (idempotent)."""
+        """Write a checkpoint when anything was logged since the last one (issue 23: the next
+        open replays nothing), flush the log and give the writer's lock up (idempotent)."""
         state = self._state
         try:
             write_checkpoint_if_due(state, self._commits.checkpoint_body, closing=True)
@@ -484,13 +380,6 @@ class Engine:
                 self._search.close()
             if state.lock is not None:
                 state.lock.release()
-
-
-def _check_token_count(name: str, value: object) -> None:
-    """Token counts are whole numbers: the log replays them as ``int``, so a float would
-    rebuild a different calibration on reopen."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise EngineError(f"{name} must be a whole number of tokens, got {value!r}")
 
 
 __all__ = [

@@ -1,4 +1,5 @@
-"""What the engine hands back from a request and from overflow recovery (DESIGN §8)."""
+"""What the engine hands back from a request, from overflow recovery and from opening a
+session (DESIGN §8)."""
 
 from __future__ import annotations
 
@@ -42,4 +43,22 @@ class OverflowRecovery:
     """Whether that is within the serving budget."""
 
 
-__all__ = ["OverflowRecovery", "Request"]
+@dataclass(frozen=True, slots=True)
+class OpenReport:
+    """What opening a session did (issue 23): how much of the log it replayed and how many
+    folds it checked again, so a host or a test sees what a reopen cost in the engine's own
+    terms. A session a writer closed cleanly reopens from the checkpoint its close wrote
+    and replays nothing."""
+
+    checkpoint_records: int = 0
+    """Log records the checkpoint it started from covered (0: none was used)."""
+    replayed_records: int = 0
+    """Log records replayed: those past the checkpoint, or the whole log without one."""
+    checked_folds: int = 0
+    """Folds whose logged digest was derived again from the transcript and whose store
+    object was checked: those the replayed records made."""
+    checkpoint_problem: str | None = None
+    """Why a checkpoint that exists was not used (damaged or doubtful: rebuilt instead)."""
+
+
+__all__ = ["OpenReport", "OverflowRecovery", "Request"]

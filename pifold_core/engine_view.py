@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pifold_core.audit import AuditCounts
 from pifold_core.commit_policy import CommitPolicy, cold_commit_choice, finds_cache_cold
+from pifold_core.engine_results import OpenReport
 from pifold_core.folds import Forest
 from pifold_core.host_notes import HostNote
 from pifold_core.journal import TornTail
@@ -106,7 +107,12 @@ class EngineView:
     @property
     def checkpoint_problem(self) -> str | None:
         """Why the checkpoint found on open was not used (damaged or doubtful: rebuilt)."""
-        return self._state.checkpoint_problem
+        return self._state.opened.checkpoint_problem
+
+    @property
+    def reopen(self) -> OpenReport:
+        """What opening the session replayed and checked (nothing after a clean close)."""
+        return self._state.opened
 
     @property
     def host_notes(self) -> Sequence[HostNote]:

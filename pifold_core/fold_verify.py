@@ -3,8 +3,9 @@
 Reading each fold whole (:meth:`FoldStore.get`) would re-read a child's parts once for every
 level above it. The reopen has something better to check against: the log's entries and
 folds, from which each fold's parts follow exactly (:func:`fold_parts`), and whose sources the
-reopen has already hashed against the folds' digests. So each fold object is checked on its
-own, its listing compared with the parts the log implies. An ``entry`` part (format 3) names
+reopen has already checked against the folds' digests (:mod:`pifold_core.fold_digest`). So
+each fold object is checked on its own, its listing compared with the parts the log implies
+(a format-4 listing was checked against its name when read). An ``entry`` part (format 3) names
 an entry's line in the log: the listing must name the very line the reopen read that entry
 from (:attr:`pifold_core.journal.Journal.entry_spans`), whose checksum the journal verified
 and whose record the reopen hashed into the fold's source, so nothing is read twice. A
@@ -16,7 +17,7 @@ reassembling gives the source the log hashes to, byte for byte.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from pifold_core.entries import Entry
 from pifold_core.folds import Fold
@@ -30,15 +31,19 @@ def verify_fold_objects(
     folds: Mapping[str, Fold],
     entries: Sequence[Entry],
     spans: Mapping[str, LogSpan] | None = None,
+    only: Sequence[Fold] | None = None,
 ) -> int:
     """Check every fold's object against the log; returns how many objects were read.
 
-    ``spans``: each entry's line in the log, by id, as the reopen read them.
+    ``spans``: each entry's line in the log, by id, as the reopen read them. ``only``: check
+    just these folds (those a reopen from a checkpoint replayed; a child outside them was
+    checked when the checkpoint's session was, and is verified again on every read).
     """
     leaves: dict[str, StoreError | None] = {}
     outcome: dict[str, StoreError | None] = {}
+    checked = folds.values() if only is None else only
     # Children before parents: a child's span is strictly inside its parent's.
-    for fold in sorted(folds.values(), key=lambda fold: (fold.end - fold.start, fold.start)):
+    for fold in sorted(checked, key=lambda fold: (fold.end - fold.start, fold.start)):
         if fold.source_digest in outcome:
             continue  # the same source folded twice is one object
         error = _check_one(store, fold, folds, entries, spans or {}, leaves, outcome)
@@ -48,6 +53,17 @@ def verify_fold_objects(
         else:
             store.damaged[fold.source_digest] = error
     return len(outcome) + len(leaves)
+
+
+def check_object_files(store: FoldStore, folds: Iterable[Fold]) -> None:
+    """Check each fold's object file on its own (header, listing, and a format-4 listing
+    against its name), its parts not read: what a reopen from a checkpoint does for the folds
+    the checkpoint held, so an object deleted or damaged since is named at once (and never
+    consolidated over) rather than at its first read. One small read per fold."""
+    for fold in folds:
+        error = store.own_error(fold.source_digest)
+        if error is not None:
+            store.damaged[fold.source_digest] = error
 
 
 def _check_one(
@@ -88,4 +104,4 @@ def _check_one(
     return None
 
 
-__all__ = ["verify_fold_objects"]
+__all__ = ["check_object_files", "verify_fold_objects"]

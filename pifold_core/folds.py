@@ -22,6 +22,7 @@ from typing import Any, Literal, cast
 
 from pifold_core.canonical import CANONICAL_FORMAT_VERSION, HASH_ALGORITHM, JsonValue
 from pifold_core.entries import Entry
+from pifold_core.fold_digest import DIGEST_VERSIONS, SOURCE_DIGEST
 from pifold_core.transcript import Transcript
 
 FoldKind = Literal["tool", "span", "consolidated"]
@@ -52,7 +53,8 @@ class Fold:
     children: tuple[str, ...]
     """Handles of the direct child folds, in transcript order."""
     source_digest: str
-    """SHA-256 of the source: the canonical JSON list of the covered entries' records."""
+    """The fold's digest (:mod:`pifold_core.fold_digest`): by :attr:`digest_version`, of its
+    node (2) or of its whole source, the canonical JSON list of its entries' records (1)."""
     source_bytes: int
     """Length of the source in bytes."""
     entry_count: int
@@ -67,6 +69,8 @@ class Fold:
     """The exact placeholder text shown to the model, fixed at creation."""
     commit: int
     """Number of the commit that made this fold."""
+    digest_version: int = SOURCE_DIGEST
+    """How :attr:`source_digest` was taken (:data:`~pifold_core.fold_digest.DIGEST_VERSIONS`)."""
 
     @property
     def span(self) -> tuple[int, int]:
@@ -77,6 +81,10 @@ class Fold:
         return other.handle != self.handle and self.start <= other.start and other.end <= self.end
 
     def to_record(self) -> dict[str, JsonValue]:
+        source: dict[str, JsonValue] = {"hash": HASH_ALGORITHM, "format": CANONICAL_FORMAT_VERSION}
+        source.update(digest=self.source_digest, bytes=self.source_bytes)
+        if self.digest_version != SOURCE_DIGEST:  # version 1 records stay as they were
+            source["digestVersion"] = self.digest_version
         return {
             "handle": self.handle,
             "kind": self.kind,
@@ -85,12 +93,7 @@ class Fold:
             "first_id": self.first_id,
             "last_id": self.last_id,
             "children": list(self.children),
-            "source": {
-                "hash": HASH_ALGORITHM,
-                "format": CANONICAL_FORMAT_VERSION,
-                "digest": self.source_digest,
-                "bytes": self.source_bytes,
-            },
+            "source": source,
             "entry_count": self.entry_count,
             "tool_call_count": self.tool_call_count,
             "brief": self.brief,
@@ -103,10 +106,13 @@ class Fold:
     def from_record(cls, record: dict[str, Any]) -> Fold:
         try:
             source = record["source"]
-            if source["hash"] != HASH_ALGORITHM or source["format"] != CANONICAL_FORMAT_VERSION:
+            version = source.get("digestVersion", SOURCE_DIGEST)
+            if (source["hash"], source["format"]) != (HASH_ALGORITHM, CANONICAL_FORMAT_VERSION) or (
+                version not in DIGEST_VERSIONS
+            ):
                 raise ForestError(
                     f"fold {record.get('handle')}: source format {source['format']}/"
-                    f"{source['hash']} is not supported"
+                    f"{source['hash']}, digest version {version!r} is not supported"
                 )
             kind = record["kind"]
             if kind not in FOLD_KINDS:
@@ -127,6 +133,7 @@ class Fold:
                 brief_provenance=cast(BriefProvenance, record["brief_provenance"]),
                 placeholder=str(record["placeholder"]),
                 commit=int(record["commit"]),
+                digest_version=int(version),
             )
         except (KeyError, TypeError) as error:
             raise ForestError(f"fold record is malformed: missing or bad {error}") from error
@@ -139,6 +146,10 @@ def source_of(entries: Sequence[Entry]) -> bytes:
     so the source is built from the cached per-entry bytes without re-serialising.
     """
     return b"[" + b",".join(entry.record_bytes for entry in entries) + b"]"
+
+
+ForestSnapshot = tuple[dict[str, Fold], dict[str, str | None], set[str], list[str], list[int]]
+"""What :meth:`Forest.snapshot` copies: folds, parents, expanded set, roots, root starts."""
 
 
 class Forest:
@@ -320,22 +331,12 @@ class Forest:
         for fold in folds:
             self.add(fold)
 
-    def snapshot(
-        self,
-    ) -> tuple[dict[str, Fold], dict[str, str | None], set[str], list[str], list[int]]:
+    def snapshot(self) -> ForestSnapshot:
         """The folds, parents, expanded set and roots, copied (a commit's undo)."""
-        return (
-            dict(self.folds),
-            dict(self.parent),
-            set(self.expanded),
-            list(self._roots),
-            list(self._root_starts),
-        )
+        copied = (dict(self.folds), dict(self.parent), set(self.expanded))
+        return (*copied, list(self._roots), list(self._root_starts))
 
-    def restore_snapshot(
-        self,
-        snapshot: tuple[dict[str, Fold], dict[str, str | None], set[str], list[str], list[int]],
-    ) -> None:
+    def restore_snapshot(self, snapshot: ForestSnapshot) -> None:
         """Put back what :meth:`snapshot` copied."""
         self.folds, self.parent, self.expanded, self._roots, self._root_starts = snapshot
 

@@ -38,6 +38,7 @@ from typing import Literal, NamedTuple
 
 from pifold_core.canonical import sha256_hex
 from pifold_core.entries import Entry
+from pifold_core.fold_digest import NodeKind, node_digest
 from pifold_core.folds import Fold
 from pifold_core.journal import LogSpan
 
@@ -108,6 +109,17 @@ def _leaf(entry: Entry, spans: Mapping[str, LogSpan]) -> FoldPart:
     if span is None:
         return FoldPart("leaf", entry.digest, len(data), data)
     return FoldPart("entry", entry.digest, len(data), data, span)
+
+
+def node_of(parts: Sequence[FoldPart] | Sequence[ListedPart]) -> list[tuple[NodeKind, str]]:
+    """The node lines of a fold whose parts are ``parts`` (:mod:`pifold_core.fold_digest`):
+    an entry is an entry whether its bytes are a log line or a leaf object."""
+    return [("fold" if part.kind == "fold" else "entry", part.digest) for part in parts]
+
+
+def named_by_parts(digest: str, parts: Sequence[FoldPart] | Sequence[ListedPart]) -> bool:
+    """Whether ``digest`` is the digest (version 2) of a fold with ``parts``."""
+    return node_digest(node_of(parts)) == digest
 
 
 def listed(parts: Sequence[FoldPart]) -> list[ListedPart]:
@@ -193,5 +205,7 @@ __all__ = [
     "inside",
     "listed",
     "listing_digest",
+    "named_by_parts",
+    "node_of",
     "source_length",
 ]

@@ -9,7 +9,8 @@ records after it are replayed through
 their store objects, new evidence). Otherwise, and whenever putting the checkpoint's state
 back fails, the whole log is replayed as it always was, and what was wrong with the
 checkpoint stays in ``checkpoint_problem`` (``state.view.checkpoint_problem``). Either way
-the state is the same; the tests compare the two field by field.
+the state is the same; the tests compare the two field by field. What the open replayed and
+checked is reported in ``engine.view.reopen`` (:class:`~pifold_core.engine_results.OpenReport`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from pifold_core import checkpoint
 from pifold_core.checkpoint_state import CheckpointStateError, restore
 from pifold_core.engine_errors import EngineError, SessionLocked
+from pifold_core.engine_results import OpenReport
 from pifold_core.host_notes import HostNote
 from pifold_core.journal import Journal, JournalRecord
 from pifold_core.lock import LockHeld, SessionLock
@@ -87,7 +89,8 @@ def open_state(
     else:
         found = checkpoint.CheckpointRead(None)
     state = _from_log(folder, options, counter, host_measures, lock)
-    state.set_checkpoint_problem(found.problem)
+    replayed = max(state.journal.next_sequence - 1, 0)  # every record but the "open" one
+    state.set_opened(OpenReport(0, replayed, len(state.forest), found.problem))
     return state
 
 
@@ -146,11 +149,9 @@ def _from_checkpoint(
     tail = list(journal.read_all(found.log_bytes, found.records))
     _replay(state, tail)
     state.resume_checkpoint(found.records, hashed, found.log_bytes)
-    check_restored(
-        state,
-        [fold for handle, fold in state.forest.folds.items() if handle not in before],
-        state.evidence_ids - evidence_before,
-    )
+    made = [fold for handle, fold in state.forest.folds.items() if handle not in before]
+    check_restored(state, made, state.evidence_ids - evidence_before)
+    state.set_opened(OpenReport(found.records, len(tail), len(made)))
     return state
 
 

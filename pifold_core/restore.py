@@ -18,7 +18,8 @@ from typing import Any
 from pifold_core.audit import request_digest
 from pifold_core.canonical import digest_of
 from pifold_core.entries import Entry
-from pifold_core.fold_verify import verify_fold_objects
+from pifold_core.fold_digest import PARTS_DIGEST, parts_digest
+from pifold_core.fold_verify import check_object_files, verify_fold_objects
 from pifold_core.folds import Fold
 from pifold_core.journal import fold_from_log
 from pifold_core.mark_edits import with_brief
@@ -58,7 +59,18 @@ def check_restored(
         state.forest.validate_folds(folds, state.transcript)
         for fold in folds:
             _check_source(state, fold)
-            state.store.verify(fold.source_digest)  # a damaged one is remembered, not raised
+        made = {fold.handle for fold in folds}
+        check_object_files(
+            state.store, [f for f in state.forest.folds.values() if f.handle not in made]
+        )
+        # A damaged object is remembered, not raised; each is read once, its parts not.
+        verify_fold_objects(
+            state.store,
+            state.forest.folds,
+            state.transcript.entries,
+            state.journal.entry_spans,
+            folds,
+        )
         for identifier in sorted(evidence or set()):
             state.evidence.verify(identifier)
         return
@@ -73,8 +85,16 @@ def check_restored(
 
 
 def _check_source(state: SessionState, fold: Fold) -> None:
-    live, _ = state.transcript.entries.source_digest(fold.start, fold.end)  # never joined
-    if live != fold.source_digest:
+    """The fold's digest and length follow from the transcript: for a fold named by its parts
+    from the entries' digests and its children's (no entry read back), else from its whole
+    source, hashed record by record."""
+    entries = state.transcript.entries
+    if fold.digest_version == PARTS_DIGEST:
+        children = [state.forest.folds[handle] for handle in fold.children]
+        live, length = parts_digest(entries, fold.start, fold.end, children)
+    else:
+        live, length = entries.source_digest(fold.start, fold.end)  # never joined
+    if (live, length) != (fold.source_digest, fold.source_bytes):
         raise StoreObjectCorrupt(
             f"fold {fold.handle} does not match its logged source", fold.source_digest
         )

@@ -26,6 +26,7 @@ from typing import Any
 from pifold_core.audit import WireAudit
 from pifold_core.commit import CommitOutcome
 from pifold_core.engine_errors import ReadOnlySession
+from pifold_core.engine_results import OpenReport
 from pifold_core.entries import Entry
 from pifold_core.entry_reader import attach_readers
 from pifold_core.evidence import EvidenceStore
@@ -136,8 +137,8 @@ class SessionState:
         """The running SHA-256 of the log a checkpoint names (:mod:`pifold_core.checkpoint`)."""
         self.checkpoint_records = 0
         """Records the latest checkpoint read or written covers (0: none yet)."""
-        self.checkpoint_problem: str | None = None
-        """Why the checkpoint found on open was not used (damaged or doubtful: rebuilt)."""
+        self.opened = OpenReport()
+        """What opening the session replayed and checked (:mod:`pifold_core.opening`)."""
         attach_readers(self.transcript.entries, lambda: self.journal)
 
     # -- opening -------------------------------------------------------------------------------
@@ -158,9 +159,9 @@ class SessionState:
         """A checkpoint covering ``records`` records was written."""
         self.checkpoint_records = records
 
-    def set_checkpoint_problem(self, problem: str | None) -> None:
-        """Why the checkpoint found on open was not used (``None``: none was, or it was)."""
-        self.checkpoint_problem = problem
+    def set_opened(self, report: OpenReport) -> None:
+        """What opening the session replayed and checked."""
+        self.opened = report
 
     @contextmanager
     def replaying(self) -> Iterator[None]:

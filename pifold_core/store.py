@@ -8,23 +8,22 @@ by the payload::
 The header records the format version and hash algorithm with every stored object. In
 format 1 the payload is the object's bytes and the file name is their SHA-256: an entry's
 record (a *leaf*, as format 2 used them), or a fold's whole source as versions before issue
-12 stored it (still read). In formats 2 and 3 the object is a fold stored as a Merkle node
+12 stored it (still read). In formats 2 to 4 the object is a fold stored as a Merkle node
 (:mod:`pifold_core.merkle`)::
 
-    pifold-object format=3 hash=sha256 bytes=<source length> listing=<sha256>\\n<listing>
+    pifold-object format=4 hash=sha256 bytes=<source length> listing=<sha256>\n<listing>
 
-The file name is still the SHA-256 of the fold's whole source, so handles and verification
-stay content-derived, but the payload only lists the fold's parts by digest: child folds,
-and entries. Format 3 (written now) names each entry by its line in the session log, the one
-place an entry's bytes are kept, so the state holds each entry's bytes once and a commit
-writes one small file per fold and nothing per entry; format 2 (read) named each entry's
-record as a leaf object of its own. A read reassembles the source, verifying the listing
-against the header, every part on the way (a log line with ``pread``, checksum and SHA-256:
-:func:`pifold_core.journal.read_entry_bytes`), and the whole against the name. Objects are
-written atomically (temporary file, fsync, rename, fsync of the folder) and made read-only
-and private (0400, folders 0700). Every read re-hashes the payload: a missing or damaged
-object raises an error that names it, never returns wrong bytes, and is remembered in
-:attr:`FoldStore.damaged` so status can show it.
+The payload only lists the fold's parts by digest: child folds, and entries, each named by
+its line in the session log (the one place an entry's bytes are kept), so a commit writes
+one small file per fold. Format 4 (written now, issue 23) is named by its parts' digests
+(:mod:`pifold_core.fold_digest`); format 3 by the SHA-256 of the fold's whole source;
+format 2 named each entry's record as a leaf object of its own. A read reassembles the
+source, verifying the listing against the header, every part on the way (a log line with
+``pread``, checksum and SHA-256: :func:`pifold_core.journal.read_entry_bytes`), and the
+name against the listing (4) or the whole source (2, 3). Objects are written atomically
+(temporary file, fsync, rename, fsync of the folder), read-only and private (0400, folders
+0700). Every read verifies: a missing or damaged object raises an error that names it, never
+returns wrong bytes, and is remembered in :attr:`FoldStore.damaged` so status can show it.
 
 A kill inside a write leaves a temporary file (``.<name>.<random>``) beside its target:
 :func:`remove_temporaries` clears them, and the engine calls it on every writable open.
@@ -52,11 +51,12 @@ from pifold_core.atomic_files import (
 )
 from pifold_core.canonical import CANONICAL_FORMAT_VERSION, HASH_ALGORITHM, sha256_hex
 from pifold_core.journal import LogEntryDamaged, LogSpan, read_entry_bytes
-from pifold_core.merkle import FoldPart, ListedPart, assemble, inside
+from pifold_core.merkle import FoldPart, ListedPart, assemble, inside, named_by_parts
 from pifold_core.store_format import (
     FOLD_FORMAT_VERSION,
     LOG_FOLD_FORMAT_VERSION,
     OBJECT_FORMAT_VERSION,
+    PARTS_FOLD_FORMAT_VERSION,
     ObjectFile,
     StoreError,
     StoreObjectCorrupt,
@@ -76,8 +76,7 @@ class FoldStore:
         self.root = Path(root)
         """The store folder (``<state>/store``)."""
         self.log = Path(log) if log is not None else None
-        """The session log whose entry lines format-3 objects list (``None``: no log, and
-        reading such an object is an error naming it)."""
+        """The log whose entry lines fold objects list (``None``: reading one is an error)."""
         self.damaged: dict[str, StoreError] = {}
         """Objects found missing or corrupt by a read, by digest: what status reports."""
 
@@ -133,6 +132,8 @@ class FoldStore:
                 f"says {length}",
                 digest,
             )
+        if found.version == PARTS_FOLD_FORMAT_VERSION:
+            return source  # named by its listing (checked) and every part verified as read
         actual = sha256_hex(source)
         if actual != digest:
             raise StoreObjectCorrupt(
@@ -238,11 +239,10 @@ class FoldStore:
         log holds its bytes, and the caller makes that line durable with the folds' record);
         a ``leaf`` part carries its bytes and is stored as its own object (once: an existing
         leaf is verified); each child fold must be stored already or earlier in ``folds``.
-        The log is fsynced first (the entries' lines must be durable before an object names
-        them), every file is fsynced as it is written, and every folder touched once at the
-        end, before the caller makes the folds' log record durable. A fold object that exists and
-        verifies is kept; one that does not (a commit that never landed, then a log that
-        grew differently) is written anew from the parts, which the caller has verified.
+        The log is fsynced first (its lines must be durable before an object names them),
+        every file as it is written, every folder touched once at the end, before the caller
+        makes the folds' log record durable. A fold object that exists and verifies is kept;
+        one that does not (a commit that never landed) is written anew from the parts.
 
         Raises:
             StoreObjectMissing: a child fold part is not in the store.
@@ -270,7 +270,7 @@ class FoldStore:
             path = self.path_of(digest)
             if os.path.lexists(path) and self.verify(digest) is None:
                 continue
-            write_file_atomically(path, fold_file_bytes(parts), OBJECT_MODE, False)
+            write_file_atomically(path, _fold_file(digest, parts), OBJECT_MODE, False)
             unsynced.add(path.parent)
             self.damaged.pop(digest, None)
         for folder in sorted(unsynced):
@@ -288,7 +288,8 @@ class FoldStore:
             StoreError: a part is damaged, or the parts do not reassemble to ``digest``.
         """
         listed = [ListedPart(part.kind, part.digest, part.span) for part in parts]
-        actual = sha256_hex(assemble(self._insides(digest, listed)))
+        source = assemble(self._insides(digest, listed))  # every part verified as it is read
+        actual = digest if named_by_parts(digest, parts) else sha256_hex(source)
         if actual != digest:
             raise StoreObjectCorrupt(
                 f"refusing to rewrite fold store object {digest}: its parts reassemble to "
@@ -296,7 +297,7 @@ class FoldStore:
                 digest,
             )
         moved = self._set_aside(digest, quarantine)
-        write_file_atomically(self.path_of(digest), fold_file_bytes(parts), OBJECT_MODE)
+        write_file_atomically(self.path_of(digest), _fold_file(digest, parts), OBJECT_MODE)
         self.damaged.pop(digest, None)
         self.get(digest)
         return moved
@@ -360,10 +361,16 @@ class FoldStore:
             yield path, (name if _DIGEST.fullmatch(name) and path == expected else None)
 
 
+def _fold_file(digest: str, parts: Sequence[FoldPart]) -> bytes:
+    """Fold ``digest``'s file: format 4 if named by its parts, else 3 (an older engine's)."""
+    if named_by_parts(digest, parts):
+        return fold_file_bytes(parts, PARTS_FOLD_FORMAT_VERSION)
+    return fold_file_bytes(parts)
+
+
 def _sync_file(path: Path) -> None:
-    """Make the log's lines durable before any fold object that lists them is written: the
-    entries' bytes are the folds' sources, and must never be younger on disk than an object
-    naming them (an entry line is flushed when written, fsynced only here and at a commit)."""
+    """Make the log's lines durable before a fold object lists them: an entry's bytes must
+    never be younger on disk than an object naming them (fsynced here and at a commit)."""
     descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
         os.fsync(descriptor)

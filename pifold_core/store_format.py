@@ -5,11 +5,13 @@ Every object file is a one-line header and a payload (see :mod:`pifold_core.stor
     pifold-object format=<n> hash=sha256 bytes=<n>[ listing=<sha256>]\\n<payload>
 
 Format 1 holds bytes named by their own SHA-256 (a leaf, or an old fold's whole source);
-formats 2 and 3 hold a fold's listing (:mod:`pifold_core.merkle`), the header naming the
+formats 2 to 4 hold a fold's listing (:mod:`pifold_core.merkle`), the header naming the
 listing's SHA-256 and the length of the source it reassembles to. Format 2 lists child folds
-and leaf objects; format 3, what is written now, may also list entries by their lines in the
-session log. :func:`read_object_file` checks everything one file can show alone: the header,
-the format, a plain payload against its name, a listing against its header.
+and leaf objects; format 3 may also list entries by their lines in the session log; format
+4, what is written now (issue 23), is format 3 for a fold named by its parts (digest version
+2, :mod:`pifold_core.fold_digest`), so its listing is checked against its name here.
+:func:`read_object_file` checks everything one file can show alone: the header, the format,
+a plain payload against its name, a listing against its header (and format 4's name).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pifold_core.merkle import (
     decode_listing,
     encode_listing,
     listing_digest,
+    named_by_parts,
     source_length,
 )
 
@@ -36,8 +39,12 @@ FOLD_FORMAT_VERSION = 2
 """Layout of a fold stored as a listing of child folds and leaf objects (read, not written)."""
 LOG_FOLD_FORMAT_VERSION = 3
 """Layout of a fold whose listing may also name entries by their lines in the session log
-(what every fold object is written as)."""
-_LISTING_FORMATS = (FOLD_FORMAT_VERSION, LOG_FOLD_FORMAT_VERSION)
+(what folds named by their whole source are written as)."""
+PARTS_FOLD_FORMAT_VERSION = 4
+"""Layout of a fold named by its parts (digest version 2, :mod:`pifold_core.fold_digest`):
+the listing of format 3, its parts' digests hashing to the object's name (what every new
+fold object is written as)."""
+_LISTING_FORMATS = (FOLD_FORMAT_VERSION, LOG_FOLD_FORMAT_VERSION, PARTS_FOLD_FORMAT_VERSION)
 
 _HEADER = re.compile(
     rb"pifold-object format=(\d+) hash=([a-z0-9]+) bytes=(\d+)(?: listing=([0-9a-f]{64}))?\n"
@@ -84,11 +91,12 @@ def object_file_bytes(payload: bytes) -> bytes:
     return header + payload
 
 
-def fold_file_bytes(parts: Sequence[FoldPart]) -> bytes:
-    """The file of a fold object listing ``parts`` (format 3)."""
+def fold_file_bytes(parts: Sequence[FoldPart], version: int = LOG_FOLD_FORMAT_VERSION) -> bytes:
+    """The file of a fold object listing ``parts`` (format 3, or 4 for a fold named by its
+    parts)."""
     listing = encode_listing(parts)
     header = (
-        f"pifold-object format={LOG_FOLD_FORMAT_VERSION} hash={HASH_ALGORITHM} "
+        f"pifold-object format={version} hash={HASH_ALGORITHM} "
         f"bytes={source_length(parts)} listing={listing_digest(listing)}\n"
     ).encode("ascii")
     return header + listing
@@ -126,8 +134,7 @@ def read_object_file(path: Path, digest: str) -> ObjectFile:
     if version not in (OBJECT_FORMAT_VERSION, *_LISTING_FORMATS) or algorithm != HASH_ALGORITHM:
         raise StoreObjectCorrupt(
             f"fold store object {digest} has format {version}/{algorithm}, expected "
-            f"{OBJECT_FORMAT_VERSION}, {FOLD_FORMAT_VERSION} or {LOG_FOLD_FORMAT_VERSION}"
-            f"/{HASH_ALGORITHM}",
+            f"{OBJECT_FORMAT_VERSION} to {PARTS_FOLD_FORMAT_VERSION}/{HASH_ALGORITHM}",
             digest,
         )
     payload = data[match.end() :]
@@ -163,6 +170,11 @@ def _listing(digest: str, version: int, payload: bytes, recorded: str | None) ->
         raise StoreObjectCorrupt(
             f"fold store object {digest} has format {version} but lists log entries", digest
         )
+    if version == PARTS_FOLD_FORMAT_VERSION and not named_by_parts(digest, parts):
+        raise StoreObjectCorrupt(
+            f"fold store object {digest} is corrupt: the parts it lists hash to another name",
+            digest,
+        )
     return parts
 
 
@@ -170,6 +182,7 @@ __all__ = [
     "FOLD_FORMAT_VERSION",
     "LOG_FOLD_FORMAT_VERSION",
     "OBJECT_FORMAT_VERSION",
+    "PARTS_FOLD_FORMAT_VERSION",
     "ObjectFile",
     "StoreError",
     "StoreObjectCorrupt",

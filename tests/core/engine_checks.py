@@ -6,8 +6,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+from pifold_core.checkpoint import CHECKPOINT_NAME
 from pifold_core.engine import Engine
 from pifold_core.options import EngineOptions
 from pifold_core.tokens import TokenCounter
@@ -83,6 +85,14 @@ def reopen(engine: Engine) -> Engine:
     engine is closed first (it gives up the writer's lock, as a process that ends does)."""
     engine.close()
     return Engine.open(engine.state_dir, None, CharCounter(), engine._state.meter.host_measures)
+
+
+def set_checkpoint_aside(state_dir: Path) -> None:
+    """Remove the checkpoint a clean close wrote, so the next open rebuilds from the whole log
+    and checks every store object and evidence artifact on the way (a reopen from the
+    checkpoint checks only what the records past it added; the rest is verified on read,
+    and by ``pifold doctor``)."""
+    (state_dir / CHECKPOINT_NAME).unlink()
 
 
 def assert_reopens_identically(engine: Engine, counter: TokenCounter | None = None) -> Engine:
@@ -189,6 +199,7 @@ __all__ = [
     "pending_engine",
     "raw_tokens",
     "reopen",
+    "set_checkpoint_aside",
     "shown_raw",
     "unchanged",
 ]

@@ -20,6 +20,7 @@ from tests.core.engine_checks import (
     assert_reopens_identically,
     pending_engine,
     reopen,
+    set_checkpoint_aside,
     unchanged,
 )
 
@@ -235,6 +236,9 @@ def test_the_logged_host_head_survives_a_reopen(tmp_path: Path, from_checkpoint:
     engine.prepare_request(START_MS + 1_000, LIFETIME_S, "head-1")
     if from_checkpoint:
         checkpoint.write(engine._state)  # the reopen starts from it, not from the whole log
+    engine.close()
+    if not from_checkpoint:
+        set_checkpoint_aside(engine.state_dir)  # the one the close wrote: rebuilt from the log
     reopened = reopen(engine)
     try:
         assert reopened._state.last_host_head == "head-1"

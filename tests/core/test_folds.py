@@ -8,6 +8,7 @@ import pytest
 
 from pifold_core.builder import FoldBuilder
 from pifold_core.canonical import parse_json, sha256_hex
+from pifold_core.fold_digest import NODE_HEADER, PARTS_DIGEST
 from pifold_core.folds import Fold, FoldKind, Forest, ForestError, source_of
 from pifold_core.transcript import Transcript
 from tests.core.builders import SessionBuilder
@@ -35,7 +36,12 @@ def test_source_is_the_canonical_records_of_the_entries() -> None:
     transcript, _, builder = _setup()
     built = builder.build("span", 0, 7, commit=1)
     source = source_of(transcript.entries[0:7])
-    assert built.fold.source_digest == sha256_hex(source)
+    # Named by its parts (issue 23): each entry's digest, in order, under the node's header.
+    node = NODE_HEADER + b"".join(
+        b"entry %s\n" % e.digest.encode() for e in transcript.entries[0:7]
+    )
+    assert built.fold.source_digest == sha256_hex(node)
+    assert built.fold.digest_version == PARTS_DIGEST
     assert built.fold.source_bytes == len(source)
     assert parse_json(source) == [entry.to_record() for entry in transcript.entries[0:7]]
     assert built.fold.first_id == transcript.entries[0].id

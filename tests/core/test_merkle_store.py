@@ -187,7 +187,7 @@ def test_an_engine_session_keeps_each_entry_once_in_its_log_line(tmp_path: Path)
     listed: list[ListedPart] = []
     for path, _ in engine._state.store.object_paths():
         data = path.read_bytes()
-        assert data.startswith(b"pifold-object format=3 ")  # no leaf object, no old fold
+        assert data.startswith(b"pifold-object format=4 ")  # no leaf object, no old fold
         listed.extend(decode_listing(data.split(b"\n", 1)[1]))
     folded = {
         index for fold in engine.view.forest.folds.values() for index in range(fold.start, fold.end)

@@ -20,7 +20,7 @@ from pifold_core.state_folder import loose_state_modes, state_temporaries
 from pifold_core.store import StoreObjectCorrupt, StoreObjectMissing
 from pifold_core.tool import run_tool
 from tests.core.builders import CharCounter, SessionBuilder, drive, filler, small_options
-from tests.core.engine_checks import assert_lossless, folded_engine
+from tests.core.engine_checks import assert_lossless, folded_engine, set_checkpoint_aside
 
 
 def _evidence_session(path: Path) -> tuple[Engine, str]:
@@ -90,6 +90,7 @@ def test_one_damaged_store_object_leaves_the_rest_usable(tmp_path: Path, damage:
             del data[-7:]
         os.chmod(path, 0o600)
         path.write_bytes(bytes(data))
+    set_checkpoint_aside(engine.state_dir)  # the whole-log reopen checks every object
     reopened = _open(engine)
     problem = "missing" if damage == "deleted" else "corrupt"
     damaged = reopened.status().damaged
@@ -121,6 +122,7 @@ def test_a_damaged_evidence_artifact_is_reported_and_loud(tmp_path: Path) -> Non
     path = engine._state.evidence.path_of(digest)
     os.chmod(path, 0o600)
     path.write_bytes(path.read_bytes()[:-1] + b" ")
+    set_checkpoint_aside(engine.state_dir)
     reopened = _open(engine, read_only=True)
     assert [(item.id, item.kind, item.problem) for item in reopened.status().damaged] == [
         (identifier, "evidence", "corrupt")

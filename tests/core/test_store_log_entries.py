@@ -32,6 +32,7 @@ from tests.core.engine_checks import (
     assert_reopens_identically,
     folded_engine,
     pending_engine,
+    set_checkpoint_aside,
 )
 
 
@@ -234,6 +235,7 @@ def test_a_listing_that_names_other_lines_is_damage_the_doctor_rebuilds(tmp_path
     path.write_bytes(fold_file_bytes(wrong))
     state = engine.state_dir
     engine.close()
+    set_checkpoint_aside(state)
     reopened = Engine.open(state, None, CharCounter(), read_only=True)
     above = {other.handle for other in reopened.view.forest.ancestors(fold.handle)}
     damaged = {item.id: item.message for item in reopened.status().damaged}

@@ -34,8 +34,10 @@ from functools import cache
 from pathlib import Path
 
 from pifold_agent.replay import replay_trace
+from pifold_core.checkpoint import CHECKPOINT_NAME
 from pifold_core.doctor import examine, repair
 from pifold_core.engine import Engine
+from pifold_core.fold_digest import SOURCE_DIGEST
 from pifold_core.folds import source_of
 from pifold_core.journal import JournalCorrupt
 from pifold_core.merkle import encode_listing, fold_parts, listing_digest, source_length
@@ -100,6 +102,10 @@ def baseline() -> Baseline:
     """Replay the trace once per process into a temporary folder."""
     state = Path(tempfile.mkdtemp(prefix="pifold-corruption-")) / "state"
     replay_trace(TRACE, BUDGET, state_dir=state)
+    # The whole-log reopen is what names every damaged object with the folds above it; the
+    # checkpoint the replay's close wrote would start a reopen past them (checkpoint damage
+    # has its own harness, test_checkpoint_crash).
+    (state / CHECKPOINT_NAME).unlink()
     engine = Engine.open(state, read_only=True)
     try:
         folds = engine.view.forest.folds.values()
@@ -153,8 +159,11 @@ def _legacy_copy(engine: Engine) -> Path:
             if part.kind == "leaf" and part.payload is not None:
                 store.put(part.payload)
         listing = encode_listing(parts)
+        # Format 2 for a fold named by its whole source; one named by its parts (issue 23)
+        # lists leaves in format 4, as the engine does for an entry whose line it lacks.
+        version = 2 if fold.digest_version == SOURCE_DIGEST else 4
         header = (
-            f"pifold-object format=2 hash=sha256 bytes={source_length(parts)} "
+            f"pifold-object format={version} hash=sha256 bytes={source_length(parts)} "
             f"listing={listing_digest(listing)}\n"
         ).encode("ascii")
         path = store.path_of(fold.source_digest)

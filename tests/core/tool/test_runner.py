@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pifold_core.canonical import sha256_hex
 from pifold_core.engine import Engine
 from pifold_core.store import StoreObjectCorrupt, StoreObjectMissing
 from pifold_core.tool import run_tool
@@ -127,9 +128,7 @@ def test_peek_a_fold_slices_exactly_and_notes_the_ephemeral_copy(tmp_path: Path)
         arguments = {"action": "peek", "id": nested.handle, "offset": offset, "bytes": 1000}
         lines = _ok(engine, arguments, call_id=f"call_peek_{calls}").text.splitlines()
         assert lines[0].startswith(f"peek {nested.handle} (fold): bytes {offset:,} to ")
-        assert lines[0].endswith(
-            f"sha256 {engine._verbs.fold(nested.handle).source_digest} (verified)"
-        )
+        assert lines[0].endswith(f"sha256 {sha256_hex(source)} (verified)")
         pieces.append(lines[1])  # canonical JSON has no raw newline: the body is one line
         following = re.search(r'"offset":(\d+)', lines[2])
         offset = int(following[1]) if lines[2].startswith("incomplete:") and following else None

@@ -1,0 +1,1 @@
+"""A state folder written by an older engine, kept to prove newer ones still open it."""
