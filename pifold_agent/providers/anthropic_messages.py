@@ -30,7 +30,7 @@ import anthropic
 from pifold_agent.providers.anthropic_stream import REDACTED_PREFIX, STOP_REASONS, AnthropicReader
 from pifold_agent.providers.assembly import normalise_call_id, sorted_json
 from pifold_agent.providers.base import ProviderRequest, StreamEvent
-from pifold_agent.providers.cache_requests import ANTHROPIC_HOST, official_endpoint
+from pifold_agent.providers.cache_requests import anthropic_diagnostics
 from pifold_agent.providers.reply_door import plain
 from pifold_core.canonical import JsonValue
 
@@ -149,12 +149,13 @@ class AnthropicMessages:
         self.max_output_tokens = max_output_tokens
         """The output a request asks for when the request states none."""
         self.cache_diagnostics = (
-            official_endpoint(base_url, ANTHROPIC_HOST)
+            anthropic_diagnostics(base_url, model)
             if cache_diagnostics is None
             else cache_diagnostics
         )
         """Whether every request asks the provider's cache diagnostics (``None`` given: on the
-        Claude API's own host only, :mod:`pifold_agent.providers.cache_requests`)."""
+        Claude API's own host, or for a Claude model behind another URL,
+        :mod:`pifold_agent.providers.cache_requests`)."""
         # The loop owns retry with backoff; the SDK must not retry behind its back.
         self.client = anthropic.AsyncAnthropic(
             api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_s

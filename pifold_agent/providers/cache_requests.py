@@ -4,12 +4,15 @@ Which requests carry them (see :mod:`pifold_agent.cache_report.reports` for the 
 shapes and their pages):
 
 * **Anthropic** cache diagnostics are a Claude API feature (not Bedrock, not Vertex): asked
-  when the adapter talks to ``api.anthropic.com`` (no ``--base-url``, or that host), or when
-  the adapter is told to. Every such request carries ``diagnostics`` (``previous_message_id``
+  when the adapter talks to ``api.anthropic.com`` (no ``--base-url``, or that host), when the
+  model is a Claude model behind another URL (a gateway or proxy forwards the field to the
+  Claude API; a local model in Anthropic's shape is not asked), or when the adapter is told
+  to. Every such request carries ``diagnostics`` (``previous_message_id``
   ``null`` on a first request: the API keeps a fingerprint only of requests that opt in).
 * **OpenAI Responses** prompt-cache diagnostics and explicit breakpoints are for GPT-5.6 and
   later (``prompt_cache_options`` in the installed SDK: "Supported for ``gpt-5.6`` and later
-  models"): asked for such a model on ``api.openai.com``, or when the adapter is told to. A
+  models"): asked for such a model on ``api.openai.com`` or behind a ``--base-url`` that
+  serves it (the model's name says it is OpenAI's), or when the adapter is told to. A
   breakpoint (``"prompt_cache_breakpoint": {"mode": "explicit"}``) may sit on an
   ``input_text``, ``input_image`` or ``input_file`` part, never on a tool definition, the
   ``instructions`` field or an assistant's output; a request writes at most four (one of
@@ -50,6 +53,12 @@ def official_endpoint(base_url: str | None, host: str) -> bool:
         return (urlsplit(base_url.strip()).hostname or "").lower() == host
     except ValueError:
         return False
+
+
+def anthropic_diagnostics(base_url: str | None, model: str) -> bool:
+    """Whether an Anthropic adapter asks the cache diagnostics by default: on the Claude
+    API's own host, or for a Claude model behind another URL."""
+    return official_endpoint(base_url, ANTHROPIC_HOST) or model.strip().lower().startswith("claude")
 
 
 def openai_cache_controls(model: str) -> bool:
@@ -101,6 +110,7 @@ __all__ = [
     "BREAKABLE_PARTS",
     "BREAKPOINT",
     "OPENAI_HOST",
+    "anthropic_diagnostics",
     "breakable_parts",
     "official_endpoint",
     "openai_cache_controls",

@@ -29,8 +29,6 @@ from pifold_agent.providers.assembly import arguments_text, normalise_call_id
 from pifold_agent.providers.base import ProviderRequest, StreamEvent
 from pifold_agent.providers.cache_requests import (
     BREAKPOINT,
-    OPENAI_HOST,
-    official_endpoint,
     openai_cache_controls,
     place_openai_breakpoint,
 )
@@ -149,12 +147,10 @@ class OpenAIResponses:
         self.reasoning = is_reasoning_model(model) if reasoning is None else reasoning
         """Whether the model reasons (system as ``developer``, encrypted reasoning kept)."""
         self.cache_controls = (
-            official_endpoint(base_url, OPENAI_HOST) and openai_cache_controls(model)
-            if cache_controls is None
-            else cache_controls
+            openai_cache_controls(model) if cache_controls is None else cache_controls
         )
         """Whether requests carry explicit cache breakpoints and ask the provider's cache
-        diagnostics (``None`` given: GPT-5.6 and later on OpenAI's own host,
+        diagnostics (``None`` given: GPT-5.6 and later, on OpenAI's host or behind a URL,
         :mod:`pifold_agent.providers.cache_requests`)."""
         # The loop owns retry with backoff; the SDK must not retry behind its back.
         self.client = openai.AsyncOpenAI(

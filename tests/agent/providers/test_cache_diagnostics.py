@@ -160,7 +160,11 @@ def test_which_requests_carry_cache_controls() -> None:
     for model in ("gpt-5", "gpt-5.5", "gpt-4.1", "gpt-4o", "o3", "qwen3-coder"):
         assert not openai_cache_controls(model), model
     assert OpenAIResponses("gpt-5.6", "key").cache_controls
-    assert not OpenAIResponses("gpt-5.6", "key", "http://127.0.0.1:1/v1").cache_controls
+    # Behind a gateway the model's name says whose it is: OpenAI's and Claude models are
+    # asked, a local model served in either shape is not.
+    assert OpenAIResponses("gpt-5.6", "key", "http://127.0.0.1:1/v1").cache_controls
+    assert not OpenAIResponses("qwen3-coder", "key", "http://127.0.0.1:1/v1").cache_controls
     assert not OpenAIResponses("gpt-5.5", "key").cache_controls
     assert AnthropicMessages("claude-sonnet-4-5", "key").cache_diagnostics
-    assert not AnthropicMessages("claude-sonnet-4-5", "key", "http://127.0.0.1:1").cache_diagnostics
+    assert AnthropicMessages("claude-sonnet-4-5", "key", "http://127.0.0.1:1").cache_diagnostics
+    assert not AnthropicMessages("qwen3-coder", "key", "http://127.0.0.1:1").cache_diagnostics

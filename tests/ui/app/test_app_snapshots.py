@@ -21,6 +21,7 @@ from types import SimpleNamespace
 import pytest
 from syrupy.assertion import SnapshotAssertion
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from pifold_agent.loop import messages as entry_messages
 from pifold_agent.loop.approval import Approver
@@ -274,6 +275,10 @@ class TestFoldScreens:
             for command, screen in FOLD_SCREENS:
                 await send(pilot, command)
                 assert isinstance(app.screen, screen), app.screen
+                # A blinking cursor (the settings screen's first field) is drawn or not by
+                # the clock: hold it shown so the capture does not depend on the moment.
+                for field in app.screen.query(Input):
+                    field.cursor_blink = False
                 await pilot.pause()
                 await pilot.wait_for_scheduled_animations()
                 shots[command] = normalised(app.export_screenshot(title="pifold"), snapshot_root)
