@@ -47,9 +47,13 @@ async def wait_for_source(pilot: Pilot[None]) -> None:
         else:
             raise AssertionError(f"the source pane never showed {expected}")
     # The loaded slice is set; the layout it asks for (a scroll bar once the text is taller
-    # than the pane, which narrows the text) runs on the next refreshes, not at once.
-    await pilot.pause()
-    await pilot.pause()
+    # than the pane, which narrows the text) runs on a screen's next update, not at once.
+    # Pilot updates only the top screen: an editor under a modal (the commit plan's
+    # question) is updated here, as Pilot updates the top one.
+    for _ in range(2):
+        for editor in editors:
+            editor._on_timer_update()
+        await pilot.pause()
 
 
 class ScreenHost(App[None]):
