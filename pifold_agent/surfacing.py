@@ -8,23 +8,15 @@ fresh tail (:mod:`pifold_core.search.suggestions`).
 
 from __future__ import annotations
 
-from pifold_core.settings import HOST_SETTINGS, SettingsError, SettingsFile
+from pifold_core.settings import host_setting_in_force
 
 SETTING = "surfacing"
 """The settings file's switch for suggestions at a commit (off by default)."""
 
 
 def surfacing_enabled(read_settings: bool = True) -> bool:
-    """Whether commits carry suggestions: the settings file's ``surfacing``, off by default
-    (and off when the file is not read or is refused: the run reports a refused file)."""
-    if not read_settings:
-        return HOST_SETTINGS[SETTING]
-    settings = SettingsFile()
-    try:
-        settings.load()
-    except SettingsError:
-        return HOST_SETTINGS[SETTING]
-    return settings.host_setting(SETTING)
+    """Whether commits carry suggestions: the settings file's ``surfacing``, off by default."""
+    return host_setting_in_force(SETTING, read_settings)
 
 
 __all__ = ["SETTING", "surfacing_enabled"]

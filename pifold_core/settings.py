@@ -44,6 +44,20 @@ Signature = tuple[int, int, int]
 """``(mtime_ns, size, inode)`` of the file as last read or written."""
 
 
+def host_setting_in_force(name: str, read_settings: bool = True) -> bool:
+    """Host setting ``name`` as the settings file sets it, else its default
+    (:data:`HOST_SETTINGS`); the default too when the file is not read or is refused (the run
+    reports a refused file itself)."""
+    if not read_settings:
+        return HOST_SETTINGS[name]
+    settings = SettingsFile()
+    try:
+        settings.load()
+    except SettingsError:
+        return HOST_SETTINGS[name]
+    return settings.host_setting(name)
+
+
 def settings_path(environ: Mapping[str, str] = os.environ) -> Path:
     """``$XDG_CONFIG_HOME/pi-fold/settings.json``, else ``~/.config/pi-fold/settings.json``.
 

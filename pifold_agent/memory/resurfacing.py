@@ -30,7 +30,7 @@ from pifold_agent.memory.store import MemoryStore
 from pifold_agent.memory.tool import NAME as MEMORY_TOOL
 from pifold_core.canonical import JsonValue
 from pifold_core.entries import Entry
-from pifold_core.settings import HOST_SETTINGS, SettingsError, SettingsFile
+from pifold_core.settings import host_setting_in_force
 
 SETTING = "memoryResurfacing"
 """The settings file's switch for resurfacing (on by default)."""
@@ -138,16 +138,8 @@ class Resurfacer:
 
 
 def resurfacing_enabled(read_settings: bool = True) -> bool:
-    """Whether notes come back: the settings file's ``memoryResurfacing``, on by default (and
-    on when the file is not read or is refused: the run reports a refused file itself)."""
-    if not read_settings:
-        return HOST_SETTINGS[SETTING]
-    settings = SettingsFile()
-    try:
-        settings.load()
-    except SettingsError:
-        return HOST_SETTINGS[SETTING]
-    return settings.host_setting(SETTING)
+    """Whether notes come back: the settings file's ``memoryResurfacing``, on by default."""
+    return host_setting_in_force(SETTING, read_settings)
 
 
 def memory_details(entry: Entry) -> dict[str, JsonValue]:
