@@ -9,11 +9,9 @@ like the audit's unattributed rewrites: green at zero, the warning colour otherw
 
 from __future__ import annotations
 
-from rich.text import Text
-
 from pifold_agent.cache_report.tally import CacheTally
 from pifold_tui.screens.status.figures import ReportStyles, heading, share, tokens
-from pifold_tui.screens.status.rows import FigureRows
+from pifold_tui.screens.status.rows import FigureRows, must_be_zero_row
 
 
 def cache_rows(table: FigureRows, tally: CacheTally, styles: ReportStyles) -> None:
@@ -47,18 +45,14 @@ def cache_rows(table: FigureRows, tally: CacheTally, styles: ReportStyles) -> No
         share(tally.explained, tally.judged),
         "a commit, an expiry, a host head change or a model switch",
     )
-    bad = tally.unexplained
-    style = styles.warning if bad else styles.good
-    table.add(
-        Text("unexplained misses", style=style if bad else ""),
-        Text(f"{bad:,}", style=style),
-        share(bad, tally.judged),
-        Text(
-            "the provider re-read bytes pifold kept, and nothing pifold knows says why"
-            if bad
-            else "none",
-            style=style if bad else styles.muted,
-        ),
+    must_be_zero_row(
+        table,
+        styles,
+        "unexplained misses",
+        tally.unexplained,
+        tally.judged,
+        "the provider re-read bytes pifold kept, and nothing pifold knows says why",
+        "none",
     )
     last = tally.last_miss
     if last is not None:

@@ -32,7 +32,7 @@ from pifold_tui.screens.status.figures import (
     tokens,
 )
 from pifold_tui.screens.status.history import commit_history, last_commit_rows
-from pifold_tui.screens.status.rows import FigureRows
+from pifold_tui.screens.status.rows import FigureRows, must_be_zero_row
 
 CATEGORY_ACTIONS: dict[Category, str] = {
     Category.CONSOLIDATED: "the deepest compression; peek or expand one in /fold-editor",
@@ -306,18 +306,14 @@ def _audit_rows(table: FigureRows, figures: StatusFigures, styles: ReportStyles)
         share(audit.attributed, audit.requests),
         "a commit or a verb (expand) named the change",
     )
-    bad = audit.unattributed
-    style = styles.warning if bad else styles.good
-    table.add(
-        Text("unattributed rewrites", style=style if bad else ""),
-        Text(f"{bad:,}", style=style),
-        share(bad, audit.requests),
-        Text(
-            "bytes changed with no commit or verb: a bug, please report it"
-            if bad
-            else "none, as it must be",
-            style=style if bad else styles.muted,
-        ),
+    must_be_zero_row(
+        table,
+        styles,
+        "unattributed rewrites",
+        audit.unattributed,
+        audit.requests,
+        "bytes changed with no commit or verb: a bug, please report it",
+        "none, as it must be",
     )
 
 

@@ -20,7 +20,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from pifold_tui.screens.status.figures import figure_table
+from pifold_tui.screens.status.figures import ReportStyles, figure_table, share
 
 WIDE_COLUMNS = 110
 """Below this many cells the report stacks each action under its figure."""
@@ -136,4 +136,24 @@ def _label(row: FigureRow) -> Text:
     return _text(row.label)
 
 
-__all__ = ["ACTION_INDENT", "WIDE_COLUMNS", "FigureRow", "FigureRows"]
+def must_be_zero_row(
+    table: FigureRows,
+    styles: ReportStyles,
+    label: str,
+    count: int,
+    whole: int,
+    when_some: str,
+    when_none: str,
+) -> None:
+    """A count that should stay at zero (unattributed rewrites, unexplained misses): in the
+    warning colour with ``when_some`` when it is not, calm with ``when_none`` when it is."""
+    style = styles.warning if count else styles.good
+    table.add(
+        Text(label, style=style if count else ""),
+        Text(f"{count:,}", style=style),
+        share(count, whole),
+        Text(when_some if count else when_none, style=style if count else styles.muted),
+    )
+
+
+__all__ = ["ACTION_INDENT", "WIDE_COLUMNS", "FigureRow", "FigureRows", "must_be_zero_row"]
