@@ -258,10 +258,9 @@ class PifoldApp(App[int]):
         )
 
         if isinstance(event, MessageEnd):
-            usage = event.entry.usage
-            if event.entry.kind == "assistant" and usage is not None:
+            if event.entry.kind == "assistant":
                 bill = None if self.session is None else self.session.bill
-                self.footer.count(usage, None if bill is None else bill.comparison())
+                self.footer.record(event.entry, None if bill is None else bill.comparison())
             self.refresh_bar()
         elif isinstance(event, CommitDone | CompactionDone | RunEnd):
             self.refresh_bar()
