@@ -42,7 +42,8 @@ from pifold_tui.app.messages import (
     PromptSubmitted,
     ShellRequested,
 )
-from pifold_tui.app.slash import SlashCommandProvider, build_registry, run_line
+from pifold_tui.app.slash import build_registry, run_line
+from pifold_tui.app.slash_palette import SlashCommandProvider
 from pifold_tui.app.typed import run_shell_command, send_message
 
 if TYPE_CHECKING:

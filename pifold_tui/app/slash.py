@@ -1,4 +1,5 @@
-"""The app's slash commands, registered once; the palette's provider reads the same table.
+"""The app's slash commands, registered once; the palette's provider
+(:mod:`pifold_tui.app.slash_palette`) reads the same table.
 
 Each command says whether it may run while the agent works. The fold screens take the live
 engine (DESIGN §11): during a run ``/fold-editor`` opens read-only (browse and peek; no
@@ -11,10 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import textwrap
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, cast
-
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from pifold_tui.app.commands import Command, CommandError, CommandRegistry
 from pifold_tui.screens.catalogue import SCREEN_ACTIONS
@@ -374,42 +373,8 @@ def build_registry() -> CommandRegistry[SlashHost]:
     return registry
 
 
-class SlashCommandProvider(Provider):
-    """The command palette's slash commands: the app's registry, searched by name."""
-
-    def _commands(self) -> list[Command[SlashHost]]:
-        app = cast("SlashHost", self.app)
-        return list(getattr(app, "registry", ()))
-
-    async def discover(self) -> Hits:
-        app = cast("SlashHost", self.app)
-        for command in self._commands():
-            yield DiscoveryHit(command.slash, _runner(app, command), help=command.description)
-
-    async def search(self, query: str) -> Hits:
-        app = cast("SlashHost", self.app)
-        matcher = self.matcher(query)
-        for command in self._commands():
-            score = matcher.match(command.slash)
-            if score > 0:
-                yield Hit(
-                    score,
-                    matcher.highlight(command.slash),
-                    _runner(app, command),
-                    help=command.description,
-                )
-
-
-def _runner(app: SlashHost, command: Command[SlashHost]) -> Callable[[], Awaitable[None]]:
-    async def run() -> None:
-        await app.run_slash(command.slash)
-
-    return run
-
-
 __all__ = [
     "COMMANDS",
-    "SlashCommandProvider",
     "build_registry",
     "open_fold_editor",
     "reopen",
