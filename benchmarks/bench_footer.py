@@ -18,22 +18,24 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-
-from textual.app import App, ComposeResult
 
 from pifold_agent.cache_report.records import CACHE_KEY, PROVIDER_DATA, verdict_record
 from pifold_agent.cache_report.reports import ProviderCacheReport
 from pifold_agent.cache_report.tally import CacheTally
 from pifold_agent.cache_report.verdict import EngineFacts, judge
-from pifold_agent.loop.recorder import SessionRecorder
 from pifold_agent.sessions import SessionFile
 from pifold_core.entries import Entry, TextBlock, Usage
-from pifold_tui.app.footer import BillNote, Prices, SessionFooter
+from pifold_tui.app.footer import SessionFooter
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPOSITORY))
+
+from tests.ui.app.footer_host import FooterApp, Shown  # noqa: E402 (after the path)
 
 REPAINTS = 200
 """Repaints per measurement."""
@@ -73,25 +75,6 @@ def per_repaint(action: Callable[[], object]) -> tuple[float, float]:
         walls.append((time.perf_counter() - started) * 1000.0)
     cpu = (time.process_time() - cpu_started) * 1000.0 / REPAINTS
     return statistics.median(walls), cpu
-
-
-@dataclass
-class Shown:
-    """The session as the footer reads it (the app's ``AppSession`` has more)."""
-
-    recorder: SessionRecorder
-    demo: bool = False
-    cwd: Path = Path("/w")
-    prices: Prices | None = None
-    model: str = "claude-sonnet-4-5"
-    bill: BillNote | None = None
-
-
-class FooterApp(App[None]):
-    """A bare app holding the footer alone."""
-
-    def compose(self) -> ComposeResult:
-        yield SessionFooter("claude-sonnet-4-5", Path("/w"), None)
 
 
 async def measure(session: SessionFile) -> None:

@@ -4,20 +4,20 @@ counted as each reply is recorded."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from textual.app import App, ComposeResult
 
 from pifold_agent.cache_report.records import CACHE_KEY, PROVIDER_DATA, verdict_record
 from pifold_agent.cache_report.reports import REPORT_KINDS, ProviderCacheReport
 from pifold_agent.cache_report.tally import CacheTally
 from pifold_agent.cache_report.verdict import EngineFacts, judge
-from pifold_agent.loop.recorder import MemoryRecorder, SessionRecorder
+from pifold_agent.loop.recorder import MemoryRecorder
 from pifold_core.entries import Entry, TextBlock, Usage
-from pifold_tui.app.footer import BillNote, Prices, SessionFooter, UsageTotals, footer_text
+from pifold_tui.app.footer import SessionFooter, UsageTotals, footer_text
+from tests.ui.app.footer_host import FooterApp, Shown
 
 
 def reply(number: int, read: int, report: ProviderCacheReport, facts: EngineFacts) -> Entry:
@@ -106,23 +106,6 @@ class CountedRecorder(MemoryRecorder):
     def recorded(self) -> Sequence[Entry]:
         self.reads += 1
         return super().recorded()
-
-
-@dataclass
-class Shown:
-    """The session as the footer reads it."""
-
-    recorder: SessionRecorder
-    demo: bool = False
-    cwd: Path = Path("/w")
-    prices: Prices | None = None
-    model: str = "claude-sonnet-4-5"
-    bill: BillNote | None = None
-
-
-class FooterApp(App[None]):
-    def compose(self) -> ComposeResult:
-        yield SessionFooter("claude-sonnet-4-5", Path("/w"), None)
 
 
 async def test_the_footer_counts_cache_figures_as_replies_are_recorded() -> None:
