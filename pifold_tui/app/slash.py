@@ -20,6 +20,7 @@ from pifold_tui.screens.catalogue import SCREEN_ACTIONS
 
 if TYPE_CHECKING:
     from pifold_agent.providers.models import ModelDescriptor
+    from pifold_core.engine import Engine
     from pifold_tui.app.host import SlashHost
     from pifold_tui.app.session_setup import AppSession
     from pifold_tui.screens.editor import FoldEditorScreen
@@ -66,29 +67,37 @@ def _live(app: SlashHost, command: str) -> AppSession | None:
     return session
 
 
-def fold_status(app: SlashHost, arguments: str) -> None:
-    session = _session(app, "/fold-status")
+def _folding(app: SlashHost, command: str) -> tuple[AppSession, Engine] | None:
+    """The session and its folding engine, unless the session is not open yet or no longer
+    folds (after ``/compact``): the fold screens have nothing to show then."""
+    session = _session(app, command)
     if session is None:
-        return
+        return None
     if session.engine is None:
-        app.say("/fold-status: folding is off in this session (/compact).", "warning")
+        app.say(f"{command}: folding is off in this session (/compact).", "warning")
+        return None
+    return session, session.engine
+
+
+def fold_status(app: SlashHost, arguments: str) -> None:
+    folding = _folding(app, "/fold-status")
+    if folding is None:
         return
+    session, engine = folding
     from pifold_tui.screens.status import FoldStatusScreen
 
     note = None if session.bill is None else session.bill.note()
-    app.open_screen(FoldStatusScreen(session.engine, note=note, label=str(session.cwd)))
+    app.open_screen(FoldStatusScreen(engine, note=note, label=str(session.cwd)))
 
 
 def fold(app: SlashHost, arguments: str) -> None:
-    session = _session(app, "/fold")
-    if session is None:
+    folding = _folding(app, "/fold")
+    if folding is None:
         return
-    if session.engine is None:
-        app.say("/fold: folding is off in this session (/compact).", "warning")
-        return
+    _, engine = folding
     from pifold_tui.screens.fold import FoldScreen
 
-    app.open_screen(FoldScreen(session.engine))
+    app.open_screen(FoldScreen(engine))
 
 
 def open_fold_editor(app: SlashHost, handle: str | None = None) -> None:
@@ -143,15 +152,13 @@ async def reopen(app: SlashHost, resume: str | None) -> None:
 
 
 def fold_settings(app: SlashHost, arguments: str) -> None:
-    session = _session(app, "/fold-settings")
-    if session is None:
+    folding = _folding(app, "/fold-settings")
+    if folding is None:
         return
-    if session.engine is None:
-        app.say("/fold-settings: folding is off in this session (/compact).", "warning")
-        return
+    session, engine = folding
     from pifold_tui.screens.settings import FoldSettingsScreen
 
-    app.open_screen(FoldSettingsScreen(session.engine, session.settings))
+    app.open_screen(FoldSettingsScreen(engine, session.settings))
 
 
 async def compact(app: SlashHost, arguments: str) -> None:
