@@ -17,7 +17,7 @@ from pifold_agent.setup_report import flatten, one_line, setup_failure
 from pifold_core.journal import JournalCorrupt
 from pifold_core.store import StoreError
 
-STATE = Path("/home/ada/.pifold/state/s1")
+STATE = Path("/srv/pifold/state/s1")
 
 
 @given(st.text())
