@@ -4,18 +4,18 @@
 opens its context (the folding engine under the settings file, or ``--no-fold``'s native
 compaction), builds the agent and catches the engine up with the session. Whatever goes
 wrong on the way is a :class:`~pifold_agent.run_input.CommandError` of one line naming the
-session or file and what to do (:func:`setup_failure`), never a traceback, and everything
-opened so far is closed again, its locks with it: a run that was refused changed nothing.
+session or file and what to do (:mod:`pifold_agent.setup_report`), never a traceback, and
+everything opened so far is closed again, its locks with it: a run that was refused changed
+nothing.
 
 What the set-up found worth saying without refusing (lines of the session file skipped, a
 hand edit the engine's log overrides, a settings file others may write) is kept in
-:attr:`OpenRun.notices` for the host to show.
+:attr:`OpenRun.notices` for the host to show; the words of both are
+:mod:`~pifold_agent.setup_report`'s.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -35,19 +35,22 @@ from pifold_agent.memory.tool import MemoryTool
 from pifold_agent.native_window import NativeWindow
 from pifold_agent.providers.base import Provider
 from pifold_agent.providers.local_window import budget_origin
-from pifold_agent.providers.models import ModelDescriptor, cache_lifetime, models_file
+from pifold_agent.providers.models import ModelDescriptor, cache_lifetime
 from pifold_agent.run_input import CommandError, HeadlessOptions
 from pifold_agent.scripted.provider import ScriptedProvider
 from pifold_agent.sessions import SessionError, SessionFile, find, latest_for, state_directory
 from pifold_agent.sessions.agreement import compare_with_log
+from pifold_agent.setup_report import (
+    configuration_notices,
+    one_line,
+    setup_failure,
+    state_notices,
+)
 from pifold_agent.surfacing import surfacing_enabled
 from pifold_agent.tools import builtin_tools
-from pifold_core.config_file import loose_warning
-from pifold_core.engine import Engine, EngineError, SessionLocked
-from pifold_core.journal import JournalCorrupt
+from pifold_core.engine import Engine
 from pifold_core.options import EngineOptions, budget_problem
-from pifold_core.settings import SettingsError, SettingsFile
-from pifold_core.store import StoreError
+from pifold_core.settings import SettingsFile
 
 
 @dataclass
@@ -286,52 +289,6 @@ def _with_budget(options: EngineOptions, budget: int | None) -> EngineOptions:
     return options if budget is None else replace(options, budget=budget)
 
 
-def state_notices(engine: Engine) -> list[str]:
-    """What the open found damaged but could work around, each with its consequence."""
-    notices = []
-    doctor = f"`pifold doctor {engine.state_dir} --repair`"
-    if engine.view.torn_tail is not None:
-        notices.append(
-            f"the fold log's last line, {engine.view.torn_tail.describe()}, was torn (a write cut "
-            "short) and was cut off; nothing before it is lost, and the session file gives "
-            "back its message"
-        )
-    if engine.view.checkpoint_problem is not None:
-        notices.append(
-            f"the checkpoint was not used ({flatten(engine.view.checkpoint_problem)}); "
-            "the session was rebuilt from its log instead"
-        )
-    damaged = engine.status().damaged
-    if damaged:
-        first = damaged[0]
-        more = f" and {len(damaged) - 1} more" if len(damaged) > 1 else ""
-        notices.append(
-            f"{first.kind} {first.id} is {first.problem} in the store{more}: the session runs, "
-            f"but it cannot be peeked or expanded; {doctor} rebuilds a fold's object from the log"
-        )
-    return notices
-
-
-def configuration_notices() -> list[str]:
-    """What is loose about the user's settings and models files (read anyway: see
-    :mod:`pifold_core.config_file`), as warning lines."""
-    notices = []
-    settings = SettingsFile()
-    with contextlib.suppress(SettingsError):  # a refused file is refused where it is loaded
-        settings.load()
-    if settings.warning is not None:
-        notices.append(f"settings file {settings.warning}")
-    path = models_file()
-    try:
-        status = os.stat(path)
-    except OSError:
-        return notices  # missing: nothing to say; unreadable: said where it is loaded
-    warning = loose_warning(path, status)
-    if warning is not None:
-        notices.append(f"models file {warning}")
-    return notices
-
-
 def agent_config(
     cwd: Path,
     session_id: str,
@@ -363,63 +320,15 @@ def agent_tools(
     return tools if cwd is None else [*tools, MemoryTool(store_for(cwd))]
 
 
-def flatten(text: str) -> str:
-    """``text`` on one line: every run of white space one space."""
-    return " ".join(text.split())
-
-
-def one_line(error: BaseException) -> str:
-    """An exception's message on one line (an OS error with its file named)."""
-    if isinstance(error, OSError) and error.strerror:
-        text = f"{error.filename}: {error.strerror}" if error.filename else error.strerror
-    else:
-        text = str(error) or type(error).__name__
-    return flatten(text)
-
-
-def setup_failure(
-    error: Exception, session: SessionFile | None, state_dir: Path | None = None
-) -> str:
-    """One line saying why a session could not be opened for a run, and what to do."""
-    if isinstance(error, CommandError | SettingsError | SessionError):
-        return one_line(error)
-    if state_dir is None and session is not None:
-        state_dir = state_directory(session.path)
-    state = f"the session's engine state {state_dir}" if state_dir else "the engine state"
-    doctor = f"pifold doctor {state_dir}" if state_dir else "pifold doctor STATE"
-    if isinstance(error, SessionLocked):  # another writer of the engine alone (a repair)
-        return f"cannot open {state}: {one_line(error)}"
-    if isinstance(error, JournalCorrupt):
-        return (
-            f"the session's fold log is damaged, so it is not opened: {one_line(error)}; "
-            f"`{doctor}` says what is damaged and `--repair` repairs what can be (or move the "
-            "folder aside: the session file holds every message, and a new state is built "
-            "from it)"
-        )
-    if isinstance(error, StoreError | EngineError | ValueError | RuntimeError):
-        return f"cannot open {state}: {one_line(error)}; `{doctor}` says what is damaged"
-    if isinstance(error, OSError):
-        return f"cannot open {state}: {one_line(error)}"
-    return (
-        f"cannot open {state}: unexpected {type(error).__name__}: {one_line(error)} "
-        "(a bug in pifold: please report it)"
-    )
-
-
 __all__ = [
     "OpenRun",
     "agent_config",
     "agent_tools",
     "check_budget",
     "check_sizes",
-    "configuration_notices",
     "engine_as_logged",
-    "flatten",
     "native_window",
-    "one_line",
     "open_engine",
     "open_run",
     "open_session",
-    "setup_failure",
-    "state_notices",
 ]

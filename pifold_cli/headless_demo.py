@@ -25,7 +25,8 @@ from pifold_agent.importers import load_trace
 from pifold_agent.loop import Agent, AgentConfig, AgentEvent, MemoryRecorder, RunResult
 from pifold_agent.loop.events import CommitDone, MessageEnd, MessageStart, OverflowRecovered
 from pifold_agent.loop.system_prompt import system_prompt
-from pifold_agent.replay import over_budget_problem, requests_over_budget, verify_folds
+from pifold_agent.replay import verify_folds
+from pifold_agent.replay_report import over_budget_problem, requests_over_budget
 from pifold_agent.scripted.provider import ScriptedProvider, script_from_entries
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry

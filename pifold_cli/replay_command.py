@@ -25,14 +25,9 @@ from rich.table import Table
 
 from pifold_agent.bundled_traces import demo_trace
 from pifold_agent.importers import TraceFormatError
-from pifold_agent.replay import (
-    ReplayOutputError,
-    ReplayReport,
-    ReplayStateError,
-    broken_promises,
-    replay_trace,
-)
+from pifold_agent.replay import ReplayOutputError, ReplayStateError, replay_trace
 from pifold_agent.replay_lifetime import CacheLifetime
+from pifold_agent.replay_report import ReplayReport, broken_promises
 from pifold_cli.headless_demo import headless_demo
 from pifold_cli.inspect_command import run_inspection
 from pifold_core.options import DEFAULT_BUDGET, EngineOptions, OptionsError, check_budget

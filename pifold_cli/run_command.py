@@ -42,7 +42,8 @@ from pifold_agent.loop.events import (
 )
 from pifold_agent.provider_choice import provider_and_model
 from pifold_agent.run_input import CommandError, HeadlessOptions, clean_text, gather_messages
-from pifold_agent.run_setup import flatten, one_line, open_run
+from pifold_agent.run_setup import open_run
+from pifold_agent.setup_report import flatten, one_line
 from pifold_core.canonical import JsonValue
 from pifold_core.engine import Engine
 

@@ -1,8 +1,10 @@
 """The session's cache figures: hit ratio, misses, the last miss and its cause, unexplained.
 
 Read from the assistant messages of a session (their usage and the verdicts kept with them,
-:mod:`pifold_agent.cache_report.records`), so the footer, ``/fold-status``, the headless JSON
-and ``pifold replay --json`` all show the same figures, live or after a reopen.
+:mod:`pifold_agent.cache_report.records`), counted as they are recorded
+(:class:`RunningTally`) or over a whole session at once (:meth:`CacheTally.of`), so the
+footer, ``/fold-status``, the headless JSON and ``pifold replay --json`` all show the same
+figures, live or after a reopen.
 
 The **hit ratio** is the share of prompt tokens read from the cache, over every request whose
 usage the provider reported. A **miss** is a request judged one
@@ -72,37 +74,10 @@ class CacheTally:
     @classmethod
     def of(cls, entries: Iterable[Entry]) -> CacheTally:
         """The figures of the assistant messages among ``entries``."""
-        prompt = read = judged = reported = unknown = misses = explained = unexplained = 0
-        last: CacheVerdict | None = None
+        running = RunningTally()
         for entry in entries:
-            if entry.kind != "assistant":
-                continue
-            usage = entry.usage
-            if usage is not None and usage.prompt_tokens:
-                prompt += usage.prompt_tokens
-                read += usage.cache_read_tokens or 0
-            verdict = entry_verdict(entry)
-            if verdict is None:
-                continue
-            judged += 1
-            reported += verdict.report.kind != "not_compared"
-            unknown += verdict.report.kind == "unknown"
-            if verdict.missed:
-                misses += 1
-                explained += verdict.outcome == "explained"
-                unexplained += verdict.outcome == "unexplained"
-                last = verdict
-        return cls(
-            prompt,
-            read,
-            judged,
-            reported,
-            unknown,
-            misses,
-            explained,
-            unexplained,
-            None if last is None else _last(last),
-        )
+            running.add(entry)
+        return running.tally()
 
     def footer_figure(self) -> str | None:
         """``82% hit · last miss: commit 3 · 1 unexplained``; ``None`` when no reply carries a
@@ -143,6 +118,71 @@ class CacheTally:
         }
 
 
+class RunningTally:
+    """The cache figures counted one message at a time, as the session records them.
+
+    A holder that is told of every recorded message (the app's footer) keeps one, so showing
+    the figures reads these counters instead of every message again (a repaint stays the same
+    cost at any session length). :meth:`CacheTally.of` counts with one too, so the running
+    figures and a count over the whole session are the same by construction.
+    """
+
+    def __init__(self) -> None:
+        self.prompt_tokens = 0
+        """Prompt tokens of every request with usage, so far."""
+        self.read_tokens = 0
+        """Of them, read from the cache."""
+        self.judged = 0
+        """Requests with a verdict so far."""
+        self.reported = 0
+        """Of them, requests the provider compared."""
+        self.unknown_reports = 0
+        """Reports that were not in their documented shape."""
+        self.misses = 0
+        """Requests judged a miss."""
+        self.explained = 0
+        """Misses something the engine knows explains."""
+        self.unexplained = 0
+        """Misses nothing explains."""
+        self.last_miss: CacheVerdict | None = None
+        """The verdict of the most recent miss."""
+
+    def add(self, entry: Entry) -> None:
+        """Count one recorded message (only an assistant message carries figures)."""
+        if entry.kind != "assistant":
+            return
+        usage = entry.usage
+        if usage is not None and usage.prompt_tokens:
+            self.prompt_tokens += usage.prompt_tokens
+            self.read_tokens += usage.cache_read_tokens or 0
+        verdict = entry_verdict(entry)
+        if verdict is None:
+            return
+        self.judged += 1
+        self.reported += verdict.report.kind != "not_compared"
+        self.unknown_reports += verdict.report.kind == "unknown"
+        if verdict.missed:
+            self.misses += 1
+            self.explained += verdict.outcome == "explained"
+            self.unexplained += verdict.outcome == "unexplained"
+            self.last_miss = verdict
+
+    def tally(self) -> CacheTally:
+        """The figures counted so far (a few fields copied: the same cost at any length)."""
+        last = self.last_miss
+        return CacheTally(
+            self.prompt_tokens,
+            self.read_tokens,
+            self.judged,
+            self.reported,
+            self.unknown_reports,
+            self.misses,
+            self.explained,
+            self.unexplained,
+            None if last is None else _last(last),
+        )
+
+
 def _last(verdict: CacheVerdict) -> LastMiss:
     return LastMiss(
         request=None if verdict.facts is None else verdict.facts.request,
@@ -153,4 +193,4 @@ def _last(verdict: CacheVerdict) -> LastMiss:
     )
 
 
-__all__ = ["CacheTally", "LastMiss"]
+__all__ = ["CacheTally", "LastMiss", "RunningTally"]

@@ -6,7 +6,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pifold_agent.loop.agent import Agent, AgentConfig, RunResult
+    from pifold_agent.loop.agent import Agent, RunResult
+    from pifold_agent.loop.config import AgentConfig
     from pifold_agent.loop.events import AgentEvent, event_json
     from pifold_agent.loop.queues import MessageQueue, Queues
     from pifold_agent.loop.recorder import MemoryRecorder, SessionRecorder
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "Agent": "pifold_agent.loop.agent",
-    "AgentConfig": "pifold_agent.loop.agent",
+    "AgentConfig": "pifold_agent.loop.config",
     "RunResult": "pifold_agent.loop.agent",
     "AgentEvent": "pifold_agent.loop.events",
     "event_json": "pifold_agent.loop.events",

@@ -10,7 +10,9 @@ steering is waiting, a follow-up continues the run; otherwise the run ends.
 Every message is written to the session first and to the engine second. Failed requests are
 classified by the provider: too long goes to the engine's overflow recovery and the same
 request is sent again once it fits; transient failures are retried with bounded backoff (each
-wait is an event); anything else ends the run with the provider's message. Abort is the
+wait is an event); anything else ends the run with the provider's message
+(:mod:`pifold_agent.loop.request_retry`). How the loop behaves is its
+:class:`~pifold_agent.loop.config.AgentConfig`. Abort is the
 caller cancelling the task that awaits :meth:`Agent.run`: the partial assistant message is
 kept in the session only, interrupted tools get an "aborted" result, and the cancellation
 propagates once the session is consistent.
@@ -21,31 +23,29 @@ from __future__ import annotations
 import asyncio
 import datetime
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass
 
-from pifold_agent.loop.approval import ApprovalGate, Approver
+from pifold_agent.loop.approval import ApprovalGate
 from pifold_agent.loop.batch import run_batch
-from pifold_agent.loop.cache_verdicts import previous_reply, with_verdict
+from pifold_agent.loop.config import AgentConfig
 from pifold_agent.loop.events import (
     AgentEvent,
     ErrorEvent,
     MessageEnd,
     MessageStart,
-    OverflowRecovered,
-    RetryWait,
     RunEnd,
     RunStart,
     ToolExecutionEnd,
     TurnEnd,
     TurnStart,
 )
-from pifold_agent.loop.followers import BatchFollower, FinishedBatch
+from pifold_agent.loop.followers import FinishedBatch
 from pifold_agent.loop.message_size import check_message_size, head_tokens
 from pifold_agent.loop.messages import EXCLUDED_STOP_REASONS, EntryFactory, now_ms
 from pifold_agent.loop.queues import Queues
 from pifold_agent.loop.recorder import SessionRecorder, answer_orphans
-from pifold_agent.loop.streaming import StreamCollector, consume
+from pifold_agent.loop.request_retry import request_reply
+from pifold_agent.loop.streaming import StreamCollector
 from pifold_agent.loop.system_prompt import (
     ordered_tools,
     prompt_head_digest,
@@ -53,48 +53,11 @@ from pifold_agent.loop.system_prompt import (
     tool_specs,
 )
 from pifold_agent.loop.window import ContextWindow, EngineWindow
-from pifold_agent.providers.base import ErrorClass, Provider, ProviderRequest, StreamDone
+from pifold_agent.providers.base import Provider, StreamDone
 from pifold_agent.tools.protocol import Tool, ToolCrash, ToolOutcome
 from pifold_agent.tools.registry import guarded_names
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry, ToolCallBlock
-
-
-@dataclass(frozen=True, slots=True)
-class AgentConfig:
-    """How the loop behaves; the defaults are Pi's."""
-
-    cwd: Path
-    """The working directory tools run in."""
-    system_prompt: str | None = None
-    """Sent with every request; byte-stable for the session (date, never a time). ``None``:
-    the default prompt over the agent's tools, ``cwd`` and today's date."""
-    session_id: str | None = None
-    """A stable id for the provider's prompt cache key."""
-    max_output_tokens: int | None = None
-    """The model's output reservation, when known."""
-    cache_lifetime_s: int | None = None
-    """The model's prompt-cache lifetime (its descriptor's), passed with every request so
-    the engine can commit when the cache is cold anyway; ``None``: unknown."""
-    transient_retries: int = 3
-    """How many times a transient failure is retried before the run ends."""
-    retry_base_delay_s: float = 2.0
-    """The first backoff wait; each next one doubles."""
-    retry_max_delay_s: float = 60.0
-    """No wait is longer, whatever the provider asks."""
-    waiting_notice_s: float = 5.0
-    """How often a request with nothing back yet says it is waiting (``server_waiting``)."""
-    overflow_recoveries: int = 2
-    """How many overflow recoveries one request may take before the run ends."""
-    approver: Approver | None = None
-    """Asked before every write, edit and bash call (``None``: nothing is asked, as with
-    ``--yes``); see :mod:`pifold_agent.loop.approval`."""
-    prompt_context: str = ""
-    """Appended to the default system prompt: the project's context files and memory index
-    as the session started with them (:mod:`pifold_agent.memory.session_prompt`)."""
-    follower: BatchFollower | None = None
-    """Asked after every tool batch for notes to append after its results (the memory's
-    resurfacing); see :mod:`pifold_agent.loop.followers`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,7 +239,7 @@ class Agent:
                 self._add_user(text)
             turn += 1
             self.emit(TurnStart(turn))
-            done = await self._request()
+            done = await request_reply(self)
             entry = self._record_assistant(done)
             if done.stop_reason in EXCLUDED_STOP_REASONS:
                 fallback = f"the provider ended the reply as {done.stop_reason}"
@@ -313,72 +276,6 @@ class Agent:
         entries = self.window.entries()
         return bool(entries) and entries[-1].kind != "assistant"
 
-    async def _request(self) -> StreamDone:
-        """Send the engine's projection until a reply that is not a recoverable failure."""
-        transient = 0
-        overflow = 0
-        while True:
-            if isinstance(self.window, EngineWindow):  # the fixed prefix counted (issue 22)
-                self.window.set_prefix(self.system, self.specs)
-            prepared = await self.window.prepare(self.emit, self.head)
-            baseline = previous_reply(self.window.entries(), self.provider.name)
-            wire = ProviderRequest(
-                system=self.system,
-                messages=prepared.messages,
-                tools=self.specs,
-                settled_messages=prepared.settled_messages,
-                session_id=self.config.session_id,
-                max_output_tokens=self.config.max_output_tokens,
-                cache_baseline=None
-                if baseline is None
-                else baseline.compared_id(self.provider.name),
-            )
-            collector = StreamCollector()
-            try:
-                done = await consume(
-                    self.provider, wire, collector, self.emit, self.config.waiting_notice_s
-                )
-            except asyncio.CancelledError:
-                self._record_aborted(collector)
-                raise
-            done = with_verdict(done, prepared.facts, baseline, self.provider.name)
-            prompt_tokens = done.usage.prompt_tokens if done.usage is not None else None
-            if done.usage is not None and prompt_tokens is not None and prompt_tokens > 0:
-                # An unknown prompt is no reading: nothing is measured (pifold_core.usage).
-                self.window.report_usage(prepared, done.usage)
-            if done.stop_reason != "error" or done.error is None:
-                return done
-            kind = done.error.kind
-            if kind is ErrorClass.CONTEXT_TOO_LONG and overflow < self.config.overflow_recoveries:
-                overflow += 1
-                recovery = await self.window.recover(self.emit)
-                if recovery.refusal is not None:
-                    # No fold can bring it under: one clear error now, nothing committed.
-                    message = f"{done.error.message}; {recovery.refusal}"
-                    return replace(done, error=replace(done.error, message=message))
-                self.emit(OverflowRecovered(overflow, recovery.expected_tokens, recovery.fits))
-                if recovery.fits:
-                    self._record_failed(done)
-                    continue
-                message = (
-                    f"{done.error.message} (still {recovery.expected_tokens:,} tokens after "
-                    f"making room, over the budget of {recovery.budget:,})"
-                )
-                return replace(done, error=replace(done.error, message=message))
-            if kind is ErrorClass.TRANSIENT and transient < self.config.transient_retries:
-                transient += 1
-                self._record_failed(done)
-                delay = self._delay(transient, done.error.retry_after_s)
-                self.emit(RetryWait(transient, delay, done.error.message))
-                await asyncio.sleep(delay)
-                continue
-            return done
-
-    def _delay(self, attempt: int, retry_after_s: float | None) -> float:
-        backoff = self.config.retry_base_delay_s * 2 ** (attempt - 1)
-        wanted = retry_after_s if retry_after_s is not None else backoff
-        return max(0.0, min(wanted, self.config.retry_max_delay_s))
-
     # -- recording ----------------------------------------------------------------------------
 
     def _add_user(self, text: str) -> Entry:
@@ -399,11 +296,12 @@ class Agent:
         self.emit(MessageEnd(entry, done.stop_reason))
         return entry
 
-    def _record_failed(self, done: StreamDone) -> None:
+    def record_failed(self, done: StreamDone) -> None:
         """A failed attempt that will be retried: in the session file only."""
         self._record_assistant(done)
 
-    def _record_aborted(self, collector: StreamCollector) -> None:
+    def record_aborted(self, collector: StreamCollector) -> None:
+        """The partial reply of a request the user aborted: in the session file only."""
         entry = self.factory.partial_assistant(
             collector.partial_blocks(), self.provider.name, self.provider.model, collector.usage
         )
@@ -452,4 +350,4 @@ class _SessionIds:
         return identifier in self._used or identifier in self._recorded
 
 
-__all__ = ["Agent", "AgentConfig", "RunResult"]
+__all__ = ["Agent", "RunResult"]

@@ -20,8 +20,7 @@ or the connection does, the stream ends with a :class:`StreamDone`.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +30,7 @@ from pifold_agent.providers.anthropic_stream import REDACTED_PREFIX, STOP_REASON
 from pifold_agent.providers.assembly import normalise_call_id, sorted_json
 from pifold_agent.providers.base import ProviderRequest, StreamEvent
 from pifold_agent.providers.cache_requests import anthropic_diagnostics
-from pifold_agent.providers.reply_door import plain
+from pifold_agent.providers.stream_reader import SdkStream, read_reply
 from pifold_core.canonical import JsonValue
 
 EPHEMERAL: dict[str, JsonValue] = {"type": "ephemeral"}
@@ -173,8 +172,9 @@ class AnthropicMessages:
         body = build_body(request, self._model, self.max_output_tokens, self.cache_diagnostics)
         compared = request.cache_baseline is not None if self.cache_diagnostics else None
         reader = AnthropicReader(self._model, compared)
-        try:
-            events = await self.client.messages.create(
+
+        def opening() -> Awaitable[SdkStream]:
+            return self.client.messages.create(
                 model=body["model"],
                 max_tokens=body["max_tokens"],
                 messages=body["messages"],
@@ -183,22 +183,8 @@ class AnthropicMessages:
                 diagnostics=body.get("diagnostics", anthropic.omit),
                 stream=True,
             )
-            try:
-                async for event in events:
-                    reader.read(plain(event))
-                    for item in reader.take():
-                        yield item
-            finally:
-                await events.close()
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            # Whatever the SDK, the connection or the reply's bytes raised (pifold_agent.
-            # providers.stream_reader classifies it): the stream still ends with a message.
-            for item in reader.failed(error):
-                yield item
-            return
-        for item in reader.end():
+
+        async for item in read_reply(reader, opening):
             yield item
 
 

@@ -17,8 +17,7 @@ is trusted for nothing.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 import openai
@@ -27,7 +26,7 @@ from pifold_agent.providers.assembly import arguments_text
 from pifold_agent.providers.base import ProviderRequest, StreamDone, StreamEvent
 from pifold_agent.providers.chat_stream import FINISH_REASONS, REASONING_FIELDS, ChatReader
 from pifold_agent.providers.openai_responses import is_reasoning_model, split_call_id
-from pifold_agent.providers.reply_door import plain
+from pifold_agent.providers.stream_reader import read_reply
 from pifold_agent.providers.text_calls import run_written_call
 from pifold_core.canonical import JsonValue
 
@@ -132,25 +131,18 @@ class OpenAIChat:
     async def stream(self, request: ProviderRequest) -> AsyncIterator[StreamEvent]:
         body = build_body(request, self._model, self.openai_proper)
         reader = ChatReader(self._model)
-        try:
-            chunks = await self.client.chat.completions.create(**body, stream=True)
-            try:
-                async for chunk in chunks:
-                    reader.read(plain(chunk))
-                    for item in reader.take():
-                        yield item
-            finally:
-                await chunks.close()
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            # Whatever the SDK, the connection or the reply's bytes raised (pifold_agent.
-            # providers.stream_reader classifies it): the stream still ends with a message.
-            for item in reader.failed(error):
-                yield item
-            return
         offered = {spec.name for spec in request.tools}
-        for item in reader.end():
+        async for item in read_reply(
+            reader,
+            lambda: self.client.chat.completions.create(**body, stream=True),
+            lambda end: self._finished(end, offered),
+        ):
+            yield item
+
+    def _finished(self, end: list[StreamEvent], offered: set[str]) -> Iterator[StreamEvent]:
+        """The reply's end, a call the model wrote as text made a tool call (with a warning
+        saying so) when the server's model writes its calls (``text_calls``)."""
+        for item in end:
             if isinstance(item, StreamDone) and self.text_calls:
                 item, warning = run_written_call(item, offered)
                 if warning is not None:

@@ -18,7 +18,6 @@ door (:mod:`pifold_agent.providers.reply_door`, :mod:`pifold_agent.providers.rep
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -32,12 +31,13 @@ from pifold_agent.providers.cache_requests import (
     openai_cache_controls,
     place_openai_breakpoint,
 )
-from pifold_agent.providers.reply_door import plain, without_lone_surrogates
+from pifold_agent.providers.reply_door import without_lone_surrogates
 from pifold_agent.providers.responses_stream import (
     CALL_ID_SEPARATOR,
     NEXT_MESSAGE_KEY,
     ResponsesReader,
 )
+from pifold_agent.providers.stream_reader import read_reply
 from pifold_core.canonical import JsonValue
 
 REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4", "codex")
@@ -169,24 +169,9 @@ class OpenAIResponses:
         body = build_body(request, self._model, self.reasoning, self.cache_controls)
         compared = request.cache_baseline is not None if self.cache_controls else None
         reader = ResponsesReader(self._model, compared)
-        try:
-            events = await self.client.responses.create(**body, stream=True)
-            try:
-                async for event in events:
-                    reader.read(plain(event))
-                    for item in reader.take():
-                        yield item
-            finally:
-                await events.close()
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            # Whatever the SDK, the connection or the reply's bytes raised (pifold_agent.
-            # providers.stream_reader classifies it): the stream still ends with a message.
-            for item in reader.failed(error):
-                yield item
-            return
-        for item in reader.end():
+        async for item in read_reply(
+            reader, lambda: self.client.responses.create(**body, stream=True)
+        ):
             yield item
 
 

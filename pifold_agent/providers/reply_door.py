@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import pydantic
@@ -63,13 +63,21 @@ def plain(value: object) -> JsonValue:
     with a lone surrogate raises ``UnicodeEncodeError``), and this only has to undo the
     SDK's construction.
     """
-    result = _unwrapped(value)
+    return copied_by_level(value, _unwrapped)
+
+
+def copied_by_level(value: Any, shallow: Callable[[Any], JsonValue]) -> JsonValue:
+    """``value`` as JSON made one level at a time by ``shallow`` (a new object or array of
+    the same members, a scalar as it should read), its members in turn, without recursion:
+    no nesting the provider sends can exhaust the stack. ``shallow`` must return a new
+    container, since its members are replaced in place."""
+    result = shallow(value)
     stack = [result] if isinstance(result, dict | list) else []
     while stack:
         container = stack.pop()
         keys = list(container) if isinstance(container, dict) else range(len(container))
         for key in keys:
-            child = _unwrapped(container[key])
+            child = shallow(container[key])
             container[key] = child
             if isinstance(child, dict | list):
                 stack.append(child)
@@ -117,17 +125,7 @@ def shown(value: object) -> str:
 def without_lone_surrogates(value: JsonValue) -> JsonValue:
     """A copy of a JSON value with every lone surrogate (in strings and keys) replaced by
     U+FFFD, made without recursion: what is sent back must have a UTF-8 form."""
-    result = _repaired_shallow(value)
-    stack = [result] if isinstance(result, dict | list) else []
-    while stack:
-        container = stack.pop()
-        keys = list(container) if isinstance(container, dict) else range(len(container))
-        for key in keys:
-            child = _repaired_shallow(container[key])
-            container[key] = child
-            if isinstance(child, dict | list):
-                stack.append(child)
-    return result
+    return copied_by_level(value, _repaired_shallow)
 
 
 def _repaired_shallow(value: JsonValue) -> JsonValue:
@@ -257,6 +255,7 @@ __all__ = [
     "NAMELESS_TOOL",
     "TOOL_NAME_PATTERN",
     "ReplyDoor",
+    "copied_by_level",
     "finite_whole",
     "kind_of",
     "members",

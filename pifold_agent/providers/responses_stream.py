@@ -17,6 +17,7 @@ from pifold_agent.cache_report.reports import openai_report
 from pifold_agent.providers.base import ProviderError, StopReason, StreamEvent
 from pifold_agent.providers.errors import classify_status
 from pifold_agent.providers.reply_door import (
+    copied_by_level,
     kind_of,
     members,
     shown,
@@ -185,17 +186,7 @@ def _has_utf8_form(text: str) -> bool:
 def _without_none(value: JsonValue) -> JsonValue:
     """``value`` without the ``null`` members of its objects, at any depth (what the SDK's
     ``exclude_none`` dump gave), iteratively so no nesting can exhaust the stack."""
-    result: JsonValue = _shallow(value)
-    stack = [result] if isinstance(result, dict | list) else []
-    while stack:
-        container = stack.pop()
-        keys = list(container) if isinstance(container, dict) else range(len(container))
-        for key in keys:
-            child = _shallow(container[key])
-            container[key] = child
-            if isinstance(child, dict | list):
-                stack.append(child)
-    return result
+    return copied_by_level(value, _shallow)
 
 
 def _shallow(value: JsonValue) -> JsonValue:

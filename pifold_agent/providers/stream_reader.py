@@ -5,12 +5,16 @@ into its :class:`StreamReader`, then yields what :meth:`StreamReader.take` hands
 deltas, usage updates and warnings that event produced. The stream ends with
 :meth:`StreamReader.done` (the provider's end) or :meth:`StreamReader.failed` (an exception
 while streaming), both of which finish the blocks and attach the reply's warnings.
+:func:`read_reply` is that loop, the same for every adapter.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import replace
+from typing import Protocol
 
 import anthropic
 import httpx2
@@ -29,7 +33,7 @@ from pifold_agent.providers.base import (
     UsageUpdate,
 )
 from pifold_agent.providers.errors import classify_exception, stream_cut
-from pifold_agent.providers.reply_door import MAX_ID_CHARS, ReplyDoor
+from pifold_agent.providers.reply_door import MAX_ID_CHARS, ReplyDoor, plain
 from pifold_core.canonical import JsonValue
 from pifold_core.entries import Usage
 
@@ -54,6 +58,16 @@ class StreamReader:
         """What the recorded message keeps of the reply beside its warnings (the reply's id,
         the provider's cache report: :mod:`pifold_agent.cache_report.records`)."""
         self._out: list[StreamEvent] = []
+
+    def read(self, event: JsonValue) -> None:
+        """Read one event of the SDK's stream, as plain JSON (each adapter's reader knows the
+        shapes of its provider's events)."""
+        raise NotImplementedError
+
+    def end(self) -> list[StreamEvent]:
+        """The events after the stream's last one: the reply's end, or a cut if the provider
+        never said it ended."""
+        raise NotImplementedError
 
     def emit(self, event: StreamEvent | None) -> None:
         """Queue an event for the adapter to yield (``None``: a piece that was left out)."""
@@ -109,6 +123,46 @@ class StreamReader:
         return self.done("error", classify_reading_error(error))
 
 
+class SdkStream(Protocol):
+    """A reply streaming through an SDK (``AsyncStream`` of Anthropic's and OpenAI's)."""
+
+    def __aiter__(self) -> AsyncIterator[object]: ...
+
+    async def close(self) -> None: ...
+
+
+async def read_reply(
+    reader: StreamReader,
+    opening: Callable[[], Awaitable[SdkStream]],
+    finish: Callable[[list[StreamEvent]], Iterable[StreamEvent]] = iter,
+) -> AsyncIterator[StreamEvent]:
+    """The events of one reply: ``opening()`` is awaited (the SDK's request), each event of
+    the stream it gives is read by ``reader`` and what it made yielded, then the reply's end
+    as ``finish`` passes it on (an adapter that turns written calls into tool calls). Whatever
+    the SDK, the connection or the reply's bytes raised, the request's own call included, ends
+    the reply with its error instead (:meth:`StreamReader.failed`, not passed to ``finish``);
+    a cancellation propagates."""
+    try:
+        events = await opening()
+        try:
+            async for event in events:
+                reader.read(plain(event))
+                for item in reader.take():
+                    yield item
+        finally:
+            await events.close()
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:
+        # Whatever the SDK, the connection or the reply's bytes raised (classified by
+        # classify_reading_error): the stream still ends with a message.
+        for item in reader.failed(error):
+            yield item
+        return
+    for item in finish(reader.end()):
+        yield item
+
+
 def classify_reading_error(error: Exception) -> ProviderError:
     """An exception raised while a reply streamed: the SDK's or the connection's (classified
     as usual), an event that was not JSON (the provider's fault), or pifold's own."""
@@ -133,4 +187,10 @@ def classify_reading_error(error: Exception) -> ProviderError:
     )
 
 
-__all__ = ["READER_DEFECT", "StreamReader", "classify_reading_error"]
+__all__ = [
+    "READER_DEFECT",
+    "SdkStream",
+    "StreamReader",
+    "classify_reading_error",
+    "read_reply",
+]

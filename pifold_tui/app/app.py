@@ -42,7 +42,8 @@ from pifold_tui.app.messages import (
     PromptSubmitted,
     ShellRequested,
 )
-from pifold_tui.app.slash import SlashCommandProvider, build_registry, run_line
+from pifold_tui.app.slash import build_registry, run_line
+from pifold_tui.app.slash_palette import SlashCommandProvider
 from pifold_tui.app.typed import run_shell_command, send_message
 
 if TYPE_CHECKING:
@@ -258,10 +259,9 @@ class PifoldApp(App[int]):
         )
 
         if isinstance(event, MessageEnd):
-            usage = event.entry.usage
-            if event.entry.kind == "assistant" and usage is not None:
+            if event.entry.kind == "assistant":
                 bill = None if self.session is None else self.session.bill
-                self.footer.count(usage, None if bill is None else bill.comparison())
+                self.footer.record(event.entry, None if bill is None else bill.comparison())
             self.refresh_bar()
         elif isinstance(event, CommitDone | CompactionDone | RunEnd):
             self.refresh_bar()

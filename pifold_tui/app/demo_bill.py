@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from pifold_agent.pricing.prices import ModelPrices
 from pifold_agent.pricing.session_bill import SessionBill
-from pifold_tui.app.footer import Prices, compact_count
+from pifold_tui.app.footer import Prices
+from pifold_tui.app.footer_fit import compact_count
 
 
 def footer_prices(prices: ModelPrices) -> Prices:

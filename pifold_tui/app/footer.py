@@ -4,21 +4,29 @@ Tokens and cost are the provider's usage priced with the model descriptor's tabl
 model's cost reads ``$?``, not a made-up zero. The demo's cost is its simulated bill's, then
 native compaction's (``$0.42 · compaction ~$1.10``, :mod:`pifold_tui.app.demo_bill`). The
 session is read through :class:`ShownSession`, so the footer imports no module of the app.
+What a narrow line keeps is :mod:`pifold_tui.app.footer_fit`'s to say. The provider's cache
+figures are counted as each reply is recorded (:meth:`SessionFooter.record`), so a repaint
+costs the same at any session length.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
-from pifold_agent.cache_report.tally import CacheTally
+from pifold_agent.cache_report.tally import RunningTally
 from pifold_core.entries import Entry, Usage
+from pifold_tui.app.footer_fit import (
+    FIGURE_SEPARATOR,
+    HINT_SEPARATOR,
+    FooterFigures,
+    compact_count,
+    fit_footer,
+)
 
 if TYPE_CHECKING:
     from pifold_agent.loop.recorder import SessionRecorder
@@ -92,186 +100,6 @@ class UsageTotals:
             self.cost += prices.cost(usage)
 
 
-def compact_count(tokens: int) -> str:
-    """``950``, ``12.3k``, ``4.56M``, ``1.20B``: short enough for the footer. The unit is
-    chosen after rounding, so 999,960 reads ``1.00M``, never ``1000.0k``."""
-    if tokens < 1_000:
-        return str(tokens)
-    if round(tokens / 1_000, 1) < 1_000:
-        return f"{tokens / 1_000:.1f}k"
-    if round(tokens / 1_000_000, 2) < 1_000:
-        return f"{tokens / 1_000_000:.2f}M"
-    return f"{tokens / 1_000_000_000:.2f}B"
-
-
-ELLIPSIS = "…"
-
-MIN_PATH_WIDTH = 12
-"""The directory is shortened to no fewer cells than this; narrower, it is left out. It
-grows to at most a third of the line, so a deep folder does not push out the figures."""
-
-FIGURE_SEPARATOR = " · "
-"""Between the model and the footer's figures."""
-
-HINT_SEPARATOR = " · "
-"""Between the key hints the app passes (``esc abort · ctrl+p commands · /help``)."""
-
-ESSENTIAL_KEYS = ("esc ", "ctrl+p ")
-"""Hints the footer keeps at any width: abort, and the palette (which lists every other
-command, so the rest of the hints can go)."""
-
-
-def middle_ellipsis(text: str, width: int) -> str:
-    """``text`` in at most ``width`` cells, its middle replaced by ``…``.
-
-    A path keeps its first folder and as many whole trailing names as fit
-    (``~/…/pifold/main``); when not even the last name fits beside the first folder, the
-    end of the text is kept (``…ifold/main``).
-    """
-    if len(text) <= width:
-        return text
-    if width <= 1:
-        return ELLIPSIS[:width]
-    slash = text.find("/", 1)
-    head = text[: slash + 1] if slash > 0 else ""
-    tail = ""
-    for name in reversed(text[len(head) :].split("/")):
-        candidate = f"{name}/{tail}" if tail else name
-        if len(head) + len(ELLIPSIS) + 1 + len(candidate) > width:
-            break
-        tail = candidate
-    if head and tail:
-        return f"{head}{ELLIPSIS}/{tail}"
-    return ELLIPSIS + text[len(text) - (width - 1) :]
-
-
-def short_path(path: Path, home: Path | None = None, width: int = 40) -> str:
-    """``path`` with the home folder as ``~``, shortened in the middle to ``width`` cells."""
-    home = Path.home() if home is None else home
-    text = str(path)
-    if path == home or home in path.parents:
-        text = "~/" + str(path.relative_to(home)) if path != home else "~"
-    return middle_ellipsis(text, width)
-
-
-def split_hints(hints: str) -> tuple[list[str], list[str], list[str]]:
-    """The app's hints in three kinds: those kept at any width (Esc, Ctrl+P), the other keys,
-    and the slash commands (which the palette lists anyway)."""
-    every = [hint for hint in hints.split(HINT_SEPARATOR) if hint]
-    essential = [hint for hint in every if hint.startswith(ESSENTIAL_KEYS)]
-    commands = [hint for hint in every if hint.startswith("/")]
-    keys = [hint for hint in every if hint not in essential and hint not in commands]
-    return essential, keys, commands
-
-
-@dataclass(frozen=True, slots=True)
-class FooterParts:
-    """The pieces a footer line of some width holds (``None``: left out)."""
-
-    model: str
-    """The model's name (cut with ``…`` only when the line cannot hold even it and the
-    essential hints)."""
-    tokens: str | None = None
-    """``↑1.08M ↓19.5k``: prompt and output tokens of the session."""
-    cache: str | None = None
-    """`` (cache 900.0k)``: prompt tokens read from the provider's cache."""
-    cost: str | None = None
-    """``$12.34``, or ``$?`` for a model without prices."""
-    comparison: str | None = None
-    """What another way would have cost (the demo's ``compaction ~$1.10``)."""
-    directory: str | None = None
-    """The working directory, shortened to fit."""
-    hints: tuple[str, ...] = ()
-    """The key hints kept, in the order the app gave them."""
-
-    @property
-    def usage(self) -> str:
-        """The token figures with the cache figure, as shown."""
-        return (self.tokens or "") + (self.cache or "")
-
-    def text(self) -> str:
-        """The line as plain text."""
-        figures = [
-            part for part in (self.usage, self.cost, self.comparison, self.directory) if part
-        ]
-        line = FIGURE_SEPARATOR.join([self.model, *figures])
-        return line + ("  " + HINT_SEPARATOR.join(self.hints) if self.hints else "")
-
-    def width(self) -> int:
-        """Cells the line takes."""
-        return cell_len(self.text())
-
-
-@dataclass(frozen=True, slots=True)
-class FooterFigures:
-    """Everything the footer could show, before it is fitted to a width."""
-
-    model: str
-    tokens: str
-    """``↑1.08M ↓19.5k``."""
-    cache: str
-    """`` (cache 900.0k)``."""
-    cost: str
-    """``$12.34`` or ``$?``."""
-    priced: bool
-    """Whether the cost is a real figure (a ``$?`` says little, so it goes early)."""
-    comparison: str | None
-    """What another way would have cost, said after the cost (the demo's)."""
-    cwd: Path | None
-    """The working directory; ``None`` when it says nothing (the demo touches none)."""
-    hints: str
-    """The app's hints, ``·``-separated."""
-
-
-def fit_footer(figures: FooterFigures, width: int, home: Path | None = None) -> FooterParts:
-    """What the footer shows in ``width`` cells. Pieces are added in this order while they
-    fit: the model and the Esc and Ctrl+P hints (always; the model is cut with ``…`` if even
-    they do not fit), the cost (the token figures for a model without prices) and the
-    comparison after it (the demo's point: what compaction would have cost), the other key
-    hints (F2 in the demo: no other place names them), the directory (at least
-    :data:`MIN_PATH_WIDTH` cells, shortened in the middle), the token figures, the directory
-    grown into what is left (up to a third of the line), the cache figure, a ``$?`` cost, and
-    last the slash-command hints (the palette lists every command)."""
-    essential, keys, commands = split_hints(figures.hints)
-    order = [hint for hint in figures.hints.split(HINT_SEPARATOR) if hint]
-    parts = FooterParts(model=figures.model, hints=tuple(essential))
-    if parts.width() > width:
-        keep = max(0, len(figures.model) - (parts.width() - width) - len(ELLIPSIS))
-        return replace(parts, model=figures.model[:keep] + ELLIPSIS)
-
-    def added(current: FooterParts, proposal: FooterParts) -> FooterParts:
-        return proposal if proposal.width() <= width else current
-
-    def with_hint(current: FooterParts, hint: str) -> FooterParts:
-        kept = [other for other in order if other in current.hints or other == hint]
-        return added(current, replace(current, hints=tuple(kept)))
-
-    if figures.priced:
-        parts = added(parts, replace(parts, cost=figures.cost))
-        if parts.cost is not None and figures.comparison is not None:
-            parts = added(parts, replace(parts, comparison=figures.comparison))
-    else:
-        parts = added(parts, replace(parts, tokens=figures.tokens))
-    for hint in keys:
-        parts = with_hint(parts, hint)
-    cwd = figures.cwd
-    natural = "" if cwd is None else short_path(cwd, home, width=len(str(cwd)))
-    if cwd is not None:
-        shortest = short_path(cwd, home, width=min(len(natural), MIN_PATH_WIDTH))
-        parts = added(parts, replace(parts, directory=shortest))
-    parts = added(parts, replace(parts, tokens=figures.tokens))
-    if cwd is not None and parts.directory is not None:
-        room = min(width - parts.width() + len(parts.directory), width // 3)
-        grown = short_path(cwd, home, width=min(len(natural), room))
-        parts = replace(parts, directory=grown)
-    if parts.tokens is not None:
-        parts = added(parts, replace(parts, cache=figures.cache))
-    parts = added(parts, replace(parts, cost=figures.cost))
-    for hint in commands:
-        parts = with_hint(parts, hint)
-    return parts
-
-
 def footer_text(
     model: str,
     totals: UsageTotals,
@@ -338,8 +166,9 @@ class SessionFooter(Static):
         """The keys worth knowing (``esc abort · ctrl+p commands``), after the figures."""
         self.comparison: str | None = None
         """What another way would have cost, after the cost (the demo's compaction figure)."""
-        self.messages: Callable[[], Iterable[Entry]] = tuple
-        """The session's messages (the provider's cache figures are read from its replies)."""
+        self.cache = RunningTally()
+        """The provider's cache figures of the session's replies, counted as each message is
+        recorded (:meth:`record`), so a repaint reads no message again."""
 
     def on_mount(self) -> None:
         self.show()
@@ -348,7 +177,8 @@ class SessionFooter(Static):
         self.show()
 
     def open(self, session: ShownSession, hints: str) -> None:
-        """Show ``session``'s figures (its recorded usage summed) with ``hints``."""
+        """Show ``session``'s figures (its recorded usage and cache figures summed, the one
+        time the footer reads every message) with ``hints``."""
         self.model = DEMO_MODEL if session.demo else session.model
         # The demo reads and writes nothing in the directory: its room goes to the figures.
         self.cwd = None if session.demo else session.cwd
@@ -356,16 +186,28 @@ class SessionFooter(Static):
         self.hints = hints
         self.comparison = None if session.bill is None else session.bill.comparison()
         self.totals = UsageTotals()
-        self.messages = session.recorder.recorded
+        self.cache = RunningTally()
         for entry in session.recorder.recorded():
             if entry.usage is not None:
                 self.totals.add(entry.usage, self.prices)
+            self.cache.add(entry)
         self.show()
 
     def show_hints(self, hints: str) -> None:
         """Name ``hints`` from now on."""
         self.hints = hints
         self.show()
+
+    def record(self, entry: Entry, comparison: str | None = None) -> None:
+        """Count one message the session has just recorded: a reply's usage (with the
+        comparison as it stands now) and its cache verdict; repaint when it was a reply."""
+        if entry.kind != "assistant":
+            return
+        self.cache.add(entry)
+        if entry.usage is None:
+            self.show()
+        else:
+            self.count(entry.usage, comparison)
 
     def count(self, usage: Usage, comparison: str | None = None) -> None:
         """Add one request's usage (and the comparison as it stands now) and repaint."""
@@ -385,7 +227,7 @@ class SessionFooter(Static):
                 self.hints,
                 width,
                 comparison=self.comparison,
-                cache_note=CacheTally.of(self.messages()).footer_figure(),
+                cache_note=self.cache.tally().footer_figure(),
             )
         )
 
@@ -393,16 +235,9 @@ class SessionFooter(Static):
 __all__ = [
     "DEMO_MODEL",
     "BillNote",
-    "FooterFigures",
-    "FooterParts",
     "Prices",
     "SessionFooter",
     "ShownSession",
     "UsageTotals",
-    "compact_count",
-    "fit_footer",
     "footer_text",
-    "middle_ellipsis",
-    "short_path",
-    "split_hints",
 ]

@@ -27,8 +27,9 @@ from pifold_agent.providers.base import (
 )
 from pifold_agent.providers.registry import key_choice
 from pifold_agent.run_input import CommandError, HeadlessOptions
-from pifold_agent.run_setup import agent_tools, open_engine, setup_failure
+from pifold_agent.run_setup import agent_tools, open_engine
 from pifold_agent.sessions import SessionError, SessionFile, find, latest_for
+from pifold_agent.setup_report import setup_failure
 from pifold_core.refused_settings import load_or_defaults
 from pifold_core.settings import SettingsFile
 from pifold_tui.app.session_setup import AppSession

@@ -1,4 +1,5 @@
-"""The app's slash commands, registered once; the palette's provider reads the same table.
+"""The app's slash commands, registered once; the palette's provider
+(:mod:`pifold_tui.app.slash_palette`) reads the same table.
 
 Each command says whether it may run while the agent works. The fold screens take the live
 engine (DESIGN §11): during a run ``/fold-editor`` opens read-only (browse and peek; no
@@ -11,16 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import textwrap
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, cast
-
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from pifold_tui.app.commands import Command, CommandError, CommandRegistry
 from pifold_tui.screens.catalogue import SCREEN_ACTIONS
 
 if TYPE_CHECKING:
     from pifold_agent.providers.models import ModelDescriptor
+    from pifold_core.engine import Engine
     from pifold_tui.app.host import SlashHost
     from pifold_tui.app.session_setup import AppSession
     from pifold_tui.screens.editor import FoldEditorScreen
@@ -67,29 +67,37 @@ def _live(app: SlashHost, command: str) -> AppSession | None:
     return session
 
 
-def fold_status(app: SlashHost, arguments: str) -> None:
-    session = _session(app, "/fold-status")
+def _folding(app: SlashHost, command: str) -> tuple[AppSession, Engine] | None:
+    """The session and its folding engine, unless the session is not open yet or no longer
+    folds (after ``/compact``): the fold screens have nothing to show then."""
+    session = _session(app, command)
     if session is None:
-        return
+        return None
     if session.engine is None:
-        app.say("/fold-status: folding is off in this session (/compact).", "warning")
+        app.say(f"{command}: folding is off in this session (/compact).", "warning")
+        return None
+    return session, session.engine
+
+
+def fold_status(app: SlashHost, arguments: str) -> None:
+    folding = _folding(app, "/fold-status")
+    if folding is None:
         return
+    session, engine = folding
     from pifold_tui.screens.status import FoldStatusScreen
 
     note = None if session.bill is None else session.bill.note()
-    app.open_screen(FoldStatusScreen(session.engine, note=note, label=str(session.cwd)))
+    app.open_screen(FoldStatusScreen(engine, note=note, label=str(session.cwd)))
 
 
 def fold(app: SlashHost, arguments: str) -> None:
-    session = _session(app, "/fold")
-    if session is None:
+    folding = _folding(app, "/fold")
+    if folding is None:
         return
-    if session.engine is None:
-        app.say("/fold: folding is off in this session (/compact).", "warning")
-        return
+    _, engine = folding
     from pifold_tui.screens.fold import FoldScreen
 
-    app.open_screen(FoldScreen(session.engine))
+    app.open_screen(FoldScreen(engine))
 
 
 def open_fold_editor(app: SlashHost, handle: str | None = None) -> None:
@@ -144,15 +152,13 @@ async def reopen(app: SlashHost, resume: str | None) -> None:
 
 
 def fold_settings(app: SlashHost, arguments: str) -> None:
-    session = _session(app, "/fold-settings")
-    if session is None:
+    folding = _folding(app, "/fold-settings")
+    if folding is None:
         return
-    if session.engine is None:
-        app.say("/fold-settings: folding is off in this session (/compact).", "warning")
-        return
+    session, engine = folding
     from pifold_tui.screens.settings import FoldSettingsScreen
 
-    app.open_screen(FoldSettingsScreen(session.engine, session.settings))
+    app.open_screen(FoldSettingsScreen(engine, session.settings))
 
 
 async def compact(app: SlashHost, arguments: str) -> None:
@@ -374,42 +380,8 @@ def build_registry() -> CommandRegistry[SlashHost]:
     return registry
 
 
-class SlashCommandProvider(Provider):
-    """The command palette's slash commands: the app's registry, searched by name."""
-
-    def _commands(self) -> list[Command[SlashHost]]:
-        app = cast("SlashHost", self.app)
-        return list(getattr(app, "registry", ()))
-
-    async def discover(self) -> Hits:
-        app = cast("SlashHost", self.app)
-        for command in self._commands():
-            yield DiscoveryHit(command.slash, _runner(app, command), help=command.description)
-
-    async def search(self, query: str) -> Hits:
-        app = cast("SlashHost", self.app)
-        matcher = self.matcher(query)
-        for command in self._commands():
-            score = matcher.match(command.slash)
-            if score > 0:
-                yield Hit(
-                    score,
-                    matcher.highlight(command.slash),
-                    _runner(app, command),
-                    help=command.description,
-                )
-
-
-def _runner(app: SlashHost, command: Command[SlashHost]) -> Callable[[], Awaitable[None]]:
-    async def run() -> None:
-        await app.run_slash(command.slash)
-
-    return run
-
-
 __all__ = [
     "COMMANDS",
-    "SlashCommandProvider",
     "build_registry",
     "open_fold_editor",
     "reopen",

@@ -16,7 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from pifold_agent.bundled_traces import bundled_traces
-from pifold_agent.replay import ReplayReport, ReplayStateError, replay_trace
+from pifold_agent.replay import ReplayStateError, replay_trace
+from pifold_agent.replay_report import ReplayReport
 from pifold_cli.app import app
 from pifold_core.canonical import parse_json
 from pifold_core.engine import LOG_NAME

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from pifold_agent.bundled_traces import traces_folder
 from pifold_agent.importers import load_trace
-from pifold_agent.replay import requests_over_budget
+from pifold_agent.replay_report import requests_over_budget
 from pifold_cli.headless_demo import demo_rows, headless_demo, run_demo
 from pifold_core.options import EngineOptions
 

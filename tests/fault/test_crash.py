@@ -33,7 +33,8 @@ from typing import Any
 import pytest
 
 from pifold_agent.bundled_traces import bundled_traces
-from pifold_agent.replay import ReplayReport, replay_trace
+from pifold_agent.replay import replay_trace
+from pifold_agent.replay_report import ReplayReport
 from pifold_core.engine import Engine
 from pifold_core.state_folder import object_roots
 from pifold_core.store import find_temporaries

@@ -1,17 +1,13 @@
 """The bridge: a message sent during a run is steering and lands after the current tool
-batch, a follow-up lands when the run would stop; the command palette runs the registry's
-commands."""
+batch, a follow-up lands when the run would stop (the palette: ``test_slash_palette.py``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import OptionList
-
 from pifold_agent.loop.events import MessageEnd
 from pifold_tui.app.messages import FoldEditorRequested
 from pifold_tui.screens.editor import FoldEditorScreen
-from pifold_tui.screens.status import FoldStatusScreen
 from tests.ui.app.shell_fixtures import (
     assert_session_consistent,
     live_options,
@@ -78,31 +74,6 @@ async def test_steering_lands_after_the_batch_and_a_follow_up_after_the_stop(
         assert users == [text for kind, text in shown if kind == "user"]
         assert log_of(app).types().count("run_start") == 1  # one run, all of it
         assert_session_consistent(engine)
-
-
-async def test_the_palette_runs_a_slash_command(tmp_path: Path) -> None:
-    script = write_script(tmp_path / "s.jsonl", [{"assistant": "Seen."}])
-    app = shell_app(live_options(tmp_path, script))
-    async with app.run_test(size=SIZE) as pilot:
-        await app.loaded.wait()
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"/fold-stat")
-        for _ in range(200):
-            await pilot.pause(0.02)
-            hits = app.screen.query(OptionList)
-            if hits and hits.first().option_count:
-                first = hits.first().get_option_at_index(0)
-                if "/fold-status" in str(first.prompt):
-                    break
-        else:
-            raise AssertionError("the palette never offered /fold-status")
-        await pilot.press("enter")
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, FoldStatusScreen):
-                break
-        assert isinstance(app.screen, FoldStatusScreen)
 
 
 async def test_a_fold_row_opens_the_editor_on_its_fold(tmp_path: Path) -> None:

@@ -129,9 +129,10 @@ async def test_compact_summarises_and_switches_to_native_compaction(tmp_path: Pa
         latest = session.session_file.latest_compaction()
         assert latest is not None
         assert latest.summary.startswith("The user counted numbers")
-        prompt_of(app).type_line("/fold")
-        await pilot.pause()
-        assert app.notes[-1] == "/fold: folding is off in this session (/compact)."
+        for command in ("/fold", "/fold-status", "/fold-settings"):
+            prompt_of(app).type_line(command)
+            await pilot.pause()
+            assert app.notes[-1] == f"{command}: folding is off in this session (/compact)."
     reopened = SessionFile.open(path)
     assert reopened.latest_compaction() is not None
     reopened.close()

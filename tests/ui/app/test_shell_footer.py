@@ -11,15 +11,7 @@ from hypothesis import strategies as st
 
 from pifold_agent.providers.models import BUILT_IN
 from pifold_core.entries import Usage
-from pifold_tui.app.footer import (
-    Prices,
-    UsageTotals,
-    compact_count,
-    footer_text,
-    middle_ellipsis,
-    short_path,
-    split_hints,
-)
+from pifold_tui.app.footer import Prices, UsageTotals, footer_text
 from pifold_tui.app.session_setup import prices_of
 
 SONNET = prices_of(BUILT_IN["claude-sonnet-4-5"])
@@ -53,33 +45,6 @@ def test_the_footer_line_names_model_tokens_cost_and_directory(tmp_path: Path) -
         f"claude-sonnet-4-5 · ↑105.0k ↓2.1k (cache 92.0k) · ${expected_cost:,.2f} · "
     )
     assert line.plain.endswith("  esc abort")
-
-
-def test_paths_under_home_read_with_a_tilde_and_long_ones_lose_their_middle() -> None:
-    home = Path("/home/ada")
-    assert short_path(home / "code" / "pifold", home) == "~/code/pifold"
-    assert short_path(home, home) == "~"
-    assert short_path(Path("/srv") / ("x" * 60) / "project", home, width=20) == "/srv/…/project"
-    deep = home / "code" / "clients" / "acme" / "pifold"
-    assert short_path(deep, home, width=16) == "~/…/acme/pifold"
-    assert short_path(deep, home, width=12) == "~/…/pifold"
-    # Not even the last name fits beside the first folder: the end is kept.
-    assert short_path(Path("/srv") / ("y" * 30), home, width=12) == "…" + "y" * 11
-
-
-@given(
-    st.lists(st.text("abc-", min_size=1, max_size=12), min_size=1, max_size=8), st.integers(1, 60)
-)
-def test_a_shortened_path_fits_and_keeps_its_ends(names: list[str], width: int) -> None:
-    text = "/" + "/".join(names)
-    short = middle_ellipsis(text, width)
-    assert len(short) <= width
-    if len(text) <= width:
-        assert short == text
-    else:
-        assert short.count("…") == 1
-        head, tail = short.split("…")
-        assert text.startswith(head) and text.endswith(tail)
 
 
 HOME = Path("/home/ada")
@@ -141,12 +106,6 @@ def test_a_comparison_needs_a_cost_to_follow() -> None:
     assert "compaction" not in line.plain and "$?" in line.plain
 
 
-def test_hints_are_sorted_into_kept_keys_and_commands() -> None:
-    assert split_hints(DEMO_HINTS) == (["ctrl+p commands"], ["f2 pause"], ["/fold-editor"])
-    assert split_hints(LIVE_HINTS) == (["esc abort", "ctrl+p commands"], [], ["/help"])
-    assert split_hints("") == ([], [], [])
-
-
 @given(st.integers(min_value=20, max_value=200))
 def test_the_footer_never_drops_esc_or_ctrl_p_and_fits_when_it_can(width: int) -> None:
     cwd = HOME / "code" / "clients" / "acme" / "pifold"
@@ -159,17 +118,3 @@ def test_the_footer_never_drops_esc_or_ctrl_p_and_fits_when_it_can(width: int) -
     # A wider footer never shows fewer pieces.
     wider = footer_text("claude-sonnet-4-5", _busy_totals(), True, cwd, LIVE_HINTS, width + 1, HOME)
     assert len(wider.plain) >= len(text)
-
-
-@given(st.integers(min_value=0, max_value=10**11))
-def test_compact_counts_are_short_and_keep_the_order_of_magnitude(tokens: int) -> None:
-    text = compact_count(tokens)
-    assert len(text) <= 7
-    if tokens < 1_000:
-        assert text == str(tokens)
-        return
-    scale = {"k": 1_000, "M": 1_000_000, "B": 1_000_000_000}[text[-1]]
-    # The shown figure is the count to the shown precision: half of the last digit.
-    digits = len(text[:-1].split(".")[1])
-    assert abs(float(text[:-1]) * scale - tokens) <= scale * 0.5 * 10**-digits + 1e-6 * scale
-    assert float(text[:-1]) < 1_000

@@ -1,11 +1,17 @@
-"""Failed requests: overflow recovery then the same request, transient retries, fatal ends."""
+"""Failed requests (:mod:`pifold_agent.loop.request_retry`): overflow recovery then the same
+request, transient retries after a bounded backoff, fatal ends."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from pifold_agent.loop import ToolOutcome
+from pifold_agent.loop.config import AgentConfig
 from pifold_agent.loop.events import CommitDone, OverflowRecovered, RetryWait, RunEnd
+from pifold_agent.loop.request_retry import retry_delay
 from pifold_agent.scripted.provider import ScriptedProvider, load_script
 from pifold_agent.tools.protocol import ToolContext
 from pifold_core.canonical import JsonValue
@@ -190,3 +196,21 @@ async def test_a_reply_the_provider_ended_as_aborted_is_never_replayed(tmp_path:
     assert kinds(engine.view.transcript.entries) == ["user"]
     assert recorder.entries[-1].extra["stop_reason"] == "aborted"
     assert_session_consistent(engine, recorder)
+
+
+@given(
+    st.integers(min_value=1, max_value=12),
+    st.none() | st.floats(min_value=-5.0, max_value=500.0),
+    st.floats(min_value=0.0, max_value=10.0),
+    st.floats(min_value=0.0, max_value=120.0),
+)
+def test_the_backoff_doubles_follows_the_provider_and_stays_within_bounds(
+    attempt: int, retry_after_s: float | None, base: float, longest: float
+) -> None:
+    config = AgentConfig(Path("."), retry_base_delay_s=base, retry_max_delay_s=longest)
+    delay = retry_delay(config, attempt, retry_after_s)
+    assert 0.0 <= delay <= max(0.0, longest)
+    wanted = base * 2 ** (attempt - 1) if retry_after_s is None else retry_after_s
+    assert delay == max(0.0, min(wanted, longest))
+    if retry_after_s is None and attempt > 1:
+        assert delay >= retry_delay(config, attempt - 1, None)
