@@ -120,6 +120,7 @@ class CommitRunner:
         if self._after_commit is not None:
             self._after_commit(outcome)
         release_landed(state.transcript, outcome.built, state.journal.entry_spans)
+        self.checkpoint_body.settle(state)  # so the checkpoint's write costs what is open
         write_checkpoint_if_due(state, self.checkpoint_body)
         return outcome
 
