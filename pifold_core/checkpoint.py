@@ -36,9 +36,10 @@ a session closed after 1,852 reopened by replaying them and re-checking 701 fold
 on the 10,000-entry synthetic session of ``benchmarks/bench_scale.py`` (16,721 records): replaying
 the whole log costs 5.6 s of CPU, 0.33 ms a record; writing a checkpoint 0.34-0.44 s (about
 35 µs an entry, the state is 12.5 MB, mostly the folds' briefs); loading it 0.53 s, the
-tokenizer's own load included. Writing costs time proportional to the session, so the
-interval grows with the log: the write's cost per record logged stays flat (about 0.4 ms a
-record at 5 %), and a reopen after a kill replays at most 5 % of the log, or 2,000 records
+tokenizer's own load included. Writing then cost time proportional to the session (since
+issue 23 it costs what is still open: :mod:`pifold_core.checkpoint_body`), so the interval
+grows with the log: the write's cost per record logged stays flat (about 0.4 ms a record at
+5 %), and a reopen after a kill replays at most 5 % of the log, or 2,000 records
 (0.7 s), past its checkpoint. Below 2,000 records a checkpoint buys less than it costs,
 except at a close, where nothing else is waiting. The write is atomic (temporary file, fsync,
 rename, fsync of the folder: :func:`~pifold_core.atomic_files.write_file_atomically`), so a

@@ -48,6 +48,8 @@ def capture(state: SessionState) -> dict[str, JsonValue]:
     return {
         "entries": [entry_state(state, index, spans) for index in range(len(state.transcript))],
         "folds": [fold_state(fold) for fold in state.forest.folds.values()],
+        "units": [unit_state(unit) for unit in state.transcript.units],
+        "commitHistory": [commit_view_state(view) for view in state.commit_history],
         **capture_rest(state),
     }
 
@@ -58,25 +60,31 @@ def fold_state(fold: Fold) -> JsonValue:
     return fold_log_record(fold.to_record())
 
 
+def unit_state(unit: Unit) -> JsonValue:
+    """One unit of the transcript as a checkpoint keeps it."""
+    return [
+        unit.start,
+        unit.end,
+        unit.chapter,
+        sorted(unit.pending_calls),
+        unit.sealed,
+        unit.closed,
+    ]
+
+
+def commit_view_state(view: CommitView) -> JsonValue:
+    """One commit of the session's history as a checkpoint keeps it."""
+    return _dataclass_state(view)
+
+
 def capture_rest(state: SessionState) -> dict[str, JsonValue]:
-    """The state but for its two growing lists, ``entries`` and ``folds`` (what
-    :mod:`pifold_core.checkpoint_body` encodes chunk by chunk)."""
+    """The state but for its four growing lists, ``entries``, ``folds``, ``units`` and
+    ``commitHistory`` (what :mod:`pifold_core.checkpoint_body` encodes chunk by chunk)."""
     transcript, forest, projection = state.transcript, state.forest, state.projection
     meter, audit = state.meter, state.audit
     measured, estimated = meter.growth_evidence()
     return {
         "options": state.options.to_record(),
-        "units": [
-            [
-                unit.start,
-                unit.end,
-                unit.chapter,
-                sorted(unit.pending_calls),
-                unit.sealed,
-                unit.closed,
-            ]
-            for unit in transcript.units
-        ],
         "closedThrough": transcript.closed_through,
         "expanded": sorted(forest.expanded),
         "items": [
@@ -104,7 +112,6 @@ def capture_rest(state: SessionState) -> dict[str, JsonValue]:
         },
         "layer": cast(list[JsonValue], state.layer.run_state()),
         "commitCount": state.commit_count,
-        "commitHistory": [_dataclass_state(view) for view in state.commit_history],
         "clippedTotal": state.clipped_total,
         "epoch": state.epoch,
         "sentThrough": state.sent_through,
@@ -276,7 +283,9 @@ __all__ = [
     "CheckpointStateError",
     "capture",
     "capture_rest",
+    "commit_view_state",
     "entry_state",
     "fold_state",
     "restore",
+    "unit_state",
 ]

@@ -2,8 +2,9 @@
 
 A commit applies standing marks stalest first until the projection is at or under its
 target, then (if marks alone were not enough) cuts more spans from the stalest eligible raw
-material, then consolidates runs of visible roots so trees deepen instead of the index
-growing. Everything it changes lands in one rewrite.
+material (:mod:`pifold_core.top_up`), then consolidates runs of visible roots so trees
+deepen instead of the index growing (:mod:`pifold_core.consolidation`). Everything it
+changes lands in one rewrite.
 
 The :class:`Committer` mutates the forest, the projection and the marks in place; the engine
 takes a snapshot first and restores it if anything fails before the commit is durable.
@@ -15,11 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pifold_core.builder import BuiltFold, FoldBuilder
+from pifold_core.consolidation import FoldLevels, OwedRuns
 from pifold_core.folds import Fold, FoldKind, Forest, ForestError
 from pifold_core.marks import Mark
 from pifold_core.options import EngineOptions
 from pifold_core.pins import folds_to_open
 from pifold_core.projection import Projection
+from pifold_core.top_up import spans_to_cut
 from pifold_core.transcript import Transcript
 from pifold_core.views import clippable, clipped_text, withdrawn_text
 from pifold_core.window import consolidated_at_once, shown_fold_kinds
@@ -95,6 +98,7 @@ class Committer:
         pinned: set[int] | None = None,
         ephemeral: dict[str, str] | None = None,
         sent_through: int = 0,
+        levels: FoldLevels | None = None,
     ) -> None:
         self.transcript = transcript
         self.forest = forest
@@ -108,8 +112,9 @@ class Committer:
         self.sent_through = sent_through
         """Entries before this index have been sent to the provider at least once."""
         self.builder = FoldBuilder(transcript, forest)
+        self.levels = levels if levels is not None else FoldLevels()
+        """The folds' levels, kept across commits by whoever runs them."""
         self._protected: set[str] = set()
-        self._levels: dict[str, int] = {}
 
     def run(
         self,
@@ -275,72 +280,15 @@ class Committer:
 
     def _top_up(self, target: int, outcome: CommitOutcome) -> None:
         """Cut spans from the stalest raw material until the target is reached."""
-        for start, end in self._raw_runs():
-            for piece_start, piece_end in self._pieces(start, end):
-                if self.projection.tokens <= target:
-                    return
-                try:
-                    self._fold("span", piece_start, piece_end, outcome)
-                except ForestError:
-                    continue
-
-    def _raw_runs(self) -> list[tuple[int, int]]:
-        """Unit-aligned runs of raw entries (and whole root tool folds) before the fresh tail."""
-        fresh = self.transcript.fresh_start
-        runs: list[tuple[int, int]] = []
-        run_start: int | None = None
-        run_end = 0
-        for item in list(self.projection.items):
-            if item.start >= fresh:
-                break
-            root = self.forest.root_containing(item.start)
-            foldable = root is None or (
-                root.kind == "tool" and root.handle not in self.forest.expanded
-            )
-            if foldable and not self.is_pinned(item.start, item.end):
-                if run_start is None:
-                    run_start = item.start
-                run_end = item.end
+        for start, end in spans_to_cut(
+            self.transcript, self.forest, self.projection, self.options, self.is_pinned
+        ):
+            if self.projection.tokens <= target:
+                return
+            try:
+                self._fold("span", start, end, outcome)
+            except ForestError:
                 continue
-            if run_start is not None:
-                runs.append((run_start, run_end))
-            run_start = None
-        if run_start is not None:
-            runs.append((run_start, min(run_end, fresh)))
-        aligned: list[tuple[int, int]] = []
-        for start, end in runs:
-            start, end = self._align(start, end)
-            if start < end:
-                aligned.append((start, end))
-        return aligned
-
-    def _align(self, start: int, end: int) -> tuple[int, int]:
-        units, unit_of = self.transcript.units, self.transcript.unit_of
-        first = units[unit_of[start]]
-        if first.start != start:
-            start = first.end
-        if end > start:
-            last = units[unit_of[end - 1]]
-            if last.end != end:
-                end = last.start
-        return start, end
-
-    def _pieces(self, start: int, end: int) -> list[tuple[int, int]]:
-        """Cut ``[start, end)`` on unit boundaries into spans of about the cut size."""
-        units, unit_of = self.transcript.units, self.transcript.unit_of
-        pieces: list[tuple[int, int]] = []
-        piece_start, chars = start, 0
-        position = start
-        while position < end:
-            unit = units[unit_of[position]]
-            chars += self.transcript.size_chars(unit.start, unit.end)
-            position = unit.end
-            if chars >= self.options.span_cut_chars:
-                pieces.append((piece_start, position))
-                piece_start, chars = position, 0
-        if piece_start < end and chars >= self.options.thresholds.min_fold_chars:
-            pieces.append((piece_start, end))
-        return pieces
 
     # -- consolidation ------------------------------------------------------------------------
 
@@ -352,81 +300,19 @@ class Committer:
         price of reaching the target.
         """
         size = self.options.thresholds.consolidate_after
+        runs = OwedRuns(
+            self.transcript, self.forest, self.options, self.is_pinned, self._protected, self.levels
+        )
         while True:
-            group = self._owed_group(size)
+            group = runs.next_run(size)
             if group is None and target is not None and self.projection.tokens > target:
-                group = self._owed_group(size, mixed=True)
+                group = runs.next_run(size, mixed=True)
             if group is None:
                 return
             try:
                 self._fold("consolidated", group[0].start, group[-1].end, outcome)
             except ForestError:
                 return
-
-    def _level(self, fold: Fold) -> int:
-        """0 for a tool or span fold; a consolidated fold sits one above its highest child."""
-        if fold.kind != "consolidated":
-            return 0
-        level = self._levels.get(fold.handle)
-        if level is None:
-            level = 1 + max(
-                (self._level(self.forest.folds[child]) for child in fold.children), default=0
-            )
-            self._levels[fold.handle] = level
-        return level
-
-    def _owed_group(self, size: int, mixed: bool = False) -> list[Fold] | None:
-        fresh = self.transcript.fresh_start
-        gap_limit = self.options.thresholds.min_fold_chars
-        run: list[Fold] = []
-        for root in self.forest.roots():
-            if root.end > fresh:
-                break
-            if (
-                root.handle in self.forest.expanded
-                or root.handle in self._protected
-                or self.is_pinned(root.start, root.end)
-            ):
-                run = []
-                continue
-            if run:
-                gap_start, gap_end = run[-1].end, root.start
-                if gap_end > gap_start and (
-                    self.transcript.size_chars(gap_start, gap_end) >= gap_limit
-                    or self.is_pinned(gap_start, gap_end)
-                ):
-                    run = []
-            # With or without a gap: a run headed by a tool fold (its call sits before it) can
-            # never be folded, so it must not hold up the roots that follow.
-            if run and self._run_splits_call(run, root):
-                run = []
-            # Only roots of one level are grouped, so trees grow balanced (ten spans make a
-            # parent, ten parents a grandparent) instead of a chain in which each parent holds
-            # the previous one and reaching the oldest chapter takes one expand per link.
-            if run and not mixed and self._level(root) != self._level(run[0]):
-                run = []
-            run.append(root)
-            if len(run) == size:
-                return run
-        return None
-
-    def _run_splits_call(self, run: list[Fold], root: Fold) -> bool:
-        """Whether folding ``run`` and ``root`` as one would separate a call from a result.
-
-        Only the gaps between them and their tool folds can: a span or consolidated fold
-        keeps each call with its results (checked when it was made), so its entries are
-        not read. Scanning the whole range instead made each commit's grouping cost grow
-        with the session (each root rescanned every run it might join: 60 % of a late
-        commit's CPU at 10,000 entries).
-        """
-        indices: list[int] = []
-        position = run[0].start
-        for member in [*run, root]:
-            indices.extend(range(position, member.start))
-            if member.kind == "tool":
-                indices.extend(range(member.start, member.end))
-            position = member.end
-        return self.transcript.split_call_among(indices, run[0].start, root.end) is not None
 
     # -- views: withdrawn peeks and the tool-call diet ----------------------------------------
 

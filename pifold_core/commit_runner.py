@@ -20,6 +20,7 @@ from pifold_core.checkpoint import write_if_due as write_checkpoint_if_due
 from pifold_core.checkpoint_body import CheckpointBody
 from pifold_core.commit import CommitOutcome, Committer
 from pifold_core.commit_policy import floor_after
+from pifold_core.consolidation import FoldLevels
 from pifold_core.folds import Fold
 from pifold_core.journal import fold_log_record
 from pifold_core.merkle import fold_parts
@@ -43,6 +44,8 @@ class CommitRunner:
         """Told of each commit once its record is durable (the search index's upkeep)."""
         self.checkpoint_body = CheckpointBody()
         """Builds checkpoint bodies, reusing the chunks that cannot change."""
+        self._levels = FoldLevels()
+        """The folds' levels, kept for the session (a fold's level never changes)."""
         self._settled: tuple[object, int] | None = None
         """The last :meth:`settled_boundary` answer and the state it was computed for."""
 
@@ -120,6 +123,7 @@ class CommitRunner:
         if self._after_commit is not None:
             self._after_commit(outcome)
         release_landed(state.transcript, outcome.built, state.journal.entry_spans)
+        self.checkpoint_body.settle(state)  # so the checkpoint's write costs what is open
         write_checkpoint_if_due(state, self.checkpoint_body)
         return outcome
 
@@ -191,6 +195,7 @@ class CommitRunner:
             state.pinned,
             state.ephemeral,
             state.sent_through,
+            self._levels,
         )
 
 

@@ -4,26 +4,28 @@ Validation is atomic: an impossible policy is refused with the rule it breaks, n
 or partly applied. Every value is checked where it is stored (each dataclass's
 ``__post_init__``), so no route into :class:`EngineOptions` — constructor, settings mapping or
 session record — can build an invalid one. Error messages use the user-facing camelCase names
-because they are shown to people editing ``settings.json``.
+because they are shown to people editing ``settings.json``; the checks of one value live in
+:mod:`pifold_core.option_values`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 from palettes.sampling import MAP_NAMES
 from pifold_core.canonical import JsonValue
-
-
-class OptionsError(ValueError):
-    """An option is unknown or breaks a rule; the message names the option and the rule."""
-
+from pifold_core.option_values import (
+    OptionsError,
+    check_boolean,
+    check_integer,
+    check_number,
+    quoted,
+    whole_object,
+    written_decimal,
+)
 
 PALETTE_MAPS: tuple[str, ...] = MAP_NAMES
 """Colour maps the fold bar can use: the palettes' own list (:mod:`palettes.sampling`, which
@@ -47,58 +49,6 @@ PALETTE_KEYS: tuple[str, ...] = ("map", "start", "end")
 """Keys of the ``palette`` object, all required."""
 
 
-def _number(option: str, value: object) -> float:
-    # bool is an int subclass; a JSON true must not pass for 1.
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise OptionsError(f"{option} must be a number, got {value!r}")
-    # An integer past float's range (JSON allows 1e400 written out) is as unusable as inf.
-    if isinstance(value, int) and abs(value) > sys.float_info.max:
-        raise OptionsError(
-            f"{option} must be a finite number, got an integer of {value.bit_length()} bits"
-        )
-    if not math.isfinite(value):
-        raise OptionsError(f"{option} must be a finite number, got {value!r}")
-    return float(value)
-
-
-def _integer(option: str, value: object, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise OptionsError(f"{option} must be an integer, got {value!r}")
-    if value < minimum:
-        raise OptionsError(f"{option} must be at least {minimum}, got {value}")
-    return value
-
-
-def _decimal(value: float) -> Decimal:
-    # repr is the shortest string that reads back as the float: the number the user wrote.
-    return Decimal(repr(value))
-
-
-def _boolean(option: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise OptionsError(f"{option} must be true or false, got {value!r}")
-    return value
-
-
-def _whole_object(option: str, value: object, keys: tuple[str, ...]) -> Mapping[str, object]:
-    """``value`` as a mapping holding exactly ``keys``: these objects are set whole."""
-    if not isinstance(value, Mapping):
-        raise OptionsError(f"{option} must be an object with {', '.join(keys)}, got {value!r}")
-    unknown = [str(key) for key in value if key not in keys]
-    if unknown:
-        raise OptionsError(f"{option}: unknown key {_quoted(unknown)} (keys: {', '.join(keys)})")
-    missing = [key for key in keys if key not in value]
-    if missing:
-        raise OptionsError(
-            f"{option} is set whole: missing {_quoted(missing)} (keys: {', '.join(keys)})"
-        )
-    return value
-
-
-def _quoted(names: list[str]) -> str:
-    return ", ".join(repr(name) for name in names)
-
-
 @dataclass(frozen=True, slots=True)
 class Thresholds:
     """The band (set whole or not at all)."""
@@ -113,8 +63,8 @@ class Thresholds:
     """Smallest source worth folding; also the largest raw gap absorbed between folds."""
 
     def __post_init__(self) -> None:
-        max_target = _number("thresholds.maxTarget", self.max_target)
-        min_target = _number("thresholds.minTarget", self.min_target)
+        max_target = check_number("thresholds.maxTarget", self.max_target)
+        min_target = check_number("thresholds.minTarget", self.min_target)
         rule = "the rule 0 < minTarget < maxTarget < 1"
         if not min_target > 0:
             raise OptionsError(f"thresholds.minTarget breaks {rule}: {min_target:g} is not above 0")
@@ -125,8 +75,8 @@ class Thresholds:
                 f"thresholds break {rule}: minTarget {min_target:g} is not below "
                 f"maxTarget {max_target:g}"
             )
-        _integer("thresholds.consolidateAfter", self.consolidate_after, 2)
-        _integer("thresholds.minFoldChars", self.min_fold_chars, 1)
+        check_integer("thresholds.consolidateAfter", self.consolidate_after, 2)
+        check_integer("thresholds.minFoldChars", self.min_fold_chars, 1)
         # Store floats so equal settings compare, hash and serialise alike whether a file
         # wrote 1 or 1.0.
         object.__setattr__(self, "max_target", max_target)
@@ -135,7 +85,7 @@ class Thresholds:
     @classmethod
     def from_settings(cls, value: object) -> Thresholds:
         """The ``thresholds`` object of a settings mapping, all four keys required."""
-        keys = _whole_object("thresholds", value, THRESHOLD_KEYS)
+        keys = whole_object("thresholds", value, THRESHOLD_KEYS)
         return cls(
             max_target=keys["maxTarget"],  # type: ignore[arg-type]  # checked in __post_init__
             min_target=keys["minTarget"],  # type: ignore[arg-type]
@@ -169,8 +119,8 @@ class PaletteOption:
             raise OptionsError(
                 f"palette.map must be one of {', '.join(PALETTE_MAPS)}, got {self.map_name!r}"
             )
-        start = _number("palette.start", self.start)
-        end = _number("palette.end", self.end)
+        start = check_number("palette.start", self.start)
+        end = check_number("palette.end", self.end)
         for option, position in (("palette.start", start), ("palette.end", end)):
             if not 0 <= position <= 1:
                 raise OptionsError(f"{option} must lie in [0, 1], got {position:g}")
@@ -182,7 +132,7 @@ class PaletteOption:
     @classmethod
     def from_settings(cls, value: object) -> PaletteOption:
         """The ``palette`` object of a settings mapping, all three keys required."""
-        keys = _whole_object("palette", value, PALETTE_KEYS)
+        keys = whole_object("palette", value, PALETTE_KEYS)
         return cls(
             map_name=keys["map"],  # type: ignore[arg-type]  # checked in __post_init__
             start=keys["start"],  # type: ignore[arg-type]
@@ -285,22 +235,24 @@ class EngineOptions:
             )
         if not all(isinstance(name, str) and name for name in self.blacklist):
             raise OptionsError("blacklistAutoFoldTools must hold non-empty tool names")
-        _integer("evidenceThresholdBytes", self.evidence_threshold_bytes, 1024)
-        tool_fold_threshold = _number("toolFoldThreshold", self.tool_fold_threshold)
+        check_integer("evidenceThresholdBytes", self.evidence_threshold_bytes, 1024)
+        tool_fold_threshold = check_number("toolFoldThreshold", self.tool_fold_threshold)
         if not 0 <= tool_fold_threshold < 1:
             raise OptionsError(
                 f"toolFoldThreshold must lie in [0, 1) (0 turns clipping off), "
                 f"got {tool_fold_threshold:g}"
             )
-        _boolean("preCommitNotice", self.pre_commit_notice)
-        lead = _number("noticeLeadShare", self.notice_lead_share)
+        check_boolean("preCommitNotice", self.pre_commit_notice)
+        lead = check_number("noticeLeadShare", self.notice_lead_share)
         if not lead > 0:
             raise OptionsError(f"noticeLeadShare must be greater than 0, got {lead:g}")
         band = self.thresholds
         # The notice speaks at maxTarget - noticeLeadShare; at or below minTarget it would
         # speak right after every commit, which is no warning at all. Decimal arithmetic on the
         # written values, because in binary 0.8 - 0.6 lands just above 0.2 and would pass.
-        if not _decimal(band.max_target) - _decimal(lead) > _decimal(band.min_target):
+        if not written_decimal(band.max_target) - written_decimal(lead) > written_decimal(
+            band.min_target
+        ):
             raise OptionsError(
                 "noticeLeadShare and thresholds break the rule notice inside the band "
                 f"(maxTarget - noticeLeadShare > minTarget): {band.max_target:g} - {lead:g} "
@@ -345,7 +297,7 @@ class EngineOptions:
                 hint = "; maxTarget, minTarget, consolidateAfter and minFoldChars go in thresholds"
             plural = "s" if len(unknown) > 1 else ""
             raise OptionsError(
-                f"unknown option{plural} {_quoted(unknown)} "
+                f"unknown option{plural} {quoted(unknown)} "
                 f"(options: {', '.join(OPTION_NAMES)}){hint}"
             )
         changes: dict[str, Any] = {}
@@ -419,3 +371,21 @@ def _tool_names(value: object) -> frozenset[str]:
                 f"blacklistAutoFoldTools must hold non-empty tool names, got {name!r}"
             )
     return frozenset(value)
+
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "EVIDENCE_THRESHOLD_BYTES",
+    "MAX_BUDGET",
+    "MIN_BUDGET",
+    "OPTION_NAMES",
+    "PALETTE_KEYS",
+    "PALETTE_MAPS",
+    "THRESHOLD_KEYS",
+    "EngineOptions",
+    "OptionsError",
+    "PaletteOption",
+    "Thresholds",
+    "budget_problem",
+    "check_budget",
+]
