@@ -92,6 +92,10 @@ class CheckpointRead:
     """Bytes of the log those records fill (where the replay starts)."""
     problem: str | None = None
     """Why a checkpoint that exists was not used because it is damaged or doubtful."""
+    written_ns: int = 0
+    """When the checkpoint file was written (its mtime, ns): a store object whose file
+    changed since is checked at once on reopen
+    (:func:`pifold_core.fold_verify.check_object_files`)."""
 
 
 def due(records_now: int, records_then: int, closing: bool = False) -> bool:
@@ -163,7 +167,9 @@ def read(state_dir: Path, log_path: Path, counter_name: str) -> tuple[Checkpoint
     """
     path = state_dir / CHECKPOINT_NAME
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            written_ns = os.fstat(handle.fileno()).st_mtime_ns
+            data = handle.read()
     except FileNotFoundError:
         return CheckpointRead(None), None
     except OSError as error:
@@ -185,7 +191,7 @@ def read(state_dir: Path, log_path: Path, counter_name: str) -> tuple[Checkpoint
         return CheckpointRead(None, problem=f"{path}: its state is not JSON"), None
     if not isinstance(state, dict):
         return CheckpointRead(None, problem=f"{path}: its state is not an object"), None
-    return CheckpointRead(state, header["records"], log_bytes), hashed
+    return CheckpointRead(state, header["records"], log_bytes, written_ns=written_ns), hashed
 
 
 def remove_temporaries(state_dir: Path) -> list[Path]:
