@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pifold_core import checkpoint
+from pifold_core.checkpoint import collector_paused
 from pifold_core.checkpoint_state import CheckpointStateError, restore
 from pifold_core.engine_errors import EngineError, SessionLocked
 from pifold_core.engine_results import OpenReport
@@ -77,6 +78,18 @@ def open_state(
     use_checkpoint: bool = True,
 ) -> SessionState:
     """The state of ``state_dir``, restored (see the module docstring)."""
+    with collector_paused():
+        return _open_state(state_dir, options, counter, host_measures, lock, use_checkpoint)
+
+
+def _open_state(
+    state_dir: Path,
+    options: EngineOptions | None,
+    counter: TokenCounter | None,
+    host_measures: bool,
+    lock: SessionLock | None,
+    use_checkpoint: bool,
+) -> SessionState:
     folder = Path(state_dir)
     counter = counter if counter is not None else TiktokenCounter()
     if use_checkpoint:

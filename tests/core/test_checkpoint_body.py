@@ -93,3 +93,26 @@ def test_a_body_cut_before_its_final_block_is_refused() -> None:
 def test_chunk_sizes_must_be_positive() -> None:
     with pytest.raises(ValueError, match="chunk sizes must be positive"):
         CheckpointBody(0, 2)
+
+
+def test_every_final_chunk_is_reused_closed_units_among_them(tmp_path: Path) -> None:
+    body = CheckpointBody(4, 2)
+    engine, _ = _drive_checking(tmp_path / "state", 7, body)
+    body.build(engine._state)
+    state = engine._state
+    entries, units = state.transcript.entries, state.transcript.units
+    released = [
+        start
+        for start in range(0, len(entries) - 3, 4)
+        if not any(entries.is_whole(index) for index in range(start, start + 4))
+    ]
+    closed = [
+        start
+        for start in range(0, len(units) - 3, 4)
+        if all(unit.closed for unit in units[start : start + 4])
+    ]
+    assert closed, "a session this long closes whole chunks of units"
+    # Built again with nothing new: every final chunk of the three lists comes from the cache.
+    body.build(state)
+    assert body.reused == len(released) + len(state.forest.folds) // 2 + len(closed)
+    engine.close()

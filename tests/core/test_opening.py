@@ -3,6 +3,7 @@ it peaked at 914 MB, holding the log, its lines, its records and every entry at 
 
 from __future__ import annotations
 
+import gc
 import tracemalloc
 from pathlib import Path
 
@@ -32,3 +33,29 @@ def test_a_whole_log_reopen_never_holds_the_sessions_bytes_at_once(tmp_path: Pat
     assert durable_state(reopened) == live
     assert_lossless(reopened)
     reopened.close()
+
+
+def test_an_open_holds_the_cycle_collector_off_and_turns_it_back_on(tmp_path: Path) -> None:
+    engine = Engine.open(tmp_path / "state", small_options(budget=6_000), CharCounter())
+    drive(engine, random_session(9, 12))
+    engine.close()
+    passes: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            passes.append(info["generation"])
+
+    gc.callbacks.append(seen)
+    try:
+        for checkpoint_kept in (True, False):
+            if not checkpoint_kept:
+                set_checkpoint_aside(engine.state_dir)
+            passes.clear()
+            reopened = Engine.open(engine.state_dir, None, CharCounter(), read_only=True)
+            # At most the one pass that follows it (over what it built, once), never one
+            # each time the allocations pass the collector's threshold on the way.
+            assert len(passes) <= 1, f"{len(passes)} collections while the session was put back"
+            assert gc.isenabled()
+            reopened.close()
+    finally:
+        gc.callbacks.remove(seen)
