@@ -13,15 +13,18 @@ machine is shared: CPU time is what the engine itself spent):
   costliest tenth's against the first's, measured in the same run (flat is about 1×);
 * ordinary requests: median of the first and the last 500;
 * the state folder's size against the raw record bytes appended, and its file count;
-* peak resident memory (``ru_maxrss``) of the driving and of the reopening process, and
+* peak resident memory (``ru_maxrss``) of the driving process against the raw record bytes
+  (issue 23's goal: at most 2x), beside the same run's baseline, a process with the engine
+  imported and its tokenizer loaded and nothing driven; of each reopening process; and
   the entries the driven engine holds whole at the end against those no root fold holds
   (the bound: folded entries are released as their commit lands);
 * checkpoints written while driving (:mod:`pifold_core.checkpoint`) and the median request
   that wrote one;
 * reopen time from the checkpoint the close wrote (and what the open reports it replayed and
-  checked again: nothing after a clean close, issue 23), and rebuilt from the whole log with the
-  checkpoint set aside, each with its peak memory and whether the reopened projection is the
-  live one, digest for digest.
+  checked again: nothing after a clean close, issue 23), from the checkpoint the last due
+  commit wrote (as after a kill just before the close: the records past it replayed), and
+  rebuilt from the whole log with the checkpoint set aside, each with its peak memory and
+  whether the reopened projection is the live one, digest for digest.
 
 The checkpoint interval is justified by figures from this session in
 :mod:`pifold_core.checkpoint`'s docstring (a whole-log replay costs 0.33 ms of CPU a record,
@@ -35,6 +38,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -53,6 +57,7 @@ from pifold_core.engine import Engine
 from pifold_core.entries import Entry, TextBlock, ToolCallBlock, Usage
 from pifold_core.options import EngineOptions
 from pifold_core.state_folder import LOG_NAME
+from pifold_core.tokens import shared_encoding
 
 SEED = 12
 WORDS = [
@@ -167,6 +172,9 @@ def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
         for i in range(len(engine.view.transcript))
         if engine.view.forest.root_containing(i) is None
     )
+    # The checkpoint the last due commit wrote: what a kill just now would reopen from.
+    if (state / CHECKPOINT_NAME).exists():
+        shutil.copyfile(state / CHECKPOINT_NAME, state.parent / KILLED_CHECKPOINT)
     engine.close()
     files = [Path(folder) / name for folder, _, names in os.walk(state) for name in names]
     return {
@@ -190,19 +198,27 @@ def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
     }
 
 
-def reopen(state: Path, rebuild: bool) -> dict[str, Any]:
-    """Open ``state`` read-only from its checkpoint, or (``rebuild``) from the whole log with
-    the checkpoint moved aside for the time of the open."""
+KILLED_CHECKPOINT = "checkpoint.killed"
+"""Beside the state: the checkpoint the driven session had before its close wrote one."""
+
+
+def reopen(state: Path, mode: str) -> dict[str, Any]:
+    """Open ``state`` read-only from the checkpoint its close wrote (``checkpoint``), from
+    the one it had before the close (``kill``: as if killed just before it, the records
+    past it replayed), or from the whole log (``rebuild``), the close's checkpoint moved
+    aside for the time of the open."""
     aside = state.parent / "checkpoint.aside"
-    if rebuild:
+    if mode != "checkpoint":
         (state / CHECKPOINT_NAME).rename(aside)
+        if mode == "kill" and (state.parent / KILLED_CHECKPOINT).exists():
+            shutil.copyfile(state.parent / KILLED_CHECKPOINT, state / CHECKPOINT_NAME)
     try:
         cpu, wall = _clocks()
         engine = Engine.open(state, read_only=True)
         end_cpu, end_wall = _clocks()
     finally:
-        if rebuild:
-            aside.rename(state / CHECKPOINT_NAME)
+        if mode != "checkpoint":
+            aside.replace(state / CHECKPOINT_NAME)
     result = {
         "checkpoint": engine.view.checkpoint_records,
         "problem": engine.view.checkpoint_problem,
@@ -217,11 +233,18 @@ def reopen(state: Path, rebuild: bool) -> dict[str, Any]:
     return result
 
 
+def baseline() -> dict[str, Any]:
+    """The same-run baseline of the memory figures: a process with the engine imported and
+    its tokenizer loaded, nothing driven."""
+    shared_encoding()
+    return {"peak_rss_mb": _peak_rss_mb()}
+
+
 def _child(mode: str, state: Path, count: int, budget: int) -> dict[str, Any]:
     command = [sys.executable, __file__, f"--{mode}", str(state), str(count), str(budget)]
-    if mode == "rebuild":
+    if mode in ("checkpoint", "kill", "rebuild"):
         command[2] = "--reopen"
-        command.append("rebuild")
+        command.append(mode)
     output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     result: dict[str, Any] = json.loads(output.splitlines()[-1])
     return result
@@ -258,14 +281,18 @@ def main() -> None:
     parser.add_argument("--entries", type=int, nargs="+", default=[10_000, 50_000])
     parser.add_argument("--budget", type=int, default=100_000)
     parser.add_argument("--drive", nargs=3, metavar=("STATE", "N", "BUDGET"))
-    parser.add_argument("--reopen", nargs="+", metavar="STATE N BUDGET [rebuild]")
+    parser.add_argument("--reopen", nargs="+", metavar="STATE N BUDGET MODE")
+    parser.add_argument("--baseline", action="store_true")
     arguments = parser.parse_args()
     if arguments.drive:
         state, count, budget = arguments.drive
         print(json.dumps(drive(Path(state), int(count), int(budget))))
         return
     if arguments.reopen:
-        print(json.dumps(reopen(Path(arguments.reopen[0]), arguments.reopen[-1] == "rebuild")))
+        print(json.dumps(reopen(Path(arguments.reopen[0]), arguments.reopen[-1])))
+        return
+    if arguments.baseline:
+        print(json.dumps(baseline()))
         return
     table = Table(title=f"The engine at scale (budget {arguments.budget:,}; ms as CPU / wall)")
     rows = (
@@ -281,16 +308,19 @@ def main() -> None:
         "state / raw bytes",
         "log / store / checkpoint MB",
         "files",
-        "peak RSS driving MB",
+        "peak RSS driving MB (/ raw bytes)",
+        "peak RSS, engine loaded, nothing driven MB",
         "entries held whole / outside folds",
         "checkpoints written",
         "request writing one (median)",
         "reopen, checkpoint ms",
         "records replayed / folds checked",
         "peak RSS, checkpoint MB",
+        "reopen after a kill ms",
+        "records replayed / folds checked, after a kill",
         "reopen, whole log ms",
         "peak RSS, whole log MB",
-        "reopened identical (both)",
+        "reopened identical (all three)",
     )
     table.add_column("")
     columns: list[list[str]] = []
@@ -298,10 +328,24 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="pifold-scale-") as scratch:
             state = Path(scratch) / "state"
             driven = _child("drive", state, count, arguments.budget)
-            reopened = _child("reopen", state, count, arguments.budget)
+            reopened = _child("checkpoint", state, count, arguments.budget)
+            killed = _child("kill", state, count, arguments.budget)
             rebuilt = _child("rebuild", state, count, arguments.budget)
+            bare = json.loads(
+                subprocess.run(
+                    [sys.executable, __file__, "--baseline"],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                ).stdout.splitlines()[-1]
+            )
         commits, requests = driven["commits"], driven["requests"]
-        identical = reopened["projection"] == rebuilt["projection"] == driven["projection"]
+        identical = (
+            reopened["projection"]
+            == killed["projection"]
+            == rebuilt["projection"]
+            == driven["projection"]
+        )
         first = statistics.median(value[0] for value in commits[:5]) * 1000 if commits else 0
         last = statistics.median(value[0] for value in commits[-5:]) * 1000 if commits else 0
         curve = commit_curve(commits, driven["commit_at"], count)
@@ -320,17 +364,23 @@ def main() -> None:
                 f"{driven['state_bytes'] / driven['raw_bytes']:.2f}×",
                 " / ".join(f"{size / 1e6:,.1f}" for size in driven["state_parts"].values()),
                 f"{driven['files']:,}",
-                f"{driven['peak_rss_mb']:,.0f}",
+                f"{driven['peak_rss_mb']:,.0f} = "
+                f"{driven['peak_rss_mb'] * 2**20 / driven['raw_bytes']:.2f}×",
+                f"{bare['peak_rss_mb']:,.0f}",
                 " / ".join(f"{number:,}" for number in driven["held_whole"]),
                 f"{len(driven['checkpoints'])}",
                 _pair(driven["checkpoints"], statistics.median),
                 _pair([reopened["reopen"]], statistics.median),
                 " / ".join(f"{number:,}" for number in reopened["replayed"]),
                 f"{reopened['peak_rss_mb']:,.0f}",
+                _pair([killed["reopen"]], statistics.median),
+                " / ".join(f"{number:,}" for number in killed["replayed"]),
                 _pair([rebuilt["reopen"]], statistics.median),
                 f"{rebuilt['peak_rss_mb']:,.0f}",
                 "yes"
-                if identical and reopened["checkpoint"] and not rebuilt["checkpoint"]
+                if identical
+                and reopened["checkpoint"] > killed["checkpoint"]
+                and not rebuilt["checkpoint"]
                 else "NO",
             ]
         )

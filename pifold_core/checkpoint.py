@@ -28,20 +28,17 @@ names it). A checkpoint counted with another token encoding is simply not applic
 damage). The log stays the truth: a checkpoint only saves replaying it.
 
 **When one is written** (:func:`due`): by a writable engine after a commit once at least
-:data:`CHECKPOINT_MIN_RECORDS` records were logged since the last one and at least
-:data:`CHECKPOINT_SHARE` of the log's records, and on a clean close whenever anything was
-logged since the last one (issue 23), so a session closed cleanly reopens replaying nothing
-(``engine.view.reopen`` says so); before, a close wrote one only past 2,000 new records, and
-a session closed after 1,852 reopened by replaying them and re-checking 701 folds. Measured
-on the 10,000-entry synthetic session of ``benchmarks/bench_scale.py`` (16,721 records): replaying
-the whole log costs 5.6 s of CPU, 0.33 ms a record; writing a checkpoint 0.34-0.44 s (about
-35 µs an entry, the state is 12.5 MB, mostly the folds' briefs); loading it 0.53 s, the
-tokenizer's own load included. Writing then cost time proportional to the session (since
-issue 23 it costs what is still open: :mod:`pifold_core.checkpoint_body`), so the interval
-grows with the log: the write's cost per record logged stays flat (about 0.4 ms a record at
-5 %), and a reopen after a kill replays at most 5 % of the log, or 2,000 records
-(0.7 s), past its checkpoint. Below 2,000 records a checkpoint buys less than it costs,
-except at a close, where nothing else is waiting. The write is atomic (temporary file, fsync,
+:data:`CHECKPOINT_MIN_RECORDS` records were logged since the last one, and on a clean close
+whenever anything was logged since the last one (issue 23), so a session closed cleanly
+reopens replaying nothing (``engine.view.reopen`` says so), and one killed replays about
+2,000 records past its checkpoint whatever its length. Until issue 23 a write re-encoded
+state that grows with the session, so the interval grew with the log (5 % of its records
+as well): at 50,000 entries a kill left 4,346 records to replay, and that reopen took
+2.2 s of CPU against 1.3 s for the checkpoint alone. Now a write encodes only what changed
+(:mod:`pifold_core.checkpoint_body`, 0.1-0.2 s at 50,000 entries on a loaded machine) and
+replaying costs about 0.2 ms a record past a checkpoint, so the interval is fixed. Below
+2,000 records a checkpoint buys less than it costs, except at a close, where nothing else
+is waiting. The write is atomic (temporary file, fsync,
 rename, fsync of the folder: :func:`~pifold_core.atomic_files.write_file_atomically`), so a
 kill leaves the old checkpoint or the new one, never half of one; a failed write (a full
 disk) leaves the old one and changes nothing else.
@@ -49,9 +46,12 @@ disk) leaves the old one and changes nothing else.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -74,10 +74,9 @@ READABLE_FORMATS = (1, 2, 3)
 CHECKPOINT_MODE = 0o600
 """Private to the user, like the log it summarises."""
 CHECKPOINT_MIN_RECORDS = 2_000
-"""Records logged since the last checkpoint before another is written: below this, replaying
-them costs less than writing one (see the module docstring)."""
-CHECKPOINT_SHARE = 0.05
-"""The share of the log's records that must be new before another checkpoint is written."""
+"""Records logged since the last checkpoint before a commit writes another: below this,
+replaying them costs less than writing one, and a reopen after a kill replays about this
+many (see the module docstring)."""
 _READ_CHUNK = 1 << 22
 
 
@@ -93,17 +92,41 @@ class CheckpointRead:
     """Bytes of the log those records fill (where the replay starts)."""
     problem: str | None = None
     """Why a checkpoint that exists was not used because it is damaged or doubtful."""
+    written_ns: int = 0
+    """When the checkpoint file was written (its mtime, ns): a store object whose file
+    changed since is checked at once on reopen
+    (:func:`pifold_core.fold_verify.check_object_files`)."""
 
 
 def due(records_now: int, records_then: int, closing: bool = False) -> bool:
     """Whether enough was logged since the checkpoint of ``records_then`` for a new one:
-    after a commit :data:`CHECKPOINT_MIN_RECORDS` and :data:`CHECKPOINT_SHARE` of the log; on
-    a clean close any record at all (issue 23: the next open is the one waiting, and it
-    should replay nothing)."""
+    after a commit :data:`CHECKPOINT_MIN_RECORDS`, whatever the log's length (what a reopen
+    after a kill replays stays bounded); on a clean close any record at all (issue 23: the
+    next open is the one waiting, and it should replay nothing)."""
     fresh = records_now - records_then
     if closing:
         return fresh > 0
-    return fresh >= CHECKPOINT_MIN_RECORDS and fresh >= CHECKPOINT_SHARE * records_now
+    return fresh >= CHECKPOINT_MIN_RECORDS
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector held off while a session is put back or checkpointed
+    (issue 23).
+
+    An open builds hundreds of thousands of long-lived objects (a checkpoint's JSON, the
+    entries' facts, the folds) and no garbage cycle: each time the allocations pass the
+    collector's threshold it walks every object of the session again for nothing, which
+    was 0.85 of a 2.1 s CPU reopen at 50,000 entries; a checkpoint write allocates enough
+    to set it off too. Whatever they leave unreachable is collected at the next pass.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def write_if_due(
@@ -117,7 +140,8 @@ def write_if_due(
     if not due(state.journal.next_sequence, state.checkpoint_records, closing):
         return
     try:
-        state.checkpoint_written(write(state, body))
+        with collector_paused():
+            state.checkpoint_written(write(state, body))
     except OSError:
         return
 
@@ -164,7 +188,9 @@ def read(state_dir: Path, log_path: Path, counter_name: str) -> tuple[Checkpoint
     """
     path = state_dir / CHECKPOINT_NAME
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            written_ns = os.fstat(handle.fileno()).st_mtime_ns
+            data = handle.read()
     except FileNotFoundError:
         return CheckpointRead(None), None
     except OSError as error:
@@ -186,7 +212,7 @@ def read(state_dir: Path, log_path: Path, counter_name: str) -> tuple[Checkpoint
         return CheckpointRead(None, problem=f"{path}: its state is not JSON"), None
     if not isinstance(state, dict):
         return CheckpointRead(None, problem=f"{path}: its state is not an object"), None
-    return CheckpointRead(state, header["records"], log_bytes), hashed
+    return CheckpointRead(state, header["records"], log_bytes, written_ns=written_ns), hashed
 
 
 def remove_temporaries(state_dir: Path) -> list[Path]:
@@ -268,9 +294,9 @@ __all__ = [
     "CHECKPOINT_MIN_RECORDS",
     "CHECKPOINT_MODE",
     "CHECKPOINT_NAME",
-    "CHECKPOINT_SHARE",
     "CheckpointRead",
     "LogDigest",
+    "collector_paused",
     "due",
     "read",
     "remove_temporaries",

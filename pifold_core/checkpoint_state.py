@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pifold_core.audit import AuditCounts, RequestRecord
 from pifold_core.canonical import JsonValue, wire_digest_of
-from pifold_core.entries import Entry, EntryKind
+from pifold_core.entries import Entry
 from pifold_core.entry_list import EntryFacts
 from pifold_core.folds import Fold
 from pifold_core.host_notes import HostNote
@@ -72,9 +72,14 @@ def unit_state(unit: Unit) -> JsonValue:
     ]
 
 
+_COMMIT_FIELDS = tuple(field.name for field in dataclasses.fields(CommitView))
+
+
 def commit_view_state(view: CommitView) -> JsonValue:
-    """One commit of the session's history as a checkpoint keeps it."""
-    return _dataclass_state(view)
+    """One commit of the session's history as a checkpoint keeps it, field by field: its
+    fields are plain values, so it is read flat (:func:`dataclasses.asdict` deep-copies, a
+    third of a checkpoint write at 50,000 entries, with 800 commits in the history)."""
+    return {name: getattr(view, name) for name in _COMMIT_FIELDS}
 
 
 def capture_rest(state: SessionState) -> dict[str, JsonValue]:
@@ -243,19 +248,21 @@ def _restore(session: SessionState, state: dict[str, Any]) -> None:
 
 
 def _facts_from(value: list[Any]) -> EntryFacts:
+    # The body hashed to its header, so it is the engine's own writing: fields are taken
+    # as written (no conversion per field: 50,000 of these at 50,000 entries).
     identifier, kind, timestamp, call_id, tool, call_ids, size, digest, wire, length, span = value
     return EntryFacts(
-        id=str(identifier),
-        kind=cast(EntryKind, kind),
-        timestamp_ms=int(timestamp),
-        call_id=call_id,
-        tool_name=tool,
-        call_ids=tuple(str(call) for call in call_ids),
-        size_chars=int(size),
-        digest=str(digest),
-        wire_digest=str(wire),
-        record_length=int(length),
-        span=(int(span[0]), int(span[1])) if span is not None else None,
+        identifier,
+        kind,
+        timestamp,
+        call_id,
+        tool,
+        tuple(call_ids),
+        size,
+        digest,
+        wire,
+        length,
+        (span[0], span[1]) if span is not None else None,
     )
 
 

@@ -32,7 +32,7 @@ from typing import Literal
 from pifold_core import checkpoint
 from pifold_core.folds import Fold
 from pifold_core.journal import Journal, JournalCorrupt, TornTail
-from pifold_core.lock import LockHeld, LockHolder, SessionLock, current_holder
+from pifold_core.lock import LockHeld, LockHolder, SessionLock, current_holder, describe_holder
 from pifold_core.log_damage import lost_entries
 from pifold_core.merkle import FoldPart, fold_parts
 from pifold_core.opening import open_session, open_state
@@ -368,26 +368,6 @@ def _line_of(error: JournalCorrupt) -> str:
         if word == "line" and words[index + 1].isdigit():
             return f"line {words[index + 1]}"
     return LOG_NAME
-
-
-def describe_holder(holder: LockHolder | None) -> str:
-    """A line for the report: who holds the session open, or that nobody does."""
-    if holder is None:
-        return "not open (no writer holds its lock)"
-    alive = _alive(holder.pid)
-    return f"open for writing by {holder.describe()}" + ("" if alive else " (pid not seen)")
-
-
-def _alive(pid: int | None) -> bool:
-    if pid is None:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 __all__ = [

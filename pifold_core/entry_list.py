@@ -19,8 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import overload
+from typing import NamedTuple, overload
 
 from pifold_core.entries import Entry, EntryKind
 
@@ -30,9 +29,12 @@ entries several times in a row (brief, source, views), and each read costs a ver
 ``pread``."""
 
 
-@dataclass(frozen=True, slots=True)
-class EntryFacts:
-    """What the transcript's indexes and the policy need of an entry, without its bytes."""
+class EntryFacts(NamedTuple):
+    """What the transcript's indexes and the policy need of an entry, without its bytes.
+
+    A named tuple, not a dataclass: a reopen from a checkpoint makes one per folded entry
+    (50,000 at 50,000 entries), and a tuple is built four times faster than a frozen
+    dataclass, in the same memory."""
 
     id: str
     """The entry's id."""

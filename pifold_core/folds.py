@@ -320,8 +320,9 @@ class Forest:
         for child in inside:
             self.parent[child] = fold.handle
             # A fold swallowed by a new parent shows collapsed when the parent opens.
-            self.expanded.discard(child)
-            self.expanded.difference_update(nested.handle for nested in self.descendants(child))
+            if self.expanded:  # nothing to close otherwise: no walk (a reopen adds 20,000)
+                self.expanded.discard(child)
+                self.expanded.difference_update(n.handle for n in self.descendants(child))
         first = bisect.bisect_left(self._root_starts, fold.start)
         last = first + len(inside)
         self._roots[first:last] = [fold.handle]

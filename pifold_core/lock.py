@@ -185,6 +185,26 @@ def holder_of(path: Path) -> LockHolder | None:
     return None
 
 
+def describe_holder(holder: LockHolder | None) -> str:
+    """A line for the report: who holds the session open, or that nobody does."""
+    if holder is None:
+        return "not open (no writer holds its lock)"
+    alive = _alive(holder.pid)
+    return f"open for writing by {holder.describe()}" + ("" if alive else " (pid not seen)")
+
+
+def _alive(pid: int | None) -> bool:
+    if pid is None:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 __all__ = [
     "LOCK_MODE",
     "LOCK_NAME",
@@ -192,5 +212,6 @@ __all__ = [
     "LockHolder",
     "SessionLock",
     "current_holder",
+    "describe_holder",
     "holder_of",
 ]

@@ -38,6 +38,7 @@ from typing import Literal, NamedTuple
 
 from pifold_core.canonical import sha256_hex
 from pifold_core.entries import Entry
+from pifold_core.entry_list import EntryList
 from pifold_core.fold_digest import NodeKind, node_digest
 from pifold_core.folds import Fold
 from pifold_core.journal import LogSpan
@@ -96,11 +97,22 @@ def fold_parts(
     position = fold.start
     for handle in fold.children:
         child = folds[handle]
-        parts.extend(_leaf(entry, known) for entry in entries[position : child.start])
+        parts.extend(_part(entries, index, known) for index in range(position, child.start))
         parts.append(FoldPart("fold", child.source_digest, child.source_bytes))
         position = child.end
-    parts.extend(_leaf(entry, known) for entry in entries[position : fold.end])
+    parts.extend(_part(entries, index, known) for index in range(position, fold.end))
     return parts
+
+
+def _part(entries: Sequence[Entry], index: int, spans: Mapping[str, LogSpan]) -> FoldPart:
+    """Entry ``index`` as a part; one released from memory is listed from its facts (its
+    digest, length and line), never read back (a reopen lists every fold's parts)."""
+    if isinstance(entries, EntryList) and not entries.is_whole(index):
+        facts = entries.facts_of(index)
+        span = spans.get(facts.id)
+        if span is not None:
+            return FoldPart("entry", facts.digest, facts.record_length, None, span)
+    return _leaf(entries[index], spans)
 
 
 def _leaf(entry: Entry, spans: Mapping[str, LogSpan]) -> FoldPart:

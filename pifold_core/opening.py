@@ -15,9 +15,12 @@ checked is reported in ``engine.view.reopen`` (:class:`~pifold_core.engine_resul
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from pifold_core import checkpoint
+from pifold_core.checkpoint import collector_paused
 from pifold_core.checkpoint_state import CheckpointStateError, restore
 from pifold_core.engine_errors import EngineError, SessionLocked
 from pifold_core.engine_results import OpenReport
@@ -25,7 +28,7 @@ from pifold_core.host_notes import HostNote
 from pifold_core.journal import Journal, JournalRecord
 from pifold_core.lock import LockHeld, SessionLock
 from pifold_core.options import EngineOptions
-from pifold_core.restore import check_restored, replay_records
+from pifold_core.restore import check_restored, replay_record
 from pifold_core.session_state import SessionState
 from pifold_core.state_folder import LOG_NAME, prepare_state, refuse_lost_log
 from pifold_core.store import make_private_folder
@@ -75,6 +78,18 @@ def open_state(
     use_checkpoint: bool = True,
 ) -> SessionState:
     """The state of ``state_dir``, restored (see the module docstring)."""
+    with collector_paused():
+        return _open_state(state_dir, options, counter, host_measures, lock, use_checkpoint)
+
+
+def _open_state(
+    state_dir: Path,
+    options: EngineOptions | None,
+    counter: TokenCounter | None,
+    host_measures: bool,
+    lock: SessionLock | None,
+    use_checkpoint: bool,
+) -> SessionState:
     folder = Path(state_dir)
     counter = counter if counter is not None else TiktokenCounter()
     if use_checkpoint:
@@ -102,18 +117,19 @@ def _from_log(
     lock: SessionLock | None,
 ) -> SessionState:
     journal = Journal(folder / LOG_NAME, read_only=lock is None)
-    records = list(journal.read_all())
-    refuse_lost_log(folder, journal, bool(records))
-    if records and records[0].kind == "open":
-        options = EngineOptions.from_record(records[0].body["options"])
+    records = journal.read_all()  # read as replayed, never held whole (issue 23, memory)
+    first = next(records, None)
+    refuse_lost_log(folder, journal, first is not None)
+    if first is not None and first.kind == "open":
+        options = EngineOptions.from_record(first.body["options"])
     state = SessionState(folder, options or EngineOptions(), counter, host_measures)
     _attach(state, journal, lock)
-    if not records and lock is None:
+    if first is None and lock is None:
         return state  # an empty log read-only: nothing to rebuild, nothing to write
-    if not records:
+    if first is None:
         state.journal.append("open", {"options": state.options.to_record()}, durable=True)
         return state
-    _replay(state, records[1:])
+    _replay(state, records, release=True)
     check_restored(state)
     # Checked: what the folds hold is let go, as after a live commit (issue 12, memory).
     for root in state.forest.roots():
@@ -147,10 +163,10 @@ def _from_checkpoint(
     evidence_before = set(state.evidence_ids)
     _attach(state, journal, lock)
     tail = list(journal.read_all(found.log_bytes, found.records))
-    _replay(state, tail)
+    _replay(state, tail, release=True)
     state.resume_checkpoint(found.records, hashed, found.log_bytes)
     made = [fold for handle, fold in state.forest.folds.items() if handle not in before]
-    check_restored(state, made, state.evidence_ids - evidence_before)
+    check_restored(state, made, state.evidence_ids - evidence_before, found.written_ns)
     state.set_opened(OpenReport(found.records, len(tail), len(made)))
     return state
 
@@ -162,13 +178,27 @@ def _attach(state: SessionState, journal: Journal, lock: SessionLock | None) -> 
         checkpoint.remove_temporaries(state.state_dir)
 
 
-def _replay(state: SessionState, records: list[JournalRecord]) -> None:
-    """Replay ``records`` (none of them the log's ``open`` record) into ``state``."""
-    # Host notes change no session state: they are handed back to the host as logged.
-    for record in records:
-        if record.kind == "host":
-            state.add_host_note(HostNote(record.sequence, record.body["note"]))
-    replay_records(state, [(r.kind, r.body) for r in records if r.kind != "host"])
+def _replay(state: SessionState, records: Iterable[JournalRecord], release: bool = False) -> None:
+    """Replay ``records`` (none of them the log's ``open`` record) into ``state``; with
+    ``release``, the entries each commit's folds hold are let go as it lands, as the live
+    commit did (a whole-log replay then holds the window, not the history)."""
+    with state.replaying():
+        for record in records:
+            if record.kind == "host":
+                # Host notes change no session state: they are handed back as logged.
+                state.add_host_note(HostNote(record.sequence, record.body["note"]))
+                continue
+            replay_record(state, record.kind, record.body)
+            if release and record.kind == "commit":
+                _release_landed(state, record.body)
+
+
+def _release_landed(state: SessionState, body: dict[str, Any]) -> None:
+    """Let go the entries of the folds a replayed commit record landed (their lines are
+    known: the log was read up to here)."""
+    for fold in body["folds"]:
+        landed = state.forest.folds[str(fold["handle"])]
+        state.transcript.release_span(landed.start, landed.end, state.journal.entry_spans)
 
 
 __all__ = ["open_session", "open_state", "take_lock"]

@@ -43,7 +43,10 @@ def replay_records(state: SessionState, records: list[tuple[str, dict[str, Any]]
 
 
 def check_restored(
-    state: SessionState, folds: Sequence[Fold] | None = None, evidence: set[str] | None = None
+    state: SessionState,
+    folds: Sequence[Fold] | None = None,
+    evidence: set[str] | None = None,
+    checkpoint_written_ns: int = 0,
 ) -> None:
     """The rebuilt forest obeys every rule and every fold matches its logged source.
 
@@ -53,16 +56,18 @@ def check_restored(
 
     After a checkpoint (:mod:`pifold_core.opening`) only what the replayed records added is
     checked: ``folds`` (its new folds) and ``evidence`` (its new artifacts); the rest was
-    checked when the checkpoint's session was rebuilt or made, and is verified on every read.
+    checked when the checkpoint's session was rebuilt or made, and is verified on every read:
+    of the older objects, only those whose files changed since the checkpoint was written
+    (``checkpoint_written_ns``) or are gone are checked now
+    (:func:`~pifold_core.fold_verify.check_object_files`).
     """
     if folds is not None:
         state.forest.validate_folds(folds, state.transcript)
         for fold in folds:
             _check_source(state, fold)
         made = {fold.handle for fold in folds}
-        check_object_files(
-            state.store, [f for f in state.forest.folds.values() if f.handle not in made]
-        )
+        older = [f for f in state.forest.folds.values() if f.handle not in made]
+        check_object_files(state.store, older, checkpoint_written_ns)
         # A damaged object is remembered, not raised; each is read once, its parts not.
         verify_fold_objects(
             state.store,
