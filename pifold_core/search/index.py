@@ -13,9 +13,10 @@
   append-only list, so the number never changes): the entry id, role, tool names and paths
   the filters read.
 - ``meta``: the format (:data:`SCHEMA_VERSION`) and what the index was built to: the number
-  of commits and a fingerprint of the folds (:func:`fold_fingerprint`). An index of another
-  format (format 1 kept positions) is rebuilt, and the rebuild says why
-  (:meth:`SearchIndex.format_problem`).
+  of commits, a fingerprint of the folds (:func:`fold_fingerprint`) and how many entries it
+  looked at for evidence (:data:`COVERED_KEY`). An index of another format (format 1 kept
+  positions, format 2 indexed evidence only once folded) is rebuilt, and the rebuild says
+  why (:meth:`SearchIndex.format_problem`).
 
 The index is a derived file: the log and the store are the record. It is written after each
 commit's log record is durable, in one SQLite transaction (rollback journal, ``synchronous
@@ -40,9 +41,15 @@ from pifold_core.search.text import EntryFields
 INDEX_NAME = "search.sqlite3"
 """The index file's name inside the state folder."""
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 """Layout of the tables; an index of another version is rebuilt. 1: ``detail=full``
-(positions kept); 2: ``detail=column``."""
+(positions kept); 2: ``detail=column``; 3: as 2, with evidence-keeping entries indexed when
+they are appended (:data:`COVERED_KEY`) and FTS5 tuned for cheaper upkeep
+(:data:`_WORD_TABLE_CONFIG`)."""
+
+COVERED_KEY = "entries"
+"""The ``meta`` key recording how many transcript entries the index has looked at for
+evidence: every entry before that place that keeps an evidence artifact is held."""
 
 INDEX_MODE = 0o600
 """The index holds the words of the transcript: private to the user, like the log."""
@@ -50,16 +57,34 @@ INDEX_MODE = 0o600
 BUSY_TIMEOUT_MS = 5_000
 """How long a write waits for a reader's lock (a ``pifold search`` beside the agent)."""
 
-_SCHEMA = (
+_WORD_TABLE = (
     # unicode61: words split at punctuation, case and diacritics folded. detail=column: no
     # token positions (FTS5 then refuses phrases; the searcher checks them in the text).
-    "CREATE VIRTUAL TABLE IF NOT EXISTS body USING fts5(text, content='', detail=column, "
-    "tokenize='unicode61 remove_diacritics 2')",
+    "CREATE VIRTUAL TABLE body USING fts5(text, content='', detail=column, "
+    "tokenize='unicode61 remove_diacritics 2')"
+)
+
+_WORD_TABLE_CONFIG = (
+    # FTS5 keeps a transaction's words in memory and writes them as one new segment at
+    # COMMIT, then merges segments. A commit's folded text overflowed the default 1 MB
+    # buffer, so one transaction wrote several segments; 16 MB keeps it to one.
+    ("hashsize", 16 * 1024 * 1024),
+    # Merge 8 segments of a level at a time instead of 4: about half the merge work per
+    # commit (upkeep CPU measured 8-12 % lower) for about 4 % more bytes and a few more
+    # segments for a query to read (benchmarks/bench_search.py).
+    ("automerge", 8),
+)
+"""Persistent FTS5 settings (kept in the index's own config table), set when it is created."""
+
+_TABLES = (
     "CREATE TABLE IF NOT EXISTS entries (rowid INTEGER PRIMARY KEY, entry_id TEXT NOT NULL, "
     "role TEXT NOT NULL, tools TEXT NOT NULL, paths TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
 
+
+_IN_CHUNK = 500
+"""Indices asked about in one ``IN (...)`` list (SQLite bounds a statement's parameters)."""
 
 _SHARED = {"check_same_thread": False}
 """An app searches from a worker thread and commits from its UI thread: one at a time, never
@@ -104,6 +129,29 @@ def _packed(names: Sequence[str]) -> str:
     return " " + " ".join(name.replace(" ", "_") for name in names) + " " if names else ""
 
 
+def _create_tables(connection: sqlite3.Connection) -> None:
+    """The tables, when the file has none yet (an existing word table, of whatever format,
+    is left as it is: :meth:`SearchIndex.format_problem` reads it)."""
+    found = connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'body'").fetchone()
+    if found is None:
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            connection.execute(_WORD_TABLE)
+            connection.executemany(
+                "INSERT INTO body (body, rank) VALUES (?, ?)", _WORD_TABLE_CONFIG
+            )
+            for statement in _TABLES:
+                connection.execute(statement)
+            connection.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                connection.execute("ROLLBACK")
+            raise
+    else:
+        for statement in _TABLES:
+            connection.execute(statement)
+
+
 class SearchIndex:
     """One index file (or an in-memory index), opened lazily."""
 
@@ -137,8 +185,7 @@ class SearchIndex:
             if not self.read_only:
                 connection.execute("PRAGMA journal_mode = DELETE")
                 connection.execute("PRAGMA synchronous = FULL")
-                for statement in _SCHEMA:
-                    connection.execute(statement)
+                _create_tables(connection)
         except sqlite3.Error as error:
             raise IndexUnusable(f"SQLite cannot open it: {error}") from None
         self._connection = connection
@@ -240,12 +287,48 @@ class SearchIndex:
         )
         return {int(row[0]) for row in found}
 
-    def add(self, rows: Sequence[IndexRow], built_to: BuiltTo, reset: bool = False) -> None:
-        """Index ``rows`` and record ``built_to``, in one transaction (all or nothing).
+    def indexed_among(self, indices: Iterable[int]) -> set[int]:
+        """Which of ``indices`` (a few, anywhere in the transcript) the index already holds."""
+        wanted = sorted(set(indices))
+        held: set[int] = set()
+        for start in range(0, len(wanted), _IN_CHUNK):
+            chunk = wanted[start : start + _IN_CHUNK]
+            marks = ", ".join("?" * len(chunk))
+            found = self.connection().execute(
+                f"SELECT rowid FROM entries WHERE rowid IN ({marks})", chunk
+            )
+            held.update(int(row[0]) for row in found)
+        return held
+
+    def covered(self) -> int:
+        """How many transcript entries the index has looked at for evidence (see
+        :data:`COVERED_KEY`; 0 when it never recorded it).
+
+        Raises:
+            IndexUnusable: SQLite refused to read it.
+        """
+        try:
+            found = (
+                self.connection()
+                .execute("SELECT value FROM meta WHERE key = ?", (COVERED_KEY,))
+                .fetchone()
+            )
+            return int(found[0]) if found is not None else 0
+        except (sqlite3.Error, ValueError) as error:
+            raise IndexUnusable(
+                f"its record of the entries covered cannot be read: {error}"
+            ) from None
+
+    def add(
+        self, rows: Sequence[IndexRow], built_to: BuiltTo, covered: int, reset: bool = False
+    ) -> None:
+        """Index ``rows`` and record ``built_to`` and ``covered`` (:data:`COVERED_KEY`), in
+        one transaction (all or nothing).
 
         With ``reset`` everything held before is dropped first (a rebuild). The caller passes
-        only entries not held yet (:meth:`indexed_within`); one held already breaks the
-        ``entries`` key, and the whole transaction is refused rather than counted twice.
+        only entries not held yet (:meth:`indexed_within`, :meth:`indexed_among`); one held
+        already breaks the ``entries`` key, and the whole transaction is refused rather than
+        counted twice.
 
         Raises:
             sqlite3.Error: the write failed (``IntegrityError``: a row already held); nothing
@@ -280,6 +363,7 @@ class SearchIndex:
                     ("schema", SCHEMA_VERSION),
                     ("commits", str(built_to.commits)),
                     ("fingerprint", built_to.fingerprint),
+                    (COVERED_KEY, str(covered)),
                 ],
             )
             connection.execute("COMMIT")
@@ -294,6 +378,7 @@ class SearchIndex:
 
 
 __all__ = [
+    "COVERED_KEY",
     "INDEX_MODE",
     "INDEX_NAME",
     "SCHEMA_VERSION",

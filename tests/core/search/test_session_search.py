@@ -179,7 +179,7 @@ def test_an_entry_indexed_twice_is_refused_whole(tmp_path: Path) -> None:
     (row,) = rows_for(engine.view.transcript, [2], engine._state.evidence)
     before = index.row_count()
     with pytest.raises(sqlite3.IntegrityError):
-        index.add([row], BuiltTo(engine.view.commit_count + 1, "x"))
+        index.add([row], BuiltTo(engine.view.commit_count + 1, "x"), len(engine.view.transcript))
     assert index.row_count() == before
     assert index.built_to() == BuiltTo(
         engine.view.commit_count, fingerprint_now(engine.view.forest)
