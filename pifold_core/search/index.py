@@ -6,9 +6,12 @@
   text (:func:`pifold_core.search.text.searchable_text`). Contentless, because the index only
   *finds*: a snippet is always cut from the entry's bytes read back from the session and
   hash-verified, so keeping a second copy of the text would only cost space. It keeps which
-  entries hold a word but not where (``detail=column``): positions were 40 % of the index,
+  entries hold a word and nothing more (``detail=none``): positions were 40 % of the index,
   and what they bought, phrases, is checked against the verified text instead
-  (:mod:`pifold_core.search.searcher`), which makes a phrase hit exact.
+  (:mod:`pifold_core.search.searcher`), which makes a phrase hit exact; with one column,
+  ``detail=column`` (format 2) kept only that the one column holds it, which BM25 ranks
+  exactly as it ranks ``detail=none`` (the same order, measured on 160 queries), for 60 %
+  more bytes and upkeep.
 - ``entries``: one row per indexed entry, its rowid the entry's index in the transcript (an
   append-only list, so the number never changes): the entry id, role, tool names and paths
   the filters read.
@@ -19,16 +22,26 @@
   why (:meth:`SearchIndex.format_problem`).
 
 The index is a derived file: the log and the store are the record. It is written after each
-commit's log record is durable, in one SQLite transaction (rollback journal, ``synchronous
-FULL``: a kill leaves the transaction whole or absent). Whatever leaves it missing, damaged
-or behind the log (a kill between the two writes, a file copied from elsewhere) is found by
-:meth:`SearchIndex.problem` and the index is rebuilt from the log and the store, and the
-rebuild is reported (:mod:`pifold_core.search.rebuild`).
+commit's log record is durable (and after an evidence-keeping append's), in one SQLite
+transaction. Whatever leaves it missing, damaged or behind the log (a kill between the two
+writes, a file copied from elsewhere) is found by :meth:`SessionSearch._problem
+<pifold_core.search.session.SessionSearch>` and the index is rebuilt from the log and the
+store, and the rebuild is reported (:mod:`pifold_core.search.rebuild`).
+
+Durability: the writer keeps the file in write-ahead-log mode with ``synchronous NORMAL``
+(:data:`WRITER_PRAGMAS`), not the log's fsync at every write. A kill of the process loses
+nothing (the WAL is in the operating system's cache); a power loss or an OS crash can lose
+the latest transactions but never tears one (SQLite's WAL guarantee): the file is whole and
+built to an earlier commit, which the next search finds behind the log, rebuilds and says.
+Rebuildable from the log and the store, the index must never be *wrong*, but need not be as
+durable as the log; the fsyncs it skips were a fifth of its upkeep's CPU. On close the writer
+puts the file back in rollback mode (one file), so a read-only viewer writes nothing beside it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -43,8 +56,8 @@ INDEX_NAME = "search.sqlite3"
 
 SCHEMA_VERSION = "3"
 """Layout of the tables; an index of another version is rebuilt. 1: ``detail=full``
-(positions kept); 2: ``detail=column``; 3: as 2, with evidence-keeping entries indexed when
-they are appended (:data:`COVERED_KEY`) and FTS5 tuned for cheaper upkeep
+(positions kept); 2: ``detail=column``; 3: ``detail=none``, evidence-keeping entries indexed
+when they are appended (:data:`COVERED_KEY`), FTS5 tuned for cheaper upkeep
 (:data:`_WORD_TABLE_CONFIG`)."""
 
 COVERED_KEY = "entries"
@@ -58,21 +71,19 @@ BUSY_TIMEOUT_MS = 5_000
 """How long a write waits for a reader's lock (a ``pifold search`` beside the agent)."""
 
 _WORD_TABLE = (
-    # unicode61: words split at punctuation, case and diacritics folded. detail=column: no
+    # unicode61: words split at punctuation, case and diacritics folded. detail=none: no
     # token positions (FTS5 then refuses phrases; the searcher checks them in the text).
-    "CREATE VIRTUAL TABLE body USING fts5(text, content='', detail=column, "
+    "CREATE VIRTUAL TABLE body USING fts5(text, content='', detail=none, "
     "tokenize='unicode61 remove_diacritics 2')"
 )
 
 _WORD_TABLE_CONFIG = (
-    # FTS5 keeps a transaction's words in memory and writes them as one new segment at
-    # COMMIT, then merges segments. A commit's folded text overflowed the default 1 MB
-    # buffer, so one transaction wrote several segments; 16 MB keeps it to one.
+    # FTS5 writes a transaction's words as one new segment at COMMIT (a commit's text
+    # overflowed the default 1 MB buffer: several segments), then merges segments: 16 at a
+    # time instead of 4 is a quarter of the merge work, for 1 % more bytes and more
+    # segments for a search to read (bench_search.py: searches stay well inside the goal).
     ("hashsize", 16 * 1024 * 1024),
-    # Merge 8 segments of a level at a time instead of 4: about half the merge work per
-    # commit (upkeep CPU measured 8-12 % lower) for about 4 % more bytes and a few more
-    # segments for a query to read (benchmarks/bench_search.py).
-    ("automerge", 8),
+    ("automerge", 16),
 )
 """Persistent FTS5 settings (kept in the index's own config table), set when it is created."""
 
@@ -83,8 +94,9 @@ _TABLES = (
 )
 
 
-_IN_CHUNK = 500
-"""Indices asked about in one ``IN (...)`` list (SQLite bounds a statement's parameters)."""
+WRITER_PRAGMAS = ("PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL")
+"""How a writer keeps the file: a transaction whole or absent after a kill or a power loss,
+the latest ones possibly lost to a power loss (rebuilt, and said so: module docstring)."""
 
 _SHARED = {"check_same_thread": False}
 """An app searches from a worker thread and commits from its UI thread: one at a time, never
@@ -132,24 +144,20 @@ def _packed(names: Sequence[str]) -> str:
 def _create_tables(connection: sqlite3.Connection) -> None:
     """The tables, when the file has none yet (an existing word table, of whatever format,
     is left as it is: :meth:`SearchIndex.format_problem` reads it)."""
-    found = connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'body'").fetchone()
-    if found is None:
+    if connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'body'").fetchone() is None:
         connection.execute("BEGIN IMMEDIATE")
         try:
             connection.execute(_WORD_TABLE)
             connection.executemany(
                 "INSERT INTO body (body, rank) VALUES (?, ?)", _WORD_TABLE_CONFIG
             )
-            for statement in _TABLES:
-                connection.execute(statement)
             connection.execute("COMMIT")
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 connection.execute("ROLLBACK")
             raise
-    else:
-        for statement in _TABLES:
-            connection.execute(statement)
+    for statement in _TABLES:
+        connection.execute(statement)
 
 
 class SearchIndex:
@@ -183,8 +191,8 @@ class SearchIndex:
                 connection = sqlite3.connect(self.path, isolation_level=None, **_SHARED)
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if not self.read_only:
-                connection.execute("PRAGMA journal_mode = DELETE")
-                connection.execute("PRAGMA synchronous = FULL")
+                for pragma in WRITER_PRAGMAS:
+                    connection.execute(pragma)
                 _create_tables(connection)
         except sqlite3.Error as error:
             raise IndexUnusable(f"SQLite cannot open it: {error}") from None
@@ -203,9 +211,13 @@ class SearchIndex:
         return self.path is None or self.path.exists()
 
     def close(self) -> None:
-        """Close the connection (idempotent); the next use opens it again."""
+        """Close the connection (idempotent); the next use opens it again. A writer first
+        puts the file back in rollback mode (see the module docstring); if a reader holds it
+        just then, it stays in WAL mode, which every reader can open too."""
         if self._connection is not None:
             with contextlib.suppress(sqlite3.Error):
+                if not self.read_only and self.path is not None:
+                    self._connection.execute("PRAGMA journal_mode = DELETE")
                 self._connection.close()
             self._connection = None
 
@@ -258,8 +270,8 @@ class SearchIndex:
                 f"it was written in format {recorded[0]}, and this version writes format "
                 f"{SCHEMA_VERSION}"
             )
-        if declared is not None and "detail=column" not in str(declared[0]):
-            return f"its word table is not of format {SCHEMA_VERSION} (it keeps word positions)"
+        if declared is not None and "detail=none" not in str(declared[0]):
+            return f"its word table is not of format {SCHEMA_VERSION} (it keeps word details)"
         return None
 
     def integrity_problem(self) -> str | None:
@@ -289,16 +301,11 @@ class SearchIndex:
 
     def indexed_among(self, indices: Iterable[int]) -> set[int]:
         """Which of ``indices`` (a few, anywhere in the transcript) the index already holds."""
-        wanted = sorted(set(indices))
-        held: set[int] = set()
-        for start in range(0, len(wanted), _IN_CHUNK):
-            chunk = wanted[start : start + _IN_CHUNK]
-            marks = ", ".join("?" * len(chunk))
-            found = self.connection().execute(
-                f"SELECT rowid FROM entries WHERE rowid IN ({marks})", chunk
-            )
-            held.update(int(row[0]) for row in found)
-        return held
+        found = self.connection().execute(
+            "SELECT rowid FROM entries WHERE rowid IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(set(indices))),),
+        )
+        return {int(row[0]) for row in found}
 
     def covered(self) -> int:
         """How many transcript entries the index has looked at for evidence (see
@@ -382,6 +389,7 @@ __all__ = [
     "INDEX_MODE",
     "INDEX_NAME",
     "SCHEMA_VERSION",
+    "WRITER_PRAGMAS",
     "BuiltTo",
     "IndexRow",
     "IndexUnusable",

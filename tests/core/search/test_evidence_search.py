@@ -89,6 +89,7 @@ def test_an_index_that_missed_evidence_is_completed_or_rebuilt_and_said(tmp_path
     engine = _engine(tmp_path)
     drive(engine, session.entries)
     engine.commit_now()
+    engine = reopen(engine)  # closed, the index is one file again
     index = engine.state_dir / INDEX_NAME
     shutil.copy(index, tmp_path / "before.sqlite3")
     _dump(session)

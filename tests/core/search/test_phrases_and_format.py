@@ -160,7 +160,7 @@ def test_an_index_of_an_old_format_is_rebuilt_on_open_and_says_so(
         f"format {SCHEMA_VERSION}"
     )
     assert [(hit.entry, hit.snippet) for hit in results.hits] == fresh
-    assert "detail=column" in _declared_layout(engine)
+    assert "detail=none" in _declared_layout(engine)
     assert engine.search(parse_query("parser")).rebuilt is None  # once
     engine.close()
 
@@ -176,7 +176,7 @@ def test_a_commit_never_writes_into_an_index_of_the_old_format(tmp_path: Path) -
     engine.commit_now()
     problem = engine._session_search().upkeep_problem
     assert problem is not None and "format 1" in problem
-    assert "detail=column" not in _declared_layout(engine)  # left alone for the rebuild
+    assert "detail=none" not in _declared_layout(engine)  # left alone for the rebuild
     results = engine.search(parse_query("parser buffer"))
     assert results.rebuilt is not None and "format 1" in results.rebuilt
     assert results.total == 5

@@ -133,6 +133,7 @@ def test_a_stale_index_is_rebuilt_not_patched(tmp_path: Path) -> None:
     engine = Engine.open(tmp_path / "state", small_options(budget=200_000), CharCounter())
     drive(engine, session.entries)
     engine.commit_now()
+    engine = reopen(engine)  # closed, the index is one file again
     index = engine.state_dir / INDEX_NAME
     shutil.copy(index, tmp_path / "old.sqlite3")
     chapters(session, 3, first=4)
