@@ -94,9 +94,14 @@ _TABLES = (
 )
 
 
-WRITER_PRAGMAS = ("PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL")
-"""How a writer keeps the file: a transaction whole or absent after a kill or a power loss,
-the latest ones possibly lost to a power loss (rebuilt, and said so: module docstring)."""
+WRITER_PRAGMAS = (
+    "PRAGMA page_size = 8192",
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA synchronous = NORMAL",
+)
+"""How a writer keeps the file: 8 KB pages (a new file only: FTS5's 4 KB leaves pack better,
+10 % fewer bytes); a transaction whole or absent after a kill or a power loss, the latest
+ones possibly lost to a power loss (rebuilt, and said so: module docstring)."""
 
 _SHARED = {"check_same_thread": False}
 """An app searches from a worker thread and commits from its UI thread: one at a time, never
@@ -205,10 +210,6 @@ class SearchIndex:
         assert self.path is not None
         descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, INDEX_MODE)
         os.close(descriptor)
-
-    def exists(self) -> bool:
-        """Whether the index is there to be read (an in-memory one always is, once opened)."""
-        return self.path is None or self.path.exists()
 
     def close(self) -> None:
         """Close the connection (idempotent); the next use opens it again. A writer first
