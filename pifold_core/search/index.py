@@ -33,9 +33,9 @@ Durability: the writer keeps the file in write-ahead-log mode with ``synchronous
 nothing (the WAL is in the operating system's cache); a power loss or an OS crash can lose
 the latest transactions but never tears one (SQLite's WAL guarantee): the file is whole and
 built to an earlier commit, which the next search finds behind the log, rebuilds and says.
-Rebuildable from the log and the store, the index must never be *wrong*, but need not be as
-durable as the log; the fsyncs it skips were a fifth of its upkeep's CPU. On close the writer
-puts the file back in rollback mode (one file), so a read-only viewer writes nothing beside it.
+Rebuildable from the log and the store, the index must never be *wrong* but need not be as
+durable as the log (WAL and the skipped fsyncs take a fifth off the upkeep's CPU). On close
+the writer puts the file back in rollback mode, so a read-only viewer writes nothing beside it.
 """
 
 from __future__ import annotations
