@@ -20,7 +20,8 @@ from pathlib import Path
 from pifold_agent.bundled_traces import bundled_traces
 from pifold_agent.pricing.prices import load_price_book
 from pifold_bench.brief_probe import BriefProbe, probe_arm
-from pifold_bench.run import FOLD_ARMS, BenchSettings, make_arm, prepare_trace, run_arm
+from pifold_bench.prepare import FOLD_ARMS, BenchSettings, prepare_trace
+from pifold_bench.run import make_arm, run_arm
 from pifold_core.tokens import TiktokenCounter
 
 

@@ -28,7 +28,8 @@ from bench_scale import synthetic_session
 from pifold_agent.bundled_traces import bundled_traces
 from pifold_agent.pricing.prices import load_price_book
 from pifold_bench.arms import EngineArm
-from pifold_bench.run import BenchSettings, make_arm, prepare_trace, run_arm
+from pifold_bench.prepare import BenchSettings, prepare_trace
+from pifold_bench.run import make_arm, run_arm
 from pifold_core.builder import FoldBuilder
 from pifold_core.engine import Engine
 from pifold_core.engine_results import Request

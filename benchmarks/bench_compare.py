@@ -22,15 +22,8 @@ from pifold_agent.pricing.prices import load_price_book
 from pifold_bench.calibration import ModelCheck
 from pifold_bench.causes import CAUSES
 from pifold_bench.figures import ArmFigures, arm_figures
-from pifold_bench.run import (
-    ARM_NAMES,
-    BenchSettings,
-    PreparedTrace,
-    check_model,
-    model_check_skipped,
-    prepare_trace,
-    run_arms,
-)
+from pifold_bench.prepare import ARM_NAMES, BenchSettings, PreparedTrace, prepare_trace
+from pifold_bench.run import check_model, model_check_skipped, run_arms
 from pifold_bench.sensitivity import SENSITIVITY_LIFETIMES, lifetime_sensitivity
 from pifold_core.tokens import TiktokenCounter
 

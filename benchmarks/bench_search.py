@@ -1,6 +1,7 @@
 """Search over folded history at scale (issue 21): latency, upkeep share, index size.
 
 Run: ``.venv/bin/python benchmarks/bench_search.py [--entries 50000] [--budget 100000]``
+(add ``--suggestions``, ``--layouts`` for those figures; ``--no-rebuild`` skips the rebuild)
 
 Drives :func:`bench_scale.synthetic_session` (asks, tool calls with 2-20 KB code-like
 results, notes) through the real engine, ``prepare_request`` before every assistant message,
@@ -8,17 +9,22 @@ timing every commit and, inside it, the search index's upkeep
 (:meth:`SessionSearch.after_commit`), CPU beside wall (the machine is shared: CPU is what
 the process itself spent). Then, on the final state:
 
-* the upkeep's share of the commits' CPU, and the commits' CPU without it (the baseline,
-  from the same run);
-* what suggestions at a commit (``surfacing``) would cost: after each commit the engine is
-  asked for them (:meth:`Engine.suggestions`, the note's whole work but the append), CPU
-  beside wall, against the commits' CPU;
-* the index file's bytes against the raw record bytes appended, and what the same rows
-  cost in other layouts: FTS5 ``detail=full`` (word positions: format 1 of the index) and a
-  table that keeps its text (``content`` stored, the default FTS5 table);
+* the upkeep's share of the commits' CPU, and the baseline from the same run: the same
+  commits with search off (their CPU less the upkeep's: the engine does nothing else for
+  search at a commit), and the upkeep against it;
+* with ``--suggestions``, what suggestions at a commit (``surfacing``) would cost: after
+  each commit the engine is asked for them (:meth:`Engine.suggestions`, the note's whole
+  work but the append), CPU beside wall, against the commits' CPU;
+* the index file's bytes against the raw record bytes appended, and with ``--layouts`` what
+  the same rows cost in other layouts: FTS5 ``detail=full`` (word positions: format 1 of
+  the index) and a table that keeps its text (``content`` stored, the default FTS5 table);
 * search latency, median and p90 over ``--repeat`` runs of each query, CPU beside wall:
   a common word, a rare identifier, a phrase, a word with a tool filter, a regex;
-* a rebuild from nothing (the index deleted, the next search rebuilds it).
+* a rebuild from nothing (the index deleted, the next search rebuilds it), unless
+  ``--no-rebuild``.
+
+At 50,000 entries the drive alone is a few minutes of CPU (the commits are most of it), so
+the optional figures are off by default.
 """
 
 from __future__ import annotations
@@ -57,7 +63,7 @@ def _clocks() -> tuple[float, float]:
     return time.process_time(), time.perf_counter()
 
 
-def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
+def drive(state: Path, count: int, budget: int, suggestions: bool = False) -> dict[str, Any]:
     """Drive the session; per-commit CPU and wall seconds, and the upkeep's inside them."""
     upkeep: list[tuple[float, float]] = []
     original = SessionSearch.after_commit
@@ -82,10 +88,11 @@ def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
                 if request.commit is not None:
                     now_cpu, now_wall = _clocks()
                     commits.append((now_cpu - cpu, now_wall - wall))
-                    cpu, wall = _clocks()
-                    suggested.append(len(engine.suggestions()))
-                    now_cpu, now_wall = _clocks()
-                    suggesting.append((now_cpu - cpu, now_wall - wall))
+                    if suggestions:
+                        cpu, wall = _clocks()
+                        suggested.append(len(engine.suggestions()))
+                        now_cpu, now_wall = _clocks()
+                        suggesting.append((now_cpu - cpu, now_wall - wall))
             raw_bytes += len(engine.append(entry).record_bytes)
         problem = engine._session_search().upkeep_problem
     finally:
@@ -147,6 +154,20 @@ def latency(
     return walls, cpus, total
 
 
+def rebuild_from_nothing(state: Path) -> tuple[float, float, str]:
+    """CPU and wall seconds of a rebuild from nothing (the index deleted, a search rebuilds
+    it), and the notice the search gave."""
+    (state / INDEX_NAME).unlink()
+    writer = Engine.open(state)
+    try:
+        cpu, wall = _clocks()
+        rebuilt = writer.search(parse_query("parser"))
+        now_cpu, now_wall = _clocks()
+    finally:
+        writer.close()
+    return now_cpu - cpu, now_wall - wall, str(rebuilt.rebuilt)
+
+
 def _p90(values: list[float]) -> float:
     return sorted(values)[max(0, int(len(values) * 0.9) - 1)]
 
@@ -156,11 +177,15 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=50_000)
     parser.add_argument("--budget", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--suggestions", action="store_true", help="time suggestions too")
+    parser.add_argument("--layouts", action="store_true", help="size other FTS5 layouts")
+    parser.add_argument("--no-rebuild", action="store_true", help="skip the rebuild")
     arguments = parser.parse_args()
+    started = _clocks()
     console = Console()
     with tempfile.TemporaryDirectory(prefix="bench-search-") as folder:
         state = Path(folder) / "state"
-        driven = drive(state, arguments.entries, arguments.budget)
+        driven = drive(state, arguments.entries, arguments.budget, arguments.suggestions)
         commit_cpu = sum(cpu for cpu, _ in driven["commits"])
         commit_wall = sum(wall for _, wall in driven["commits"])
         upkeep_cpu = sum(cpu for cpu, _ in driven["upkeep"])
@@ -168,21 +193,14 @@ def main() -> None:
         index_bytes = (state / INDEX_NAME).stat().st_size
         engine = Engine.open(state, read_only=True)
         try:
-            sizes = other_layouts(engine, Path(folder))
+            sizes = other_layouts(engine, Path(folder)) if arguments.layouts else {}
             timings = [
                 (name, latency(engine, parse_query(limit=10, **query), arguments.repeat))
                 for name, query in QUERIES
             ]
         finally:
             engine.close()
-        (state / INDEX_NAME).unlink()
-        writer = Engine.open(state)
-        try:
-            cpu, wall = _clocks()
-            rebuilt = writer.search(parse_query("parser"))
-            rebuild_cpu, rebuild_wall = (c - p for c, p in zip(_clocks(), (cpu, wall), strict=True))
-        finally:
-            writer.close()
+        rebuild = None if arguments.no_rebuild else rebuild_from_nothing(state)
     raw = driven["raw_bytes"]
     summary = Table(
         title=f"search index, {arguments.entries:,} entries, budget {arguments.budget:,}"
@@ -191,25 +209,31 @@ def main() -> None:
     summary.add_column("value", justify="right")
     summary.add_row("commits", f"{len(driven['commits']):,}")
     summary.add_row("commits' CPU / wall s (with upkeep)", f"{commit_cpu:.2f} / {commit_wall:.2f}")
+    baseline_cpu = commit_cpu - upkeep_cpu
     summary.add_row(
-        "baseline: commits' CPU / wall s without it",
-        f"{commit_cpu - upkeep_cpu:.2f} / {commit_wall - upkeep_wall:.2f}",
+        "baseline: the same commits with search off, CPU / wall s",
+        f"{baseline_cpu:.2f} / {commit_wall - upkeep_wall:.2f}",
     )
     summary.add_row("index upkeep CPU / wall s", f"{upkeep_cpu:.2f} / {upkeep_wall:.2f}")
     summary.add_row(
         "upkeep share of the commits' CPU (goal <= 10 %)",
         f"{upkeep_cpu / commit_cpu:.1%}" if commit_cpu else "-",
     )
-    suggest_cpu = sum(cpu for cpu, _ in driven["suggesting"])
-    suggest_wall = sum(wall for _, wall in driven["suggesting"])
     summary.add_row(
-        "suggestions at each commit CPU / wall s (folds suggested)",
-        f"{suggest_cpu:.2f} / {suggest_wall:.2f} ({sum(driven['suggested']):,})",
+        "upkeep / baseline CPU",
+        f"{upkeep_cpu / baseline_cpu:.1%}" if baseline_cpu else "-",
     )
-    summary.add_row(
-        "suggestions' share of the commits' CPU",
-        f"{suggest_cpu / commit_cpu:.1%}" if commit_cpu else "-",
-    )
+    if arguments.suggestions:
+        suggest_cpu = sum(cpu for cpu, _ in driven["suggesting"])
+        suggest_wall = sum(wall for _, wall in driven["suggesting"])
+        summary.add_row(
+            "suggestions at each commit CPU / wall s (folds suggested)",
+            f"{suggest_cpu:.2f} / {suggest_wall:.2f} ({sum(driven['suggested']):,})",
+        )
+        summary.add_row(
+            "suggestions' share of the commits' CPU",
+            f"{suggest_cpu / commit_cpu:.1%}" if commit_cpu else "-",
+        )
     summary.add_row("raw record bytes", f"{raw:,}")
     summary.add_row(
         "index bytes (contentless, detail=column) / raw (goal <= 0.3x)",
@@ -217,9 +241,15 @@ def main() -> None:
     )
     for name, size in sizes.items():
         summary.add_row(f"  the same rows, {name}", f"{size:,} ({size / raw:.3f}x)")
-    summary.add_row("rebuild from nothing CPU / wall s", f"{rebuild_cpu:.2f} / {rebuild_wall:.2f}")
-    summary.add_row("rebuild reported", str(rebuilt.rebuilt))
+    if rebuild is not None:
+        summary.add_row("rebuild from nothing CPU / wall s", f"{rebuild[0]:.2f} / {rebuild[1]:.2f}")
+        summary.add_row("rebuild reported", rebuild[2])
     summary.add_row("upkeep problem", str(driven["problem"]))
+    finished = _clocks()
+    summary.add_row(
+        "this benchmark, CPU / wall s",
+        f"{finished[0] - started[0]:.1f} / {finished[1] - started[1]:.1f}",
+    )
     console.print(summary)
     table = Table(title=f"search latency, ms, {arguments.repeat} runs (goal <= 100 ms)")
     for heading in ("query", "hits", "wall median", "wall p90", "CPU median"):

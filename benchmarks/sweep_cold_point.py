@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from pifold_agent.bundled_traces import bundled_traces, traces_folder
 from pifold_agent.pricing.prices import load_price_book
 from pifold_bench.figures import arm_figures
-from pifold_bench.run import BenchSettings, prepare_trace, run_arms
+from pifold_bench.prepare import BenchSettings, prepare_trace
+from pifold_bench.run import run_arms
 from pifold_core.runway import COLD_COMMIT_SHARE
 from pifold_core.tokens import TiktokenCounter
 

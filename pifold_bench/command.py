@@ -26,15 +26,9 @@ from pifold_agent.importers import TraceFormatError
 from pifold_agent.pricing.prices import PriceBook, load_price_book
 from pifold_bench.chart import ChartPanel, svg_chart
 from pifold_bench.figures import arm_figures, trace_json
+from pifold_bench.prepare import ARM_NAMES, FOLD_ARMS, BenchSettings, prepare_trace
 from pifold_bench.report import TraceOutcome, print_totals, print_trace, svg_title
-from pifold_bench.run import (
-    ARM_NAMES,
-    FOLD_ARMS,
-    BenchSettings,
-    check_model,
-    prepare_trace,
-    run_arms,
-)
+from pifold_bench.run import check_model, run_arms
 from pifold_bench.sensitivity import lifetime_sensitivity
 from pifold_core.options import DEFAULT_BUDGET, EngineOptions, check_budget
 from pifold_core.settings import SettingsError, SettingsFile

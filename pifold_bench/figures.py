@@ -20,8 +20,9 @@ from pifold_agent.pricing.compaction import turn_prefix_summary_tokens
 from pifold_bench.brief_probe import BriefProbe
 from pifold_bench.calibration import ModelCheck
 from pifold_bench.causes import UncachedSplit
+from pifold_bench.prepare import PreparedTrace
 from pifold_bench.recall import recall_split
-from pifold_bench.run import ArmRun, PreparedTrace, model_check_skipped
+from pifold_bench.run import ArmRun, model_check_skipped
 from pifold_bench.suggestion_measure import SuggestionMeasure
 
 NEAR_ZERO_SHARE = 0.05

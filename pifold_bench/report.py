@@ -17,7 +17,8 @@ from pifold_bench.calibration import ModelCheck
 from pifold_bench.causes import CAUSES
 from pifold_bench.chart import ARM_COLOURS, ChartPanel, terminal_chart
 from pifold_bench.figures import ArmFigures
-from pifold_bench.run import FOLD_ARMS, PreparedTrace, model_check_skipped
+from pifold_bench.prepare import FOLD_ARMS, PreparedTrace
+from pifold_bench.run import model_check_skipped
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from pifold_bench.figures import arm_figures
-from pifold_bench.run import PreparedTrace, run_arms
+from pifold_bench.prepare import PreparedTrace
+from pifold_bench.run import run_arms
 from pifold_core.options import EngineOptions
 from pifold_core.tokens import TokenCounter
 

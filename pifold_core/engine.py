@@ -52,7 +52,7 @@ from pifold_core.request_log import log_request
 from pifold_core.runway import COLD_COMMIT_SHARE, check_host_head, check_request_clock
 from pifold_core.search import SearchQuery, SearchResults, SessionSearch
 from pifold_core.search.suggestions import Suggestion
-from pifold_core.session_state import SessionState
+from pifold_core.session_state import SessionState, evidence_of
 from pifold_core.state_folder import LOG_NAME
 from pifold_core.status import EngineStatus, FoldRow
 from pifold_core.tokens import TokenCounter
@@ -148,7 +148,11 @@ class Engine:
             TranscriptError: its id (or a tool call id) is already in the transcript.
             OSError: the log could not be written; nothing was applied.
         """
-        return self._input.append(entry)
+        kept = self._input.append(entry)
+        if evidence_of(kept) is not None:
+            # The window shows only the preview: the rest is searchable from now on (issue 21).
+            self._session_search().after_append(self._state)
+        return kept
 
     # -- measurement --------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ result says so). A word ending in ``*`` matches as a prefix. Each term is cut in
 pieces the index's tokenizer makes of it (runs of letters and digits: ``handler_4242`` is
 ``handler`` and ``4242``) and each piece is handed to FTS5 as a quoted string, so FTS5's own
 operators (``AND``, ``NEAR``, ``-``, ``:``) are plain text here and a query can never reach
-SQLite as syntax it refuses. The index keeps no word positions (``detail=column``, see
+SQLite as syntax it refuses. The index keeps no word positions (``detail=none``, see
 :mod:`pifold_core.search.index`), so for a term of several pieces (a phrase, or a word like
 ``handler_4242``) FTS5 only finds the entries holding every piece; the searcher then checks
 the term, in order, against each candidate's verified text (:attr:`Term.needs_check`).

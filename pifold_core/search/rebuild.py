@@ -1,8 +1,10 @@
 """What the index should hold, from the session itself: for a commit's upkeep and a rebuild.
 
 The index holds every entry a fold covers (at any depth: a fold's source is its entries'
-records, so indexing each entry once covers every fold that holds it) and every tool result a
-commit clipped. Folds are never removed, so the entries the folds cover are those the root
+records, so indexing each entry once covers every fold that holds it), every tool result a
+commit clipped, and every tool result kept as an evidence artifact (the window shows only its
+preview, so the rest must be searchable from the moment it is appended, not once a fold
+hides it). Folds are never removed, so the entries the folds cover are those the root
 folds cover now; which results were clipped is read from the commit records of the log, the
 same lists a live commit hands its upkeep, so a rebuild holds exactly what the upkeep wrote.
 
@@ -12,7 +14,7 @@ memory, and reading it back goes through the transcript's verified loader.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from pifold_core.blocks import ToolCallBlock
@@ -72,6 +74,22 @@ def answered_call(transcript: Transcript, index: int) -> ToolCallBlock | None:
     return None
 
 
+def evidence_indices(
+    transcript: Transcript, start: int, end: int, skip: Container[int] = ()
+) -> list[int]:
+    """Indices in ``[start, end)`` of entries kept as evidence, but those in ``skip``. Only
+    tool results are read (a result outside every fold is held in memory; ``skip`` spares
+    reading back the ones a fold holds)."""
+    entries = transcript.entries
+    return [
+        index
+        for index in range(start, end)
+        if index not in skip
+        and entries.facts_of(index).kind == "tool_result"
+        and evidence_of(entries[index]) is not None
+    ]
+
+
 def folded_indices(forest: Forest) -> Iterator[int]:
     """Every entry index some fold covers."""
     for root in forest.roots():
@@ -124,6 +142,7 @@ def fingerprint_now(forest: Forest) -> str:
 __all__ = [
     "answered_call",
     "clipped_indices",
+    "evidence_indices",
     "fingerprint_now",
     "folded_indices",
     "original_of",

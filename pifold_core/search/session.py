@@ -5,10 +5,14 @@ the commit's log record is durable and adds what the commit folded or clipped, i
 transaction; it only writes onto an index built to exactly the state before that commit (the
 commit count and the fingerprint of the folds), so an index that fell behind is never
 patched into a wrong one, and it never fails the commit (the log is the record): a problem
-is kept in :attr:`SessionSearch.upkeep_problem` and the next search rebuilds.
+is kept in :attr:`SessionSearch.upkeep_problem` and the next search rebuilds. A tool result
+kept as evidence is indexed when it is appended (:meth:`SessionSearch.after_append`): the
+window shows only its preview, so the rest must be searchable before any commit hides it.
 
 :meth:`SessionSearch.search` first makes sure the index is the session's: present, sound
 (SQLite's own checks, once per process), built to the session's commit count and folds.
+An index that only lacks results kept as evidence since its last write (a kill between an
+append's log record and its rows) is completed instead: appended entries never change.
 Otherwise it is rebuilt from the log and the store, and the result says so in
 :attr:`~pifold_core.search.results.SearchResults.rebuilt`: a rebuild is never silent. A
 session open read-only never writes its state folder: it rebuilds in memory instead.
@@ -31,6 +35,7 @@ from pifold_core.search.index import (
 from pifold_core.search.query import SearchError, SearchQuery
 from pifold_core.search.rebuild import (
     clipped_indices,
+    evidence_indices,
     fingerprint_now,
     folded_indices,
     roots_before,
@@ -94,32 +99,79 @@ class SessionSearch:
     def _upkeep(self, session: SearchedSession, outcome: CommitOutcome) -> str | None:
         """Write the commit's rows; returns why nothing was written (``None``: written)."""
         index = self._file
+        made = {built_fold.fold.handle for built_fold in outcome.built}
+        before = BuiltTo(outcome.number - 1, fold_fingerprint(roots_before(session.forest, made)))
+        entries = len(session.transcript)
+        problem = self._unwritable(before, entries, f"before commit {outcome.number}")
+        if problem is not None:
+            return problem
+        fresh: set[int] = set()
+        for built_fold in outcome.built:
+            fold = built_fold.fold
+            held = index.indexed_within(fold.start, fold.end)
+            fresh.update(place for place in range(fold.start, fold.end) if place not in held)
+        # Clipped results and results kept as evidence since the last write: a few, which may
+        # be held already (evidence is indexed when it is appended).
+        others = set(outcome.clipped) - fresh
+        others.update(evidence_indices(session.transcript, index.covered(), entries, fresh))
+        fresh.update(others - index.indexed_among(others))
+        index.add(
+            rows_for(session.transcript, fresh, session.evidence),
+            BuiltTo(outcome.number, fingerprint_now(session.forest)),
+            entries,
+        )
+        return None
+
+    def _unwritable(self, expected: BuiltTo, entries: int, when: str) -> str | None:
+        """Why the file must not be written onto as built to ``expected`` (``None``: it may):
+        another format, or built to another state. A file never written (or just created)
+        may be started only at commit 0 (before the first commit's rows); ``entries``: the
+        transcript's length (an index covering more is another log's)."""
+        index = self._file
         existed = self.path.exists()
         if existed:
             other_format = index.format_problem()
             if other_format is not None:
                 return f"the search index was not updated: {other_format}"
         built = index.built_to() if existed else None
-        made = {built_fold.fold.handle for built_fold in outcome.built}
-        before = BuiltTo(outcome.number - 1, fold_fingerprint(roots_before(session.forest, made)))
         if built is None:
-            if outcome.number != 1 or (existed and index.row_count()):
+            if expected.commits != 0 or (existed and index.row_count()):
                 # Behind or foreign: never patched; the next search rebuilds it, and says so.
-                return f"the search index records no build before commit {outcome.number}"
-        elif built != before:
-            return (
-                f"the search index is built to commit {built.commits}, not to the state "
-                f"before commit {outcome.number}"
+                return f"the search index records no build {when}"
+        elif built != expected:
+            return f"the search index is built to commit {built.commits}, not to the state {when}"
+        elif index.covered() > entries:
+            return f"the search index covers more entries than the session holds {when}"
+        return None
+
+    def after_append(self, session: SearchedSession) -> None:
+        """Index the results kept as evidence since the index's last write (the entry just
+        appended keeps one): the window shows only their previews, so the rest must be
+        searchable from now on, not once a commit folds them. Never raises for the index's
+        sake: a problem is kept in :attr:`upkeep_problem` and the next search rebuilds."""
+        if self.read_only:
+            return
+        try:
+            self.upkeep_problem = self._add_evidence(session)
+        except (sqlite3.Error, IndexUnusable, OSError, StoreError) as error:
+            self.upkeep_problem = (
+                f"the search index was not updated after entry {len(session.transcript)}: {error}"
             )
-        fresh: set[int] = set(outcome.clipped)
-        for built_fold in outcome.built:
-            fold = built_fold.fold
-            held = index.indexed_within(fold.start, fold.end)
-            fresh.update(place for place in range(fold.start, fold.end) if place not in held)
-        index.add(
-            rows_for(session.transcript, fresh, session.evidence),
-            BuiltTo(outcome.number, fingerprint_now(session.forest)),
-        )
+            self._file.close()
+
+    def _add_evidence(self, session: SearchedSession) -> str | None:
+        """Write the evidence rows not held yet onto an index built to the session as it
+        stands; returns why nothing was written (``None``: written, or nothing to write)."""
+        index = self._file
+        expected = BuiltTo(session.commit_count, fingerprint_now(session.forest))
+        entries = len(session.transcript)
+        problem = self._unwritable(expected, entries, f"at commit {session.commit_count}")
+        if problem is not None:
+            return problem
+        kept = evidence_indices(session.transcript, index.covered(), entries)
+        fresh = set(kept) - index.indexed_among(kept)
+        if fresh:
+            index.add(rows_for(session.transcript, fresh, session.evidence), expected, entries)
         return None
 
     # -- suggestions at a commit ----------------------------------------------------------
@@ -176,8 +228,10 @@ class SessionSearch:
             SearchError: SQLite's full-text search refused the query (nothing changed).
             pifold_core.store.StoreError: an entry's bytes no longer verify.
         """
-        if session.commit_count == 0:
-            return SearchResults(0, (), query.offset)  # nothing folded or clipped yet
+        if session.commit_count == 0 and not evidence_indices(
+            session.transcript, 0, len(session.transcript)
+        ):
+            return SearchResults(0, (), query.offset)  # nothing hidden yet
         index, rebuilt = self._current(session)
         try:
             results = run_query(session, index, query)
@@ -210,8 +264,30 @@ class SessionSearch:
             return self._memory, None
         problem = self._problem(expected)
         if problem is None:
+            try:
+                problem = self._evidence_problem(session)
+            except (sqlite3.Error, IndexUnusable) as error:
+                problem = f"it was damaged ({error})"
+        if problem is None:
             return self._file, None
         return self._rebuild(session, problem)
+
+    def _evidence_problem(self, session: SearchedSession) -> str | None:
+        """Why a file built to the session's commits still cannot serve it (``None``: it
+        can): it covers more entries than the session holds, or results kept as evidence
+        since its last write are missing (a writable session adds them now: appended
+        entries never change, so this is the upkeep finishing, not a patch)."""
+        entries = len(session.transcript)
+        covered = self._file.covered()
+        if covered > entries:
+            return f"it covers {covered:,} entries and the session holds {entries:,}"
+        kept = evidence_indices(session.transcript, covered, entries)
+        missing = set(kept) - self._file.indexed_among(kept)
+        if not missing:
+            return None
+        if not self.read_only and self._add_evidence(session) is None:
+            return None
+        return f"it lacks {len(missing):,} of the results kept as evidence since entry {covered:,}"
 
     def _problem(self, expected: BuiltTo) -> str | None:
         """Why the file cannot serve a search for ``expected`` (``None``: it can)."""
@@ -243,21 +319,23 @@ class SessionSearch:
     def _rebuild(self, session: SearchedSession, problem: str) -> tuple[SearchIndex, str]:
         """Build the index afresh from the log and the store; returns it and the notice."""
         expected = BuiltTo(session.commit_count, fingerprint_now(session.forest))
+        entries = len(session.transcript)
         indices = set(folded_indices(session.forest))
         indices.update(clipped_indices(session.journal.path, session.commit_count))
+        indices.update(evidence_indices(session.transcript, 0, entries, indices))
         rows = rows_for(session.transcript, indices, session.evidence)
         if self.read_only:
             if self._memory is not None:
                 self._memory.close()
             self._memory = SearchIndex(None)
-            self._memory.add(rows, expected, reset=True)
+            self._memory.add(rows, expected, entries, reset=True)
             self._memory_built = expected
             return self._memory, (
                 f"search index rebuilt in memory: {problem} (the session is open read-only, "
                 "so its file is left as it was)"
             )
         self._file.discard()  # a damaged file is not trusted even to be emptied
-        self._file.add(rows, expected, reset=True)
+        self._file.add(rows, expected, entries, reset=True)
         self._checked = True
         return self._file, f"search index rebuilt: {problem}"
 

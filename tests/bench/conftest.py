@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pifold_agent.pricing.prices import load_price_book
-from pifold_bench.run import BenchSettings, PreparedTrace, prepare_entries
+from pifold_bench.prepare import BenchSettings, PreparedTrace, prepare_entries
 from pifold_core.entries import Entry
 from tests.bench.helpers import QuarterCounter
 

@@ -12,14 +12,8 @@ import pytest
 from pifold_agent.bundled_traces import bundled_traces
 from pifold_bench.calibration import ModelCheck
 from pifold_bench.figures import ArmFigures, arm_figures
-from pifold_bench.run import (
-    ARM_NAMES,
-    ArmRun,
-    BenchSettings,
-    PreparedTrace,
-    bench_trace,
-    check_model,
-)
+from pifold_bench.prepare import ARM_NAMES, BenchSettings, PreparedTrace
+from pifold_bench.run import ArmRun, bench_trace, check_model
 from pifold_core.tokens import TiktokenCounter
 
 TRACES = bundled_traces()

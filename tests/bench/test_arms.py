@@ -17,10 +17,12 @@ from pifold_agent.pricing.compaction import (
     serialise,
     turn_prefix_summary_tokens,
 )
-from pifold_bench.arms import CLEARED_TEXT, ClipOnlyArm, EngineArm, LinearArm
+from pifold_bench.arms import EngineArm
 from pifold_bench.figures import arm_figures
+from pifold_bench.list_arms import CLEARED_TEXT, ClipOnlyArm, LinearArm
 from pifold_bench.native import recorded_summaries
-from pifold_bench.run import BenchSettings, prepare_entries, run_arm
+from pifold_bench.prepare import BenchSettings, prepare_entries
+from pifold_bench.run import run_arm
 from pifold_core.entries import Entry, TextBlock
 from tests.bench.conftest import BOOK, COUNTER, prepared
 from tests.bench.helpers import Session

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pifold_bench.arms import EngineArm, LinearArm
+from pifold_bench.arms import EngineArm
 from pifold_bench.brief_probe import BriefProbe, probe_arm, probe_engine, probe_line
 from pifold_bench.figures import arm_figures
+from pifold_bench.list_arms import LinearArm
 from pifold_bench.recall import PlantedValue
 from pifold_core.engine import Engine
 from tests.bench.shared_runs import benched_runs, every_trace

@@ -6,7 +6,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from pifold_agent.pricing.prices import CacheRules
-from pifold_bench.arms import LinearArm
 from pifold_bench.calibration import (
     Calibration,
     ModelCheck,
@@ -14,15 +13,10 @@ from pifold_bench.calibration import (
     lifetime_source,
     request_times,
 )
+from pifold_bench.list_arms import LinearArm
+from pifold_bench.prepare import BenchSettings, prepare_entries
 from pifold_bench.report import check_line
-from pifold_bench.run import (
-    ArmRun,
-    BenchSettings,
-    check_model,
-    model_check_skipped,
-    prepare_entries,
-    run_arm,
-)
+from pifold_bench.run import ArmRun, check_model, model_check_skipped, run_arm
 from pifold_core.entries import Entry, TextBlock, Usage
 from tests.bench.conftest import BOOK, prepared
 from tests.bench.helpers import QuarterCounter, Session

@@ -7,7 +7,8 @@ import pytest
 from pifold_agent.pricing.prefix_cache import Bill, PromptPart
 from pifold_bench.causes import UncachedSplit, side_call_split, split_request
 from pifold_bench.figures import arm_figures
-from pifold_bench.run import BenchSettings, bench_trace
+from pifold_bench.prepare import BenchSettings
+from pifold_bench.run import bench_trace
 from tests.conftest import TRACES as BUNDLED
 
 

@@ -13,7 +13,7 @@ from pifold_bench.chart import (
     svg_chart,
     terminal_chart,
 )
-from pifold_bench.run import ARM_NAMES
+from pifold_bench.prepare import ARM_NAMES
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pifold_bench.arms import UnbatchedArm
-from pifold_bench.run import ArmRun, PreparedTrace, make_arm, run_arm
+from pifold_bench.prepare import PreparedTrace
+from pifold_bench.run import ArmRun, make_arm, run_arm
 from pifold_core.entries import Entry
 from tests.bench.conftest import COUNTER, prepared
 from tests.bench.helpers import Session

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pifold_agent.bundled_traces import bundled_traces
-from pifold_bench.run import ARM_NAMES
+from pifold_bench.prepare import ARM_NAMES
 from pifold_cli.app import app
 
 RUNNER = CliRunner()

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from pifold_agent.pricing.arm_request import ArmRequest
 from pifold_agent.pricing.compaction import NativeCompactionArm
-from pifold_bench.arms import ClipOnlyArm, EngineArm, LinearArm, message_digest
+from pifold_bench.arms import EngineArm, message_digest
+from pifold_bench.list_arms import ClipOnlyArm, LinearArm
 from pifold_bench.recall import (
     VALUE_KINDS,
     PlantedValue,

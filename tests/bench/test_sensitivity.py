@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pifold_bench.run import BenchSettings, prepare_entries
+from pifold_bench.prepare import BenchSettings, prepare_entries
 from pifold_bench.sensitivity import lifetime_sensitivity, with_lifetime
 from tests.bench.conftest import BOOK, COUNTER, prepared
 from tests.bench.helpers import Session

@@ -24,7 +24,11 @@ _OLD_SCHEMA = (
     "role TEXT NOT NULL, tools TEXT NOT NULL, paths TEXT NOT NULL)",
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
-"""Format 1, as the first search index wrote it: word positions kept (``detail=full``)."""
+"""Format 1, as the first search index wrote it: word positions kept (``detail=full``).
+Format 2 is the same tables with ``detail=column`` (and no evidence indexed at append)."""
+
+_OLD_LAYOUTS = {"1": "", "2": ", detail=column"}
+"""What each old format adds to the word table's declaration."""
 
 
 def _scattered_engine(path: Path) -> tuple[Engine, SessionBuilder]:
@@ -105,8 +109,8 @@ def test_the_check_stops_at_its_bound_and_says_so(
     engine.close()
 
 
-def _write_old_format(engine: Engine) -> None:
-    """The session's index as format 1 wrote it, complete and current."""
+def _write_old_format(engine: Engine, version: str = "1") -> None:
+    """The session's index as format ``version`` wrote it, complete and current."""
     state = engine._state
     rows: list[IndexRow] = rows_for(state.transcript, folded_indices(state.forest), state.evidence)
     built = BuiltTo(state.commit_count, fingerprint_now(state.forest))
@@ -114,7 +118,7 @@ def _write_old_format(engine: Engine) -> None:
     path.unlink()
     connection = sqlite3.connect(path)
     for statement in _OLD_SCHEMA:
-        connection.execute(statement)
+        connection.execute(statement.replace("2')", f"2'{_OLD_LAYOUTS[version]})"))
     connection.executemany(
         "INSERT INTO entries VALUES (?, ?, ?, ?, ?)",
         [(row.index, row.entry_id, row.fields.role, "", "") for row in rows],
@@ -125,7 +129,7 @@ def _write_old_format(engine: Engine) -> None:
     )
     connection.executemany(
         "INSERT INTO meta VALUES (?, ?)",
-        [("schema", "1"), ("commits", str(built.commits)), ("fingerprint", built.fingerprint)],
+        [("schema", version), ("commits", str(built.commits)), ("fingerprint", built.fingerprint)],
     )
     connection.commit()
     connection.close()
@@ -141,18 +145,22 @@ def _declared_layout(engine: Engine) -> str:
         connection.close()
 
 
-def test_an_index_of_the_old_format_is_rebuilt_on_open_and_says_so(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", sorted(_OLD_LAYOUTS))
+def test_an_index_of_an_old_format_is_rebuilt_on_open_and_says_so(
+    tmp_path: Path, version: str
+) -> None:
     engine, _ = _scattered_engine(tmp_path)
     fresh = [(hit.entry, hit.snippet) for hit in engine.search(parse_query("parser")).hits]
     engine = reopen(engine)
-    _write_old_format(engine)
+    _write_old_format(engine, version)
+    assert (version == "2") == ("detail=column" in _declared_layout(engine))
     results = engine.search(parse_query("parser"))
     assert results.rebuilt == (
-        f"search index rebuilt: it was written in format 1, and this version writes format "
-        f"{SCHEMA_VERSION}"
+        f"search index rebuilt: it was written in format {version}, and this version writes "
+        f"format {SCHEMA_VERSION}"
     )
     assert [(hit.entry, hit.snippet) for hit in results.hits] == fresh
-    assert "detail=column" in _declared_layout(engine)
+    assert "detail=none" in _declared_layout(engine)
     assert engine.search(parse_query("parser")).rebuilt is None  # once
     engine.close()
 
@@ -168,7 +176,7 @@ def test_a_commit_never_writes_into_an_index_of_the_old_format(tmp_path: Path) -
     engine.commit_now()
     problem = engine._session_search().upkeep_problem
     assert problem is not None and "format 1" in problem
-    assert "detail=column" not in _declared_layout(engine)  # left alone for the rebuild
+    assert "detail=none" not in _declared_layout(engine)  # left alone for the rebuild
     results = engine.search(parse_query("parser buffer"))
     assert results.rebuilt is not None and "format 1" in results.rebuilt
     assert results.total == 5

@@ -133,6 +133,7 @@ def test_a_stale_index_is_rebuilt_not_patched(tmp_path: Path) -> None:
     engine = Engine.open(tmp_path / "state", small_options(budget=200_000), CharCounter())
     drive(engine, session.entries)
     engine.commit_now()
+    engine = reopen(engine)  # closed, the index is one file again
     index = engine.state_dir / INDEX_NAME
     shutil.copy(index, tmp_path / "old.sqlite3")
     chapters(session, 3, first=4)
@@ -179,7 +180,7 @@ def test_an_entry_indexed_twice_is_refused_whole(tmp_path: Path) -> None:
     (row,) = rows_for(engine.view.transcript, [2], engine._state.evidence)
     before = index.row_count()
     with pytest.raises(sqlite3.IntegrityError):
-        index.add([row], BuiltTo(engine.view.commit_count + 1, "x"))
+        index.add([row], BuiltTo(engine.view.commit_count + 1, "x"), len(engine.view.transcript))
     assert index.row_count() == before
     assert index.built_to() == BuiltTo(
         engine.view.commit_count, fingerprint_now(engine.view.forest)
