@@ -32,6 +32,7 @@ from pifold_core.commit_policy import CommitPolicy
 from pifold_core.commit_runner import CommitRunner
 from pifold_core.composition import Composition
 from pifold_core.engine_errors import EngineError, ReadOnlySession, SessionLocked
+from pifold_core.engine_lock import guarded
 from pifold_core.engine_results import OverflowRecovery, Request
 from pifold_core.engine_view import EngineView
 from pifold_core.entries import Entry, Usage
@@ -58,6 +59,7 @@ from pifold_core.status import EngineStatus, FoldRow
 from pifold_core.tokens import TokenCounter
 
 
+@guarded  # a worker's peek or search never meets a change (pifold_core.engine_lock)
 class Engine:
     """Lossless folding over one session, persisted under its state folder.
 

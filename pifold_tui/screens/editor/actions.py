@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pifold_core.engine import Engine
 from pifold_core.folds import Fold
 from pifold_core.marks import Mark
-from pifold_tui.screens.editor.rows import MapRow
+from pifold_tui.screens.editor.row_list import MapRow
 
 
 class ActionRefused(ValueError):

@@ -5,9 +5,9 @@ interior (its children and raw leaves) shown beneath it when the tree has it ope
 fold in the tree is a way of looking and moves nothing; by default the tree has open exactly
 the folds the engine has expanded.
 
-Building the row list costs one small tuple per visible row and no text: a row's words are
-made by :func:`describe_row` only when the row is drawn, so a 20,000-entry session opens in
-the time it takes to walk its indices.
+Building the row list costs no object per row and no text (:mod:`.row_list` holds rows as
+flat columns): a row's words are made by :func:`describe_row` only when the row is drawn, so
+a 20,000-entry session opens in the time it takes to walk its folds.
 """
 
 from __future__ import annotations
@@ -15,29 +15,14 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from pifold_core.engine import Engine
 from pifold_core.folds import Fold
 from pifold_core.marks import Mark
+from pifold_tui.screens.editor.row_list import MapRow, RowList
 
 PREVIEW_CHARS = 80
 """Characters of an entry's text shown in its row."""
-
-
-class MapRow(NamedTuple):
-    """One row of the map: an entry or a fold, at a depth in the tree."""
-
-    depth: int
-    """0 at the top level of the window, one more inside each fold opened in the tree."""
-    entry_index: int
-    """The entry's index, or the fold's first entry index."""
-    handle: str | None
-    """The fold's handle; ``None`` for an entry row."""
-
-    @property
-    def is_fold(self) -> bool:
-        return self.handle is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,33 +72,33 @@ def tree_is_open(engine: Engine, handle: str, overrides: Mapping[str, bool]) -> 
     return chosen if chosen is not None else handle in engine.view.forest.expanded
 
 
-def build_rows(engine: Engine, overrides: Mapping[str, bool]) -> list[MapRow]:
+def build_rows(engine: Engine, overrides: Mapping[str, bool]) -> RowList:
     """Every row of the map in transcript order, folds opened as ``overrides`` says."""
-    rows: list[MapRow] = []
+    rows = RowList()
     folds = engine.view.forest.folds
 
     def walk(start: int, end: int, children: Iterable[Fold], depth: int) -> None:
         position = start
         for child in children:
-            rows.extend(MapRow(depth, index, None) for index in range(position, child.start))
+            rows.add_entries(depth, position, child.start)
             rows.append(MapRow(depth, child.start, child.handle))
             if tree_is_open(engine, child.handle, overrides):
                 walk(child.start, child.end, (folds[h] for h in child.children), depth + 1)
             position = child.end
-        rows.extend(MapRow(depth, index, None) for index in range(position, end))
+        rows.add_entries(depth, position, end)
 
     walk(0, len(engine.view.transcript), engine.view.forest.roots(), 0)
     return rows
 
 
-def filter_rows(engine: Engine, needle: str) -> list[MapRow]:
+def filter_rows(engine: Engine, needle: str) -> RowList:
     """Entries whose exact record holds ``needle`` and folds whose brief or source does.
 
     Case-insensitive. Rows keep their tree depth; the list is flat and in transcript order.
     """
     wanted = needle.strip().casefold()
     if not wanted:
-        return []
+        return RowList()
     wanted_bytes = wanted.encode("utf-8")
     entries = engine.view.transcript.entries
     # Record bytes are canonical JSON: a quote or newline in the text is escaped there, so
@@ -132,7 +117,7 @@ def filter_rows(engine: Engine, needle: str) -> list[MapRow]:
             rows.append(MapRow(forest.depth(fold.handle), fold.start, fold.handle))
     # A fold sorts before the entries it starts at, a parent before its children.
     rows.sort(key=lambda row: (row.entry_index, 0 if row.is_fold else 1, row.depth))
-    return rows
+    return RowList(rows)
 
 
 def entry_kind(engine: Engine, index: int) -> str:
@@ -168,14 +153,42 @@ def _covering_tokens(engine: Engine, index: int) -> int | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class EntryWords:
+    """What an entry's row says that never changes: an entry is immutable once appended."""
+
+    identifier: str
+    """The entry id."""
+    kind: str
+    """As :func:`entry_kind` says."""
+    text: str
+    """As :func:`entry_line` says."""
+    source_bytes: int
+    """Bytes of its exact record."""
+
+
+def entry_words(engine: Engine, index: int) -> EntryWords:
+    """The unchanging words of entry ``index`` (reading it back if the engine released it)."""
+    entry = engine.view.transcript.entries[index]
+    return EntryWords(
+        entry.id, entry_kind(engine, index), entry_line(engine, index), len(entry.record_bytes)
+    )
+
+
 def describe_row(
-    engine: Engine, row: MapRow, marks: MarkIndex, overrides: Mapping[str, bool]
+    engine: Engine,
+    row: MapRow,
+    marks: MarkIndex,
+    overrides: Mapping[str, bool],
+    words: EntryWords | None = None,
 ) -> RowView:
-    """The words of one row, read from the engine as it is now."""
+    """The words of one row, read from the engine as it is now (``words``: the entry's, read
+    before; they never change)."""
     if row.handle is not None:
         return _describe_fold(engine, engine.view.forest.folds[row.handle], marks, overrides)
     index = row.entry_index
-    entry = engine.view.transcript.entries[index]
+    if words is None:
+        words = entry_words(engine, index)
     covering = marks.covering(index, index + 1)
     shows_raw = engine.view.forest.shows_raw(index)
     view = engine.view.projection.views.get(index)
@@ -193,12 +206,12 @@ def describe_row(
     if "pinned" in states and len(states) > 1:
         states.append("restored at next commit")
     return RowView(
-        identifier=entry.id,
-        kind=entry_kind(engine, index),
-        text=entry_line(engine, index),
+        identifier=words.identifier,
+        kind=words.kind,
+        text=words.text,
         tokens=_covering_tokens(engine, index) if shows_raw else None,
         whole_tokens=engine.view.projection.whole_tokens(index),
-        source_bytes=len(entry.record_bytes),
+        source_bytes=words.source_bytes,
         state=" · ".join(states),
         mark=covering[0].id if covering else None,
         openable=False,

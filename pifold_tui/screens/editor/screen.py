@@ -39,7 +39,8 @@ from pifold_tui.screens.editor.actions import (
     row_identifier,
 )
 from pifold_tui.screens.editor.dialogs import BriefEditor, ConfirmAction
-from pifold_tui.screens.editor.rows import MapRow
+from pifold_tui.screens.editor.long_lived import LongLivedObjects
+from pifold_tui.screens.editor.row_list import MapRow
 from pifold_tui.screens.editor.search_hits import SearchHits
 from pifold_tui.screens.editor.source_pane import SourcePane
 from pifold_tui.screens.editor.window_map import WindowMap
@@ -101,8 +102,14 @@ class FoldEditorScreen(Screen[None]):
         """The last outcome, refusal or prompt shown under the map."""
         self._source_timer: Timer | None = None
         self._filter_timer: Timer | None = None
+        self.long_lived = LongLivedObjects()
+        """The session's objects, out of the collector's full passes while the screen is
+        open."""
 
     def compose(self) -> ComposeResult:
+        # Before anything of the screen is made: what is alive now (the engine's state, the
+        # app) outlives the screen, so full collections while it opens need not walk it.
+        self.long_lived.freeze()
         with Horizontal(id="editor-body"):
             with Vertical(id="editor-left"):
                 yield Input(placeholder="/ filter by text (briefs and sources)", id="editor-filter")
@@ -127,6 +134,9 @@ class FoldEditorScreen(Screen[None]):
     def on_window_map_columns_changed(self, event: WindowMap.ColumnsChanged) -> None:
         """The header is made from the map's own columns, so it sits over them."""
         self.query_one("#editor-header", Static).update(event.columns.header())
+
+    def on_unmount(self) -> None:
+        self.long_lived.release()
 
     def on_mount(self) -> None:
         self.window_map.reload()

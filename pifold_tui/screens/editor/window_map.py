@@ -25,12 +25,14 @@ from pifold_tui.screens.editor.columns import (
     MapColumns,
     columns_for,
 )
+from pifold_tui.screens.editor.row_list import MapRow, RowList
 from pifold_tui.screens.editor.rows import (
-    MapRow,
+    EntryWords,
     MarkIndex,
     RowView,
     build_rows,
     describe_row,
+    entry_words,
     filter_rows,
 )
 
@@ -108,10 +110,15 @@ class WindowMap(ScrollView, can_focus=True):
         """Folds the user opened or closed in the tree, against the engine's expanded set."""
         self.filter_text = ""
         """The filter in force; empty for the whole tree."""
-        self.rows: list[MapRow] = []
+        self.rows = RowList()
+        """The rows listed, in order."""
         self.cursor = 0
         self.marks = MarkIndex(())
         self._views: dict[MapRow, RowView] = {}
+        """Rows described since the last reload (their state may change at a reload)."""
+        self._words: dict[int, EntryWords] = {}
+        """Entries' unchanging words, kept across reloads: a released entry is read back
+        from the log to describe it, and a reload after an action need not read it again."""
 
     @property
     def columns(self) -> MapColumns:
@@ -141,14 +148,11 @@ class WindowMap(ScrollView, can_focus=True):
     def _position_of(self, row: MapRow | None) -> int:
         if row is None or not self.rows:
             return 0
-        for position, candidate in enumerate(self.rows):
-            if candidate.entry_index == row.entry_index and candidate.handle == row.handle:
-                return position
+        position = self.rows.position_of(row.entry_index, row.handle)
+        if position is not None:
+            return position
         # The row is gone (a fold landed over it, or the filter hides it): stay nearby.
-        for position, candidate in enumerate(self.rows):
-            if candidate.entry_index >= row.entry_index:
-                return position
-        return len(self.rows) - 1
+        return min(self.rows.first_from(row.entry_index), len(self.rows) - 1)
 
     def set_filter(self, text: str) -> None:
         self.filter_text = text.strip()
@@ -177,7 +181,12 @@ class WindowMap(ScrollView, can_focus=True):
     def view_of(self, row: MapRow) -> RowView:
         view = self._views.get(row)
         if view is None:
-            view = describe_row(self.engine, row, self.marks, self.overrides)
+            words = None
+            if row.handle is None:
+                words = self._words.get(row.entry_index)
+                if words is None:
+                    words = self._words[row.entry_index] = entry_words(self.engine, row.entry_index)
+            view = describe_row(self.engine, row, self.marks, self.overrides, words)
             self._views[row] = view
         return view
 

@@ -6,10 +6,13 @@ docked to the bottom (tui-aesthetics §1.4, layout B); the footer inside it is u
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.screen import Screen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -36,15 +39,51 @@ class FittedFooter(Footer):
     out the rest whole; a key left out still works, and the command palette lists every
     key."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._recompose_due = False
+        """A recompose is scheduled and has not read the keys yet."""
+        self._composed: tuple[object, ...] | None = None
+        """The keys the footer was last composed with (``None``: not composed yet)."""
+
     def compose(self) -> ComposeResult:
         # Textual's keys start compact and are then bound to the footer's own setting, so
         # each key restyled twice per recompose (11.5 % of opening the fold editor on a long
         # session, issue 23): each key starts with the footer's setting instead. The palette
         # key is never bound, so it keeps Textual's default.
+        if self._bindings_ready:
+            # From here the keys are read: a publish before this needed no other recompose.
+            self._recompose_due = False
+            self._composed = self._keys()
         for widget in super().compose():
             if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
                 widget.set_reactive(FooterKey.compact, self.compact)
             yield widget
+
+    def bindings_changed(self, screen: Screen[Any]) -> None:
+        # Textual recomposes the footer (every key a new widget, styled and laid out) at each
+        # publish of the screen's bindings: each focus move and binding refresh, three or
+        # four times as the fold editor opens, about a quarter of its opening (issue 23).
+        # Most publish the keys already shown, and a recompose already scheduled reads the
+        # keys as they are when it composes.
+        if self._recompose_due:
+            return
+        if self._composed is not None and screen is self.screen and self._keys() == self._composed:
+            return
+        super().bindings_changed(screen)
+        self._recompose_due = screen.app.app_focus and self.is_attached and screen is self.screen
+
+    def _keys(self) -> tuple[object, ...]:
+        """What :meth:`Footer.compose` makes its keys from, as it reads it."""
+        active = self.screen.active_bindings
+        shown = tuple(
+            (binding.key, binding.action, binding.description, enabled, tooltip)
+            for (_, binding, enabled, tooltip) in active.values()
+            if binding.show
+        )
+        palette = active.get(self.app.COMMAND_PALETTE_BINDING)
+        palette_key = None if palette is None else palette[1:]
+        return (shown, palette_key, self.show_command_palette, self.app.ENABLE_COMMAND_PALETTE)
 
     async def recompose(self) -> None:
         # Fitted before the next frame is drawn, so no frame ever shows a key cut.
@@ -76,9 +115,16 @@ class FittedFooter(Footer):
 
 def _width(key: FooterKey) -> int:
     """Cells a key takes in the footer's row: its text, padding, border and margins (known
-    from its styles once mounted, before any layout)."""
+    from its styles once mounted, before any layout). The text is measured as
+    :meth:`FooterKey.render` lays it out, without rendering it (a render styles the text)."""
+    text = cell_len(key.key_display)
+    if key.description:
+        key_padding = key.get_component_styles("footer-key--key").padding
+        description_padding = key.get_component_styles("footer-key--description").padding
+        text += key_padding.left + key_padding.right + description_padding.left
+        text += cell_len(key.description) + description_padding.right
     margin = key.styles.margin
-    return cell_len(key.render().plain) + key.styles.gutter.width + margin.left + margin.right
+    return text + key.styles.gutter.width + margin.left + margin.right
 
 
 def palette_of(engine: Engine) -> PaletteSetting:
