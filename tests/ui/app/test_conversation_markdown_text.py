@@ -44,8 +44,8 @@ async def test_a_streamed_tool_call_reply_shows_its_text_then_settles() -> None:
         await message.add_delta("text", 0, TOOLS_REPLY[30:])
         await pilot.pause(0.2)
         streaming = message.query_one(StreamingText)
-        growing = streaming.growing
-        shown = "\n".join(line.text for line in growing.render_lines(Region(0, 0, *growing.size)))
+        lines = streaming.render_lines(Region(0, 0, *streaming.size))
+        shown = "\n".join(line.text for line in lines)
         assert "<tools>" in shown and '"path": "main.py"' in shown
         entry = Entry(id="a1", kind="assistant", timestamp_ms=0, content=(TextBlock(TOOLS_REPLY),))
         await message.finish(entry, "stop")
