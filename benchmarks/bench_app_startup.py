@@ -6,8 +6,9 @@ key hints (``FIRST_FRAME_MARKER``: the prompt and the footer are in that frame),
 app (a header, an input and a footer) its input's placeholder. Wall time is from just
 before ``tmux new-session`` to the poll that saw the marker; CPU time is the program's own
 (user + system, read from ``/proc`` when the marker is seen), so the load of a shared
-machine shows as the gap between the two. pifold runs with no API key (the demo: the
-session opens after the first frame, in a worker).
+machine shows as the gap between the two; the resident memory (``VmRSS``) is read at the
+same moment. pifold runs with no API key (the demo: the session opens after the first
+frame, in a worker, so what it has loaded by the poll that sees the marker counts too).
 
     .venv/bin/python benchmarks/bench_app_startup.py            # 7 runs of each
     .venv/bin/python benchmarks/bench_app_startup.py --runs 15
@@ -60,6 +61,16 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 class Sample:
     wall_s: float
     cpu_s: float
+    rss_mb: float
+    """Resident memory when the marker was seen."""
+
+
+def rss_megabytes(pid: int) -> float:
+    """``VmRSS`` of ``pid``, from /proc."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def cpu_seconds(pid: int) -> float:
@@ -84,7 +95,7 @@ def time_one(command: str, marker: str, environment: dict[str, str], session: st
         while time.perf_counter() - start < TIMEOUT_S:
             if marker in tmux("capture-pane", "-p", "-t", session):
                 wall = time.perf_counter() - start
-                return Sample(wall, cpu_seconds(pid))
+                return Sample(wall, cpu_seconds(pid), rss_megabytes(pid))
             time.sleep(POLL_S)
         raise RuntimeError(f"{marker!r} never appeared: {command}")
     finally:
@@ -133,15 +144,22 @@ def main() -> int:
         finally:
             subprocess.run(["tmux", "kill-session", "-t", holder], capture_output=True)
     print(f"first interactive frame, {options.runs} runs each (tmux 120x36, polled every 5 ms)")
-    print(f"{'program':<42} {'wall median':>11} {'wall min':>9} {'cpu median':>11}")
+    print(
+        f"{'program':<42} {'wall median':>11} {'wall min':>9} {'cpu median':>11} "
+        f"{'cpu / bare':>10} {'rss median':>10} {'rss / bare':>10}"
+    )
+    bare = next(iter(results.values()))
+    bare_cpu = statistics.median(sample.cpu_s for sample in bare)
+    bare_rss = statistics.median(sample.rss_mb for sample in bare)
     for name, samples in results.items():
         walls = [sample.wall_s for sample in samples]
-        cpus = [sample.cpu_s for sample in samples]
+        cpu = statistics.median(sample.cpu_s for sample in samples)
+        rss = statistics.median(sample.rss_mb for sample in samples)
         print(
             f"{name:<42} {statistics.median(walls):>10.3f}s {min(walls):>8.3f}s "
-            f"{statistics.median(cpus):>10.3f}s"
+            f"{cpu:>10.3f}s {cpu / bare_cpu:>9.2f}x {rss:>8.1f}MB {rss / bare_rss:>9.2f}x"
         )
-    print("target: pifold under 0.6 s")
+    print("target: pifold under 0.6 s, and at most 1.2x the bare app's CPU")
     return 0
 
 

@@ -63,6 +63,38 @@ class SettledText(Static):
         """The block's Markdown source."""
 
 
+class TextMessage(Static):
+    """A recorded assistant message that is one text block: one widget, where a message
+    with thinking or tool calls is a container of one widget per block. Most replies are
+    text alone, and each widget a row adds costs every layout of the conversation; it looks
+    as the container with one :class:`SettledText` does."""
+
+    DEFAULT_CSS = """
+    TextMessage { padding: 0 1; margin: 0 0 1 0; }
+    """
+
+    def __init__(self, entry: Entry) -> None:
+        super().__init__(TextMarkdown(entry.text), classes="row assistant")
+        self.entry_id: str | None = entry.id
+        """The recorded entry's id."""
+        self.markdown = entry.text
+        """The message's Markdown source."""
+        self.tool_calls: list[ToolCallView] = []
+        """None: a message with calls is an :class:`AssistantMessage`."""
+
+
+def is_text_only(entry: Entry, stop_reason: str | None) -> bool:
+    """Whether a recorded message is shown as a :class:`TextMessage`: one non-empty text
+    block and nothing else, not aborted (an aborted reply carries its note)."""
+    blocks = entry.content
+    return (
+        len(blocks) == 1
+        and isinstance(blocks[0], TextBlock)
+        and bool(blocks[0].text)
+        and stop_reason != "aborted"
+    )
+
+
 class AssistantMessage(Vertical):
     """One assistant message, streaming or recorded."""
 
@@ -176,8 +208,30 @@ def widgets_for(entry: Entry) -> tuple[list[Widget], list[ToolCallView]]:
     return widgets, calls
 
 
-def recorded_message(entry: Entry, results: Mapping[str, Entry]) -> AssistantMessage:
+async def settled_row(
+    streaming: AssistantMessage, entry: Entry, stop_reason: str | None
+) -> Widget | None:
+    """The row showing ``entry`` once the message that streamed it is recorded (mounted in
+    its place when it is a :class:`TextMessage`), or ``None`` when it shows nothing."""
+    parent = streaming.parent
+    if is_text_only(entry, stop_reason) and isinstance(parent, Widget):
+        # What was recorded, in one widget, where the streamed blocks stood.
+        row = TextMessage(entry)
+        await parent.mount(row, after=streaming)
+        await streaming.remove()
+        return row
+    await streaming.finish(entry, stop_reason)
+    if streaming.empty:
+        await streaming.remove()
+        return None
+    return streaming
+
+
+def recorded_message(entry: Entry, results: Mapping[str, Entry]) -> Widget:
     """A recorded assistant message with its calls' results, ready to mount."""
+    stop_reason = entry.extra.get("stop_reason")
+    if is_text_only(entry, stop_reason if isinstance(stop_reason, str) else None):
+        return TextMessage(entry)
     widgets, calls = widgets_for(entry)
     if entry.extra.get("stop_reason") == "aborted":
         widgets.append(aborted_note())
@@ -196,6 +250,9 @@ __all__ = [
     "THINKING_TITLE",
     "AssistantMessage",
     "SettledText",
+    "TextMessage",
     "ThinkingView",
+    "is_text_only",
     "recorded_message",
+    "settled_row",
 ]

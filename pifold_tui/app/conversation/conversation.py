@@ -39,7 +39,11 @@ from pifold_agent.loop.events import (
     ToolExecutionUpdate,
 )
 from pifold_core.entries import Entry
-from pifold_tui.app.conversation.assistant import AssistantMessage, recorded_message
+from pifold_tui.app.conversation.assistant import (
+    AssistantMessage,
+    recorded_message,
+    settled_row,
+)
 from pifold_tui.app.conversation.render import event_notice, waiting_notice
 from pifold_tui.app.conversation.rows import (
     EarlierHint,
@@ -372,11 +376,10 @@ class Conversation(VerticalScroll):
                 if entry.id not in self.shown:
                     await self.append(recorded_message(entry, {}))
                 return
-            await streaming.finish(entry, stop_reason)
-            if streaming.empty:
-                await streaming.remove()
+            row = await settled_row(streaming, entry, stop_reason)
+            if row is None:
                 return
-            self.register(streaming)
+            self.register(row)
         elif entry.kind == "tool_result":
             call = self.calls.get(entry.call_id or "")
             if call is None:

@@ -67,6 +67,9 @@ class ToolCallView(Collapsible):
 
     DEFAULT_CSS = """
     ToolCallView { border: none; padding: 0; margin: 0; background: transparent; }
+    /* The whole row's width, not its text's: a title whose width followed its text was
+       sometimes drawn cut at the streaming title's width after it changed. */
+    ToolCallView > CollapsibleTitle { width: 1fr; }
     ToolCallView > Contents { padding: 0 0 0 2; height: auto; }
     ToolCallView.error > CollapsibleTitle { color: $error; }
     ToolCallView .tool-arguments { color: $text-muted; }

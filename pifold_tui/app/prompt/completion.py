@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pifold_agent.tools.gitignore import walk
 from pifold_tui.app.commands import CommandRegistry
 
 QueryKind = Literal["command", "path"]
@@ -134,6 +133,10 @@ class PathIndex:
         off the UI thread)."""
         with self._walking:
             if self._paths is None:
+                # Imported here, in the worker: the tools package loads every built-in
+                # tool, which the app's first frame does not need.
+                from pifold_agent.tools.gitignore import walk
+
                 walked = itertools.islice(walk(self.root), self.scan_limit + 1)
                 found = [relative + "/" if folder else relative for relative, folder in walked]
                 self.truncated = len(found) > self.scan_limit

@@ -18,8 +18,6 @@ import json
 import os
 from pathlib import Path
 
-from pifold_agent.sessions.paths import FILE_MODE, make_private_directory, project_directory
-
 HISTORY_FILE_NAME = "prompt-history.json"
 """The file's name inside the project's session folder."""
 
@@ -32,6 +30,9 @@ HISTORY_VERSION = 1
 
 def history_file_for(cwd: Path, sessions_dir: Path | None = None) -> Path:
     """Where the history of the project in ``cwd`` is kept."""
+    # The sessions package loads the catalogue and the importers: not for the first frame.
+    from pifold_agent.sessions.paths import project_directory
+
     return project_directory(cwd, sessions_dir) / HISTORY_FILE_NAME
 
 
@@ -98,6 +99,8 @@ class PromptHistory:
         """
         if self.path is None or self.problem is not None:
             return
+        from pifold_agent.sessions.paths import FILE_MODE, make_private_directory
+
         make_private_directory(self.path.parent)
         body = json.dumps({"version": HISTORY_VERSION, "entries": self.entries}) + "\n"
         temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")

@@ -7,7 +7,12 @@ from pathlib import Path
 from textual.widgets._collapsible import CollapsibleTitle
 
 from pifold_agent.loop.events import CommitDone, ErrorEvent, MessageEnd, MessageUpdate, RetryWait
-from pifold_tui.app.conversation.assistant import AssistantMessage, SettledText, ThinkingView
+from pifold_tui.app.conversation.assistant import (
+    AssistantMessage,
+    SettledText,
+    TextMessage,
+    ThinkingView,
+)
 from pifold_tui.app.conversation.conversation import NEW_MESSAGES
 from pifold_tui.app.conversation.markdown_text import StreamingText
 from pifold_tui.app.conversation.rows import FoldRowView, Notice, UserMessage
@@ -26,8 +31,8 @@ def markdown_sources(harness: ConversationHarness) -> list[str]:
     """The Markdown of every text block shown, streaming or settled, in order."""
     return [
         widget.markdown
-        for widget in harness.conversation.query("SettledText, StreamingText")
-        if isinstance(widget, SettledText | StreamingText)
+        for widget in harness.conversation.query("SettledText, StreamingText, TextMessage")
+        if isinstance(widget, SettledText | StreamingText | TextMessage)
     ]
 
 
@@ -58,7 +63,8 @@ async def test_streaming_text_arrives_in_pieces_then_settles_as_recorded(tmp_pat
             "Done: notes.txt says hello world, and I counted to forty.",
         ]
         rows = harness.conversation.rows()
-        assert [type(row) for row in rows] == [UserMessage] + [AssistantMessage] * 3
+        # The last reply is text alone: one widget; the others hold tool calls.
+        assert [type(row) for row in rows] == [UserMessage] + [AssistantMessage] * 2 + [TextMessage]
         assert harness.conversation.following
 
 

@@ -8,6 +8,7 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 from textual.app import App, ComposeResult
+from textual.geometry import Region
 
 from pifold_core.blocks import TextBlock
 from pifold_core.entries import Entry
@@ -69,18 +70,29 @@ async def test_a_reply_streams_in_pieces_then_settles_to_the_recorded_text() -> 
         for start in range(0, len(reply), 7):
             await message.add_delta("text", 0, reply[start : start + 7])
             streaming = message.query_one(StreamingText)
+            if start % 21 == 0:
+                await pilot.pause()  # a frame after some deltas, not all
             seen_complete.append(streaming.markdown[: streaming.complete_length])
         await pilot.pause()
         assert streaming.markdown == reply
+        seen_complete.append(streaming.markdown[: streaming.complete_length])
         # The complete part only grows, by whole blocks: every block but the last.
         assert all(
             later.startswith(earlier) for earlier, later in itertools.pairwise(seen_complete)
         )
         assert top_level_blocks(seen_complete[-1]) == top_level_blocks(reply)[:-1]
-        assert streaming.complete.display and streaming.growing.display
+        streamed = [strip.text for strip in streaming.render_lines(Region(0, 0, *streaming.size))]
         entry = Entry(id="a1", kind="assistant", timestamp_ms=0, content=(TextBlock(reply),))
         await message.finish(entry, "stop")
         await pilot.pause()
         assert not message.query(StreamingText)
         settled = message.query_one(SettledText)
         assert settled.markdown == reply
+        # The stream showed what the settled text shows, the complete blocks then the last
+        # one (where the two parts meet, they can stand one blank line further apart).
+        lines = [strip.text for strip in settled.render_lines(Region(0, 0, *settled.size))]
+        assert [line for line in streamed if line.strip()] == [
+            line for line in lines if line.strip()
+        ]
+        assert lines[0].rstrip() == "A paragraph with bold and code."
+        assert [line.strip() for line in lines[-4:-1]] == ["a  b", "────", "1  2"]

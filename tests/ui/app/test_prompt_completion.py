@@ -246,7 +246,7 @@ def test_keystrokes_asking_at_once_share_one_walk(
         time.sleep(0.05)  # long enough for the other threads to arrive during the walk
         yield from real_walk(root)
 
-    monkeypatch.setattr("pifold_tui.app.prompt.completion.walk", counted_walk)
+    monkeypatch.setattr(gitignore, "walk", counted_walk)
     index = PathIndex(tmp_path)
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda _: index.paths(), range(4)))
