@@ -151,8 +151,7 @@ class Engine:
             OSError: the log could not be written; nothing was applied.
         """
         kept = self._input.append(entry)
-        if evidence_of(kept) is not None:
-            # The window shows only the preview: the rest is searchable from now on (issue 21).
+        if evidence_of(kept) is not None:  # only its preview shows: search the rest (issue 21)
             self._session_search().after_append(self._state)
         return kept
 
@@ -358,8 +357,7 @@ class Engine:
         return self._search
 
     def _index_commit(self, outcome: CommitOutcome) -> None:
-        # The commit's log record is durable: index what it hid (never fails the commit; an
-        # index left behind is rebuilt, and reported, at the next search).
+        # Never fails the commit: an index left behind is rebuilt, and reported, when searched.
         self._session_search().after_commit(self._state, outcome)
 
     def composition(self) -> Composition:
