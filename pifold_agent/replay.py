@@ -102,6 +102,10 @@ def _check_output(window_out: Path | None) -> None:
         )
 
 
+_OPENING_START = b'{"n":0,"k":"open",'
+"""How every pifold log's first line begins (the opening record, as the journal writes it)."""
+
+
 def check_state_folder(state_dir: Path) -> None:
     """A ``--state`` path must be a folder (or not exist yet) whose log, if any, is a pifold
     log: a file of another kind is refused, never replaced. Changes nothing."""
@@ -115,6 +119,9 @@ def check_state_folder(state_dir: Path) -> None:
             first = handle.readline()
     except OSError as error:
         raise ReplayStateError(f"cannot read {log}: {error.strerror or error}") from None
+    if not first.endswith(b"\n") and _OPENING_START.startswith(first[: len(_OPENING_START)]):
+        # A kill tore the log's very first write: the engine's reopen drops the torn line.
+        return
     try:
         record = json.loads(first)
     except ValueError:

@@ -166,3 +166,30 @@ def test_a_resumed_replay_with_overflows_matches_an_uninterrupted_one(tmp_path: 
     finally:
         first.close()
         second.close()
+
+
+@pytest.mark.parametrize("cut", [1, 9, 30, 120])
+def test_a_log_whose_first_write_was_torn_is_resumed(tmp_path: Path, cut: int) -> None:
+    """A kill during the opening record's write leaves a partial first line: the replay
+    resumes (the engine drops the torn line) instead of calling the folder foreign (found
+    by the crash harness, seed 1: 1 of 1,000 kills)."""
+    trace = min(TRACES, key=lambda path: path.stat().st_size)
+    finished = replay_trace(trace, 60_000, state_dir=tmp_path / "whole")
+    opening = (tmp_path / "whole" / "fold-log.jsonl").read_bytes().split(b"\n")[0]
+    torn = tmp_path / "torn"
+    torn.mkdir()
+    (torn / "fold-log.jsonl").write_bytes(opening[:cut])
+    resumed = replay_trace(trace, 60_000, state_dir=torn)
+    assert resumed.requests == finished.requests
+    assert resumed.unattributed == 0
+
+
+def test_a_foreign_first_line_is_still_refused_when_unterminated(tmp_path: Path) -> None:
+    from pifold_agent.replay import ReplayStateError
+
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "fold-log.jsonl").write_bytes(b"hello, not a log")
+    with pytest.raises(ReplayStateError, match="not a pifold session log"):
+        replay_trace(TRACES[0], 60_000, state_dir=state)
+    assert (state / "fold-log.jsonl").read_bytes() == b"hello, not a log"
