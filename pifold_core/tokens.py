@@ -126,6 +126,11 @@ class TiktokenCounter:
             return 0
         if self._encoding is None:
             self._encoding = shared_encoding(self.name)
+        if not text.isascii():
+            # tiktoken's binding caches the text's UTF-8 form on the str it is handed, which
+            # then lives as long as the text: a fold's placeholder lives as long as the
+            # session (4,000 of them at 10,000 entries). A copy takes the cache with it.
+            text = text.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
         return len(self._encoding.encode(text, disallowed_special=()))
 
     def count_message(self, message: dict[str, JsonValue], digest: str) -> int:

@@ -131,7 +131,12 @@ def test_counts_are_tiktokens_own() -> None:
 
     counter = TiktokenCounter()
     registry = tiktoken.get_encoding(counter.name)
-    texts = (filler(2_000, 3), "def parse_7(token, cache): return 42\n", "日本語 ü <|endoftext|>")
+    texts = (
+        filler(2_000, 3),
+        "def parse_7(token, cache): return 42\n",
+        "日本語 ü <|endoftext|>",
+        "a lone surrogate \ud800 stays countable",
+    )
     for text in texts:
         assert counter.count_text(text) == len(registry.encode(text, disallowed_special=()))
 
@@ -167,3 +172,25 @@ def test_damaged_commit_counts_are_counted_anew() -> None:
     message = {"role": "user", "content": "x"}
     assert counter.count_message(message, "d1") == 9
     assert counter.count_message(message, "d2") == counter.count_message(message, "d5")
+
+
+def test_counting_a_text_keeps_nothing_of_it_alive() -> None:
+    # Issue 23 item 5: tiktoken's binding caches a non-ASCII text's UTF-8 form on the str
+    # it is handed; a fold's placeholder (non-ASCII: its "·") lives for the session, and so
+    # would that copy, unless the counter hands over a copy of its own.
+    import tracemalloc
+
+    counter = TiktokenCounter()
+    counter.count_text("warm up: load the encoding first")
+    texts = [
+        f"[folded tool results fold-{n:04d} · 3 entries] " + filler(1_500, n) for n in range(200)
+    ]
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        counted = [counter.count_text(text) for text in texts]
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert all(count > 0 for count in counted)
+    assert kept < 100 * 1024, f"counting kept {kept:,} bytes alive"  # 200 × 1.5 KB without
