@@ -15,7 +15,8 @@ machine is shared: CPU time is what the engine itself spent):
 * the state folder's size against the raw record bytes appended, and its file count;
 * peak resident memory (``ru_maxrss``) of the driving process against the raw record bytes
   (issue 23's goal: at most 2x), beside the same run's baseline, a process with the engine
-  imported and its tokenizer loaded and nothing driven; of each reopening process; and
+  imported and its tokenizer loaded and nothing driven (and what driving adds above it,
+  against the raw bytes too); of each reopening process; and
   the entries the driven engine holds whole at the end against those no root fold holds
   (the bound: folded entries are released as their commit lands);
 * checkpoints written while driving (:mod:`pifold_core.checkpoint`) and the median request
@@ -310,6 +311,7 @@ def main() -> None:
         "files",
         "peak RSS driving MB (/ raw bytes)",
         "peak RSS, engine loaded, nothing driven MB",
+        "peak RSS driving above that MB (/ raw bytes)",
         "entries held whole / outside folds",
         "checkpoints written",
         "request writing one (median)",
@@ -349,6 +351,7 @@ def main() -> None:
         first = statistics.median(value[0] for value in commits[:5]) * 1000 if commits else 0
         last = statistics.median(value[0] for value in commits[-5:]) * 1000 if commits else 0
         curve = commit_curve(commits, driven["commit_at"], count)
+        added = driven["peak_rss_mb"] - bare["peak_rss_mb"]
         columns.append(
             [
                 f"{len(commits)}",
@@ -367,6 +370,7 @@ def main() -> None:
                 f"{driven['peak_rss_mb']:,.0f} = "
                 f"{driven['peak_rss_mb'] * 2**20 / driven['raw_bytes']:.2f}×",
                 f"{bare['peak_rss_mb']:,.0f}",
+                f"{added:,.0f} = {added * 2**20 / driven['raw_bytes']:.2f}×",
                 " / ".join(f"{number:,}" for number in driven["held_whole"]),
                 f"{len(driven['checkpoints'])}",
                 _pair(driven["checkpoints"], statistics.median),

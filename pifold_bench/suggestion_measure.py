@@ -165,10 +165,10 @@ def measure(
 
 def _names(entry: Entry) -> frozenset[str]:
     """The identifiers an entry holds (and, for the model's entries, writes in its calls)."""
-    found = scan_entry(entry).tokens
+    found = scan_entry(entry).tokens()
     if entry.kind != "assistant" or not entry.tool_calls:
         return found
-    return found | scan_text("\n".join(later_uses([entry]))).tokens
+    return found | scan_text("\n".join(later_uses([entry]))).tokens()
 
 
 def _only_in(

@@ -27,6 +27,7 @@ from pifold_core.merkle import fold_parts
 from pifold_core.preview import CommitPreview, build_preview, check_cause, stopped_preview
 from pifold_core.runway import LeavesTooLittle, RunwayBlocked, buys_runway
 from pifold_core.session_state import SessionState
+from pifold_core.tokens import counts_record
 
 SETTLED_RECHECK_ENTRIES = 32
 """Appended entries after which :meth:`CommitRunner.settled_boundary` is computed again even
@@ -65,6 +66,7 @@ class CommitRunner:
         state = self._state
         state.refuse_if_read_only("a commit")
         snapshot = commit_undo.snapshot(state)
+        shown_before = set(state.projection.digests())
         try:
             protect = {expand.handle} if expand is not None else None
             outcome = self._committer().run(
@@ -114,6 +116,18 @@ class CommitRunner:
                 "tokensBefore": outcome.tokens_before,
                 "tokensAfter": outcome.tokens_after,
             }
+            # The counts of the messages it showed (its folds' placeholders, even those a
+            # consolidation swallowed at once, and its views), so a reopen replaying this
+            # record needs no tokenizer to count them again (issue 23 item 3).
+            shown = [
+                item
+                for built in outcome.built
+                for item in state.projection.collapsed_items(built.fold)
+            ]
+            shown.extend(item for item in state.projection.items if item.digest not in shown_before)
+            counted = {item.digest: item.tokens for item in shown}
+            if counted:
+                record["counts"] = counts_record(state.projection.counter, list(counted.items()))
             state.journal.append("commit", record, durable=True)
         except BaseException:
             commit_undo.undo(state, snapshot)

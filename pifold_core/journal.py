@@ -23,6 +23,10 @@ leaves it out when it is exactly what that function gives (a record that holds o
 and keeps it), and :func:`fold_from_log` derives it back on reopen, byte for byte; every
 logged request is then checked against the rebuilt projection, so a placeholder that rebuilt
 differently could never pass unnoticed. Older logs carry the placeholder and read as before.
+It does keep the token counts of the messages it showed (``counts``,
+:func:`pifold_core.tokens.counts_record`), as an entry record keeps its own: derivable, but
+only with a tokenizer, which a reopen after a kill then need not load (issue 23); a record
+written before they were kept is counted anew.
 
 On reopen every line is verified. A damaged *last* line is a torn write: it is reported,
 truncated away before anything new is written, and nothing before it is lost. A damaged line

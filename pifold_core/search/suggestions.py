@@ -114,7 +114,7 @@ def _entry_terms(entry: Entry) -> list[str]:
         pieces.extend(value for value in values if isinstance(value, str))
     text = "\n".join(pieces)[:MAX_TAIL_CHARS]
     found = scan_text(text)
-    wanted = found.tokens | found.values()
+    wanted = found.tokens() | found.values()
     tokens = (raw.rstrip(".-") for raw in _TOKEN.findall(text))
     return [token for token in tokens if token in wanted]
 
