@@ -23,12 +23,8 @@ from pifold_core.state_folder import LOG_NAME
 from pifold_core.store import FoldStore
 from pifold_tui.screens.editor import FoldEditorScreen, source_pane
 from pifold_tui.screens.editor.actions import row_identifier
-from pifold_tui.screens.editor.source_pane import (
-    VERIFYING,
-    SourcePane,
-    SourceSlice,
-    read_slice,
-)
+from pifold_tui.screens.editor.source_pane import VERIFYING, SourcePane
+from pifold_tui.screens.editor.source_reading import SourceSlice, read_slice
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
 from tests.core.engine_checks import assert_clean_audit, unchanged
 from tests.ui.screens.editor_fixtures import (
@@ -85,11 +81,18 @@ class HeldReads:
     def release(self, identifier: str) -> None:
         self.releases.setdefault(identifier, threading.Event()).set()
 
-    def __call__(self, engine: Engine, identifier: str, offset: int, readable: bool) -> SourceSlice:
+    def __call__(
+        self,
+        engine: Engine,
+        identifier: str,
+        offset: int,
+        readable: bool,
+        wanted: Callable[[], bool],
+    ) -> SourceSlice:
         self.threads.add(threading.get_ident())
         self.started.append(identifier)
         self.releases.setdefault(identifier, threading.Event()).wait(HELD_AT_MOST_S)
-        found = read_slice(engine, identifier, offset, readable)
+        found = read_slice(engine, identifier, offset, readable, wanted)
         self.finished.append(identifier)
         return found
 
@@ -171,6 +174,9 @@ async def test_keys_act_while_a_large_folds_peek_loads(
             whole = engine.peek(handle)
             assert shown.total == whole.total_bytes > len(shown.text)
             assert shown.text.encode() == whole.data[: shown.end]
+            # Only the entries under the slice were read (issue 23), each one verified.
+            assert shown.entries_read < 10 < shown.entries_total
+            assert f"of {shown.entries_total:,} entries read" in header_text(screen)
             assert "verified" in header_text(screen)
     assert_host_clean(engine, entries)
 
