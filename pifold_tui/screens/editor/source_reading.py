@@ -9,7 +9,7 @@ form indents the whole source, so it reads it all, in chunks of the same bounded
 lock. Work in Python code hands it over every few milliseconds, but a C call that holds it
 (parsing or indenting a whole source's JSON at once) keeps a key waiting until it returns.
 So the readable form is read a chunk at a time and parsed and indented a record at a time,
-the worker yielding the lock between them (``time.sleep(0)``) and stopping as soon as its
+the worker sleeping briefly between them (:data:`TURN_SECONDS`) and stopping as soon as its
 load is superseded (``wanted`` turns false), never finishing work no one will see.
 """
 
@@ -28,6 +28,16 @@ slice highlights in a few milliseconds."""
 
 CHUNK_BYTES = 64 * 1024
 """Bytes of a source the readable form reads per bounded peek, yielding between chunks."""
+
+RECORDS_PER_TURN = 4
+"""Records the readable form indents between two turns given to the UI thread."""
+
+TURN_SECONDS = 0.001
+"""How long the worker sleeps at each turn. A bare ``sleep(0)`` hands the lock over only if
+the UI thread is already waiting for it; a millisecond lets a key that arrives meanwhile run
+alone. Measured at 3,000 entries, both variants in one run under load: a key's UI-thread CPU
+while the readable form of a 2,000-entry fold loads, p99 14.8 ms with ``sleep(0)`` every 16
+records, 9.6 ms with this (idle: 8.6 and 11.5); the read takes longer in wall time, not CPU."""
 
 
 class Superseded(Exception):
@@ -144,7 +154,7 @@ def indented(source: bytes, wanted: Callable[[], bool]) -> str:
             if text[position] != ",":
                 raise ValueError("not a canonical list")
             position += 1
-            if len(records) % 16 == 0:
+            if len(records) % RECORDS_PER_TURN == 0:
                 give_way(wanted)
     except (ValueError, IndexError):
         # Not the canonical list a fold's source is: indent it whole, or fail as that fails.
@@ -154,7 +164,7 @@ def indented(source: bytes, wanted: Callable[[], bool]) -> str:
 
 def give_way(wanted: Callable[[], bool]) -> None:
     """Let the UI thread take the interpreter, and stop if the load is superseded."""
-    time.sleep(0)
+    time.sleep(TURN_SECONDS)
     if not wanted():
         raise Superseded
 
