@@ -17,6 +17,8 @@ the pane shows, so the UI thread highlights a few kilobytes at most.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import work
@@ -60,10 +62,14 @@ class SourcePane(VerticalScroll):
     class Loaded(Message):
         """A peek's slice (or why there is none), back from the worker that read it."""
 
-        def __init__(self, load: int, found: SourceSlice | None, error: str | None) -> None:
+        def __init__(
+            self, load: int, found: SourceSlice | None, error: str | None, more: bool = False
+        ) -> None:
             super().__init__()
             self.load = load
             """The number of the load that read it (only the newest is shown)."""
+            self.more = more
+            """Whether it continues the slice shown (the pane was scrolled to its end)."""
             self.found = found
             """The verified slice, or ``None`` when the peek failed."""
             self.error = error
@@ -99,7 +105,8 @@ class SourcePane(VerticalScroll):
     def page(self, direction: int) -> None:
         if self.current is None:
             return
-        offset = self.slice_offset + direction * SLICE_BYTES
+        # Forward from the end of what is shown (more may have been added below the slice).
+        offset = self.current.end if direction > 0 else self.slice_offset - SLICE_BYTES
         if 0 <= offset < self.current.total:
             self.slice_offset = offset
             self._load()
@@ -107,6 +114,21 @@ class SourcePane(VerticalScroll):
     def toggle_form(self) -> None:
         self.readable, self.slice_offset = not self.readable, 0
         self._load()
+
+    def load_more(self) -> None:
+        """Read the exact bytes after those shown and add them below: scrolling to the end
+        of a slice reads on, a bounded slice at a time (the readable form pages instead)."""
+        shown = self.current
+        if shown is None or shown.readable or self.in_flight or shown.end >= shown.total:
+            return
+        self.loads += 1
+        self.in_flight = True
+        self.reading = self._read(self.loads, shown.identifier, shown.end, False, True)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value > old_value and new_value >= self.max_scroll_y:
+            self.load_more()
 
     def _load(self) -> None:
         """Start reading the slice asked for; it is shown when :class:`Loaded` arrives."""
@@ -125,7 +147,9 @@ class SourcePane(VerticalScroll):
         self.reading = self._read(self.loads, self.identifier, self.slice_offset, self.readable)
 
     @work(thread=True, exclusive=True, group="source")
-    def _read(self, load: int, identifier: str, offset: int, readable: bool) -> None:
+    def _read(
+        self, load: int, identifier: str, offset: int, readable: bool, more: bool = False
+    ) -> None:
         """Peek in a thread and post the slice back; a superseded load stops at its next
         chunk, or its result is dropped on arrival."""
         worker = get_current_worker()
@@ -138,7 +162,7 @@ class SourcePane(VerticalScroll):
         except (StoreObjectCorrupt, PeekError) as failure:
             self.post_message(self.Loaded(load, None, describe_failure(failure)))
             return
-        self.post_message(self.Loaded(load, found, None))
+        self.post_message(self.Loaded(load, found, None, more))
 
     def on_source_pane_loaded(self, message: Loaded) -> None:
         message.stop()
@@ -148,7 +172,17 @@ class SourcePane(VerticalScroll):
         header = self.query_one("#source-header", Static)
         error = self.query_one("#source-error", Static)
         body = self.query_one("#source-body", Static)
-        self.current, self.error = message.found, message.error
+        shown, found = self.current, message.found
+        if message.more and shown is not None and found is not None:
+            # The bytes after those shown, added below them; where the reader is stays put.
+            found = replace(
+                found,
+                offset=shown.offset,
+                text=shown.text + found.text,
+                # An entry across the boundary is read by both: an upper bound.
+                entries_read=min(shown.entries_read + found.entries_read, found.entries_total),
+            )
+        self.current, self.error = found, message.error
         if self.current is None:
             header.update(Text(self.identifier))
             error.update(Text(str(self.error)))
@@ -164,4 +198,5 @@ class SourcePane(VerticalScroll):
                 background_color="default",
             )
         )
-        self.scroll_home(animate=False)
+        if not message.more:
+            self.scroll_home(animate=False)

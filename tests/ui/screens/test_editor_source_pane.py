@@ -255,3 +255,33 @@ async def test_a_damaged_fold_object_is_named_and_keys_still_act(
         assert screen.window_map.cursor == position + 1
     assert len(engine.view.transcript) == entries
     assert_clean_audit(engine)
+
+
+async def test_scrolling_to_the_end_of_a_slice_reads_on(large_fold: tuple[Engine, str]) -> None:
+    """The pane shows a slice; scrolled to its end, it reads the next one (bounded, verified)
+    and adds it below, where the reader is; a page then starts after all that is shown."""
+    engine, handle = large_fold
+    entries = len(engine.view.transcript)
+    whole = engine.peek(handle).data
+    with unchanged(engine):
+        async with ScreenHost(FoldEditorScreen(engine)).run_test(size=SCREEN_SIZE) as pilot:
+            await pilot.pause()
+            screen = editor_of(pilot)
+            pane = screen.source_pane
+            screen.window_map.move_to(position_of(screen, handle))
+            await wait_for_source(pilot)
+            first = pane.current
+            assert first is not None and first.end < first.total
+            pane.scroll_end(animate=False, immediate=True)
+            await until(pilot, lambda: pane.current is not None and pane.current.end > first.end)
+            grown = pane.current
+            assert grown is not None and (grown.offset, grown.identifier) == (0, handle)
+            assert grown.text.encode() == whole[: grown.end]
+            assert grown.entries_read < grown.entries_total
+            await pilot.pause()
+            assert pane.scroll_y > 0, "the added bytes moved the reader back to the top"
+            await pilot.press("right_square_bracket")
+            await wait_for_source(pilot)
+            assert pane.current is not None and pane.current.offset == grown.end
+            assert pane.current.text.encode() == whole[grown.end : pane.current.end]
+    assert_host_clean(engine, entries)
