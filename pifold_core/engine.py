@@ -36,6 +36,7 @@ from pifold_core.engine_lock import guarded
 from pifold_core.engine_results import OverflowRecovery, Request
 from pifold_core.engine_view import EngineView
 from pifold_core.entries import Entry, Usage
+from pifold_core.fold_range import SourceRange
 from pifold_core.fold_verbs import FoldVerbs
 from pifold_core.folds import ForestError
 from pifold_core.host_input import HostInput
@@ -163,10 +164,8 @@ class Engine:
 
     def report_usage(self, request: int, usage: Usage) -> None:
         """Bind the provider's usage for request number ``request`` (from :class:`Request`).
-
         A usage whose prompt is unknown (:mod:`pifold_core.usage`) is no reading: nothing is
-        measured or logged, and the figure shown stays what it was.
-        """
+        measured or logged, and the figure shown stays what it was."""
         self._input.report_usage(request, usage)
 
     def set_host_prefix(self, tokens: int) -> None:
@@ -293,12 +292,13 @@ class Engine:
         """Exact, verified bytes of a fold, an entry or an evidence artifact. Moves nothing."""
         return self._verbs.peek(identifier, offset, length)
 
-    def note_ephemeral_peek(self, call_id: str, identifier: str) -> None:
-        """The result of tool call ``call_id`` is a peek copy to withdraw at the next commit.
+    def peek_range(self, identifier: str, offset: int, length: int) -> SourceRange:
+        """Verified bytes of one range, reading only the fold parts it overlaps (the editor)."""
+        return self._verbs.peek_range(identifier, offset, length)
 
-        Call it (``run_tool`` does) before the host appends that call's result, and only
-        after a successful peek of ``identifier``.
-        """
+    def note_ephemeral_peek(self, call_id: str, identifier: str) -> None:
+        """The result of tool call ``call_id`` is a peek copy to withdraw at the next commit:
+        call it (``run_tool`` does) after a successful peek, before that result is appended."""
         self._verbs.note_ephemeral_peek(call_id, identifier)
 
     def expand(self, handle: str) -> CommitOutcome:

@@ -56,7 +56,7 @@ CHANGES = (
 )
 """Methods that change the session, or may (a preview, the suggestions' index reads)."""
 
-OFF_THREAD_READS = ("peek", "search")
+OFF_THREAD_READS = ("peek", "peek_range", "search")
 """Reads a host may run in a worker thread."""
 
 UI_READS = ("expected_tokens", "composition", "status", "fold_rows")

@@ -19,10 +19,11 @@ from pifold_core.commit import CommitOutcome
 from pifold_core.commit_policy import CommitCall
 from pifold_core.engine_errors import EngineError
 from pifold_core.entries import looks_like_path
+from pifold_core.fold_range import FoldRangeReader, SourceRange
 from pifold_core.folds import Fold
 from pifold_core.mark_edits import MarkEditError, find_mark, reboundaried, with_brief
 from pifold_core.marks import Mark
-from pifold_core.peek import PeekError, PeekResult, slice_source
+from pifold_core.peek import PeekError, PeekResult, slice_end, slice_source
 from pifold_core.pins import PinError, PinOutcome, plan_pin, plan_unpin
 from pifold_core.session_state import SessionState
 from pifold_core.store import StoreObjectCorrupt
@@ -92,6 +93,24 @@ class FoldVerbs:
             raise PeekError(f"there is no fold, entry or evidence with id {identifier!r}")
         data = state.transcript.entries[index].record_bytes
         return slice_source(identifier, "entry", data, offset, length)
+
+    def peek_range(self, identifier: str, offset: int, length: int) -> SourceRange:
+        """Verified bytes of one range of a source, reading only what the range needs: of a
+        fold named by its parts, only the parts it overlaps (:mod:`pifold_core.fold_range`);
+        of anything else, what :meth:`peek` reads. Moves nothing."""
+        if not isinstance(identifier, str) or not identifier.startswith("fold-"):
+            found = self.peek(identifier, offset, length)
+            return SourceRange(
+                identifier, offset, found.data, found.total_bytes, found.source_digest, 1, 1
+            )
+        try:
+            fold = self.fold(identifier)
+        except EngineError as error:
+            raise PeekError(str(error)) from None
+        end = slice_end(identifier, fold.source_bytes, offset, length)
+        state = self._state
+        reader = FoldRangeReader(state.store, state.forest.folds, state.transcript.entries)
+        return reader.read(fold, offset, end)
 
     def note_ephemeral_peek(self, call_id: str, identifier: str) -> None:
         """The result of tool call ``call_id`` is a peek copy to withdraw at the next commit.

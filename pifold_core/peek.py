@@ -52,17 +52,7 @@ def slice_source(
     identifier: str, kind: PeekKind, source: bytes, offset: int, length: int | None
 ) -> PeekResult:
     """Cut ``source`` to the requested slice after checking the arguments."""
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise PeekError(f"offset must be a non-negative integer, got {offset!r}")
-    if offset > len(source) or (offset == len(source) and source):
-        raise PeekError(
-            f"offset {offset} is outside {identifier}, whose source has {len(source)} bytes"
-        )
-    if length is not None and (
-        isinstance(length, bool) or not isinstance(length, int) or length < 1
-    ):
-        raise PeekError(f"bytes must be a positive integer, got {length!r}")
-    end = len(source) if length is None else min(len(source), offset + length)
+    end = slice_end(identifier, len(source), offset, length)
     return PeekResult(
         identifier=identifier,
         kind=kind,
@@ -71,3 +61,21 @@ def slice_source(
         data=source[offset:end],
         source_digest=sha256_hex(source),
     )
+
+
+def slice_end(identifier: str, total: int, offset: int, length: int | None) -> int:
+    """Where the slice at ``offset`` of ``length`` bytes ends in a source of ``total`` bytes.
+
+    Raises:
+        PeekError: ``offset`` is not a non-negative integer inside the source (0 for an
+            empty one), or ``length`` is not a positive integer; nothing is clamped.
+    """
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise PeekError(f"offset must be a non-negative integer, got {offset!r}")
+    if offset > total or (offset == total and total):
+        raise PeekError(f"offset {offset} is outside {identifier}, whose source has {total} bytes")
+    if length is not None and (
+        isinstance(length, bool) or not isinstance(length, int) or length < 1
+    ):
+        raise PeekError(f"bytes must be a positive integer, got {length!r}")
+    return total if length is None else min(total, offset + length)

@@ -46,6 +46,7 @@ def test_the_page_names_every_public_member_of_the_engine_and_its_view(tmp_path:
 
 def test_the_engine_keeps_a_small_face() -> None:
     # Issue 20: 39 public methods and 42 public attributes before the state had its own
-    # object; what hosts use is about half of that.
+    # object; what hosts use is about half of that. Issue 23 added one: the bounded peek
+    # (`peek_range`) a UI reads a fold's source through, a slice at a time.
     methods = {name for name in public_members(Engine) if callable(getattr(Engine, name))}
-    assert len(methods) <= 30
+    assert len(methods) <= 31

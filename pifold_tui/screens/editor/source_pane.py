@@ -1,23 +1,23 @@
 """The side pane: the exact, hash-verified source of the selected row, a slice at a time.
 
-Everything shown comes from :meth:`Engine.peek`, which re-hashes a fold's stored source and
-checks it against the entries before returning a byte; the pane never reads the store
-itself. A peek moves nothing and logs nothing, so looking is free. Sources are JSON (a fold's
-is the list of its entries' records), so the pane highlights them as JSON; the readable form
-indents the same verified bytes.
+Everything shown comes from the engine's peeks (:mod:`.source_reading`), which verify every
+byte they return against its digest; the pane never reads the store itself. A peek moves
+nothing and logs nothing, so looking is free. Sources are JSON (a fold's is the list of its
+entries' records), so the pane highlights them as JSON; the readable form indents the same
+verified bytes.
 
-**Off the UI thread** (issue 23). Verifying a fold re-reads and re-hashes every entry it
-spans (about 0.4 s for 2,000 entries), so the peek runs in a thread worker and its slice comes
-back as a :class:`SourcePane.Loaded` message: the app keeps taking keys while a large fold
-loads. Each load is numbered; a newer one (the cursor rested elsewhere, a page, the other
-form) cancels the older worker and the older result is dropped when it arrives. What comes
-back is only the slice the pane shows, so the UI thread highlights a few kilobytes at most.
+**Off the UI thread, bounded** (issue 23). The exact form reads only the slice shown (of a
+fold, the few entries four kilobytes overlap); the readable form reads the whole source. Both
+run in a thread worker and the slice comes back as a :class:`SourcePane.Loaded` message, so
+the app keeps taking keys while a large fold loads. Each load is numbered; a newer one (the
+cursor rested elsewhere, a page, the other form) cancels the older worker, which stops at its
+next chunk, and an older result is dropped when it arrives. What comes back is only the slice
+the pane shows, so the UI thread highlights a few kilobytes at most.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from dataclasses import replace
 
 from rich.syntax import Syntax
 from rich.text import Text
@@ -26,69 +26,20 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
-from textual.worker import Worker
+from textual.worker import Worker, get_current_worker
 
 from pifold_core.engine import Engine
 from pifold_core.peek import PeekError
 from pifold_core.store import StoreObjectCorrupt
-
-SLICE_BYTES = 4 * 1024
-"""Bytes (or, in the readable form, characters) shown at once: large sources page, and a
-slice highlights in a few milliseconds."""
+from pifold_tui.screens.editor.source_reading import (
+    SLICE_BYTES,
+    SourceSlice,
+    Superseded,
+    read_slice,
+)
 
 VERIFYING = "reading and verifying…"
 """What the header says beside the id while a peek loads."""
-
-
-@dataclass(frozen=True, slots=True)
-class SourceSlice:
-    """One slice of a verified source, ready to show."""
-
-    identifier: str
-    """The entry id or fold handle peeked."""
-    text: str
-    """The slice as text."""
-    offset: int
-    """Where the slice starts: a byte offset (exact) or a character offset (readable)."""
-    total: int
-    """Size of the whole source in the same unit."""
-    digest: str
-    """SHA-256 of the whole source, verified by the peek."""
-    readable: bool
-    """Indented JSON rather than the exact bytes."""
-    end: int
-    """Where the slice ends, in the same unit as :attr:`offset`."""
-
-    @property
-    def header(self) -> str:
-        unit = "characters" if self.readable else "bytes"
-        form = "readable form (v: exact bytes)" if self.readable else "exact bytes (v: readable)"
-        span = f"{unit} {self.offset:,}–{self.end:,} of {self.total:,}"
-        paging = "  [ ] page" if self.total > SLICE_BYTES else ""
-        return f"{self.identifier} · sha256 {self.digest[:16]}… verified · {span} · {form}{paging}"
-
-
-def read_slice(engine: Engine, identifier: str, offset: int, readable: bool) -> SourceSlice:
-    """The slice of ``identifier``'s source at ``offset``; raises what :meth:`Engine.peek` does."""
-    if not readable:
-        result = engine.peek(identifier, offset, SLICE_BYTES)
-        # A slice may end inside a multi-byte character; the next slice starts with its rest.
-        text = result.data.decode("utf-8", errors="replace")
-        return SourceSlice(
-            identifier,
-            text,
-            offset,
-            result.total_bytes,
-            result.source_digest,
-            False,
-            offset + len(result.data),
-        )
-    whole = engine.peek(identifier)
-    pretty = json.dumps(json.loads(whole.data), indent=2, ensure_ascii=False)
-    text = pretty[offset : offset + SLICE_BYTES]
-    return SourceSlice(
-        identifier, text, offset, len(pretty), whole.source_digest, True, offset + len(text)
-    )
 
 
 def describe_failure(failure: StoreObjectCorrupt | PeekError) -> str:
@@ -111,10 +62,14 @@ class SourcePane(VerticalScroll):
     class Loaded(Message):
         """A peek's slice (or why there is none), back from the worker that read it."""
 
-        def __init__(self, load: int, found: SourceSlice | None, error: str | None) -> None:
+        def __init__(
+            self, load: int, found: SourceSlice | None, error: str | None, more: bool = False
+        ) -> None:
             super().__init__()
             self.load = load
             """The number of the load that read it (only the newest is shown)."""
+            self.more = more
+            """Whether it continues the slice shown (the pane was scrolled to its end)."""
             self.found = found
             """The verified slice, or ``None`` when the peek failed."""
             self.error = error
@@ -150,7 +105,8 @@ class SourcePane(VerticalScroll):
     def page(self, direction: int) -> None:
         if self.current is None:
             return
-        offset = self.slice_offset + direction * SLICE_BYTES
+        # Forward from the end of what is shown (more may have been added below the slice).
+        offset = self.current.end if direction > 0 else self.slice_offset - SLICE_BYTES
         if 0 <= offset < self.current.total:
             self.slice_offset = offset
             self._load()
@@ -158,6 +114,21 @@ class SourcePane(VerticalScroll):
     def toggle_form(self) -> None:
         self.readable, self.slice_offset = not self.readable, 0
         self._load()
+
+    def load_more(self) -> None:
+        """Read the exact bytes after those shown and add them below: scrolling to the end
+        of a slice reads on, a bounded slice at a time (the readable form pages instead)."""
+        shown = self.current
+        if shown is None or shown.readable or self.in_flight or shown.end >= shown.total:
+            return
+        self.loads += 1
+        self.in_flight = True
+        self.reading = self._read(self.loads, shown.identifier, shown.end, False, True)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value > old_value and new_value >= self.max_scroll_y:
+            self.load_more()
 
     def _load(self) -> None:
         """Start reading the slice asked for; it is shown when :class:`Loaded` arrives."""
@@ -176,15 +147,22 @@ class SourcePane(VerticalScroll):
         self.reading = self._read(self.loads, self.identifier, self.slice_offset, self.readable)
 
     @work(thread=True, exclusive=True, group="source")
-    def _read(self, load: int, identifier: str, offset: int, readable: bool) -> None:
-        """Peek in a thread (the verification reads and hashes the whole source) and post
-        the slice back; a cancelled (superseded) load's result is dropped on arrival."""
+    def _read(
+        self, load: int, identifier: str, offset: int, readable: bool, more: bool = False
+    ) -> None:
+        """Peek in a thread and post the slice back; a superseded load stops at its next
+        chunk, or its result is dropped on arrival."""
+        worker = get_current_worker()
         try:
-            found = read_slice(self.engine, identifier, offset, readable)
+            found = read_slice(
+                self.engine, identifier, offset, readable, lambda: not worker.is_cancelled
+            )
+        except Superseded:
+            return
         except (StoreObjectCorrupt, PeekError) as failure:
             self.post_message(self.Loaded(load, None, describe_failure(failure)))
             return
-        self.post_message(self.Loaded(load, found, None))
+        self.post_message(self.Loaded(load, found, None, more))
 
     def on_source_pane_loaded(self, message: Loaded) -> None:
         message.stop()
@@ -194,7 +172,17 @@ class SourcePane(VerticalScroll):
         header = self.query_one("#source-header", Static)
         error = self.query_one("#source-error", Static)
         body = self.query_one("#source-body", Static)
-        self.current, self.error = message.found, message.error
+        shown, found = self.current, message.found
+        if message.more and shown is not None and found is not None:
+            # The bytes after those shown, added below them; where the reader is stays put.
+            found = replace(
+                found,
+                offset=shown.offset,
+                text=shown.text + found.text,
+                # An entry across the boundary is read by both: an upper bound.
+                entries_read=min(shown.entries_read + found.entries_read, found.entries_total),
+            )
+        self.current, self.error = found, message.error
         if self.current is None:
             header.update(Text(self.identifier))
             error.update(Text(str(self.error)))
@@ -210,4 +198,5 @@ class SourcePane(VerticalScroll):
                 background_color="default",
             )
         )
-        self.scroll_home(animate=False)
+        if not message.more:
+            self.scroll_home(animate=False)

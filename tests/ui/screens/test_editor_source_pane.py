@@ -23,12 +23,8 @@ from pifold_core.state_folder import LOG_NAME
 from pifold_core.store import FoldStore
 from pifold_tui.screens.editor import FoldEditorScreen, source_pane
 from pifold_tui.screens.editor.actions import row_identifier
-from pifold_tui.screens.editor.source_pane import (
-    VERIFYING,
-    SourcePane,
-    SourceSlice,
-    read_slice,
-)
+from pifold_tui.screens.editor.source_pane import VERIFYING, SourcePane
+from pifold_tui.screens.editor.source_reading import SourceSlice, read_slice
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
 from tests.core.engine_checks import assert_clean_audit, unchanged
 from tests.ui.screens.editor_fixtures import (
@@ -85,11 +81,18 @@ class HeldReads:
     def release(self, identifier: str) -> None:
         self.releases.setdefault(identifier, threading.Event()).set()
 
-    def __call__(self, engine: Engine, identifier: str, offset: int, readable: bool) -> SourceSlice:
+    def __call__(
+        self,
+        engine: Engine,
+        identifier: str,
+        offset: int,
+        readable: bool,
+        wanted: Callable[[], bool],
+    ) -> SourceSlice:
         self.threads.add(threading.get_ident())
         self.started.append(identifier)
         self.releases.setdefault(identifier, threading.Event()).wait(HELD_AT_MOST_S)
-        found = read_slice(engine, identifier, offset, readable)
+        found = read_slice(engine, identifier, offset, readable, wanted)
         self.finished.append(identifier)
         return found
 
@@ -171,6 +174,9 @@ async def test_keys_act_while_a_large_folds_peek_loads(
             whole = engine.peek(handle)
             assert shown.total == whole.total_bytes > len(shown.text)
             assert shown.text.encode() == whole.data[: shown.end]
+            # Only the entries under the slice were read (issue 23), each one verified.
+            assert shown.entries_read < 10 < shown.entries_total
+            assert f"of {shown.entries_total:,} entries read" in header_text(screen)
             assert "verified" in header_text(screen)
     assert_host_clean(engine, entries)
 
@@ -249,3 +255,33 @@ async def test_a_damaged_fold_object_is_named_and_keys_still_act(
         assert screen.window_map.cursor == position + 1
     assert len(engine.view.transcript) == entries
     assert_clean_audit(engine)
+
+
+async def test_scrolling_to_the_end_of_a_slice_reads_on(large_fold: tuple[Engine, str]) -> None:
+    """The pane shows a slice; scrolled to its end, it reads the next one (bounded, verified)
+    and adds it below, where the reader is; a page then starts after all that is shown."""
+    engine, handle = large_fold
+    entries = len(engine.view.transcript)
+    whole = engine.peek(handle).data
+    with unchanged(engine):
+        async with ScreenHost(FoldEditorScreen(engine)).run_test(size=SCREEN_SIZE) as pilot:
+            await pilot.pause()
+            screen = editor_of(pilot)
+            pane = screen.source_pane
+            screen.window_map.move_to(position_of(screen, handle))
+            await wait_for_source(pilot)
+            first = pane.current
+            assert first is not None and first.end < first.total
+            pane.scroll_end(animate=False, immediate=True)
+            await until(pilot, lambda: pane.current is not None and pane.current.end > first.end)
+            grown = pane.current
+            assert grown is not None and (grown.offset, grown.identifier) == (0, handle)
+            assert grown.text.encode() == whole[: grown.end]
+            assert grown.entries_read < grown.entries_total
+            await pilot.pause()
+            assert pane.scroll_y > 0, "the added bytes moved the reader back to the top"
+            await pilot.press("right_square_bracket")
+            await wait_for_source(pilot)
+            assert pane.current is not None and pane.current.offset == grown.end
+            assert pane.current.text.encode() == whole[grown.end : pane.current.end]
+    assert_host_clean(engine, entries)
