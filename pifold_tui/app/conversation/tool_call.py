@@ -152,10 +152,6 @@ class ToolCallView(Widget, can_focus=True):
         self.repaint()
         self.place_details()
 
-    def on_unmount(self) -> None:
-        if self.details is not None and self.details.is_attached:
-            self.details.remove()
-
     def action_toggle_call(self) -> None:
         """Enter: open or close the call."""
         self.collapsed = not self.collapsed
@@ -166,7 +162,8 @@ class ToolCallView(Widget, can_focus=True):
 
     def place_details(self) -> None:
         """Show the parts under the row when the call is open (mounting them the first
-        time), hide them when it is closed."""
+        time), hide them when it is closed. They belong to the message, as the row does: a
+        row is only ever removed with its message, so they go together."""
         if self.details is None:
             parent = self.parent
             if self.collapsed or not isinstance(parent, Widget):

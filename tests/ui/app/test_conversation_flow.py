@@ -83,6 +83,13 @@ async def test_a_tool_call_expands_and_shows_its_result(tmp_path: Path) -> None:
         assert str(write.render()) == "▶ ✓ write notes.txt"
         harness.conversation.scroll_home(animate=False)
         await pilot.pause()
+        # Under load the screen's map can lag the scroll by a frame (the click then lands
+        # on the message); a user clicks what is drawn, so the click waits for the row to be
+        # where it is drawn, and fails if it never is.
+        for _ in range(40):
+            if pilot.app.get_widget_at(*write.region.offset)[0] is write:
+                break
+            await pilot.pause(0.05)
         await pilot.click(write)
         await pilot.pause()
         assert not write.collapsed
