@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Protocol
 from rich.text import Text
 from textual.widgets import Static
 
-from pifold_agent.cache_report.tally import RunningTally
-from pifold_core.entries import Entry, Usage
 from pifold_tui.app.footer_fit import (
     FIGURE_SEPARATOR,
     HINT_SEPARATOR,
@@ -29,7 +27,11 @@ from pifold_tui.app.footer_fit import (
 )
 
 if TYPE_CHECKING:
+    # Only the session's messages are counted, so the first frame's footer (no session yet)
+    # imports neither the messages nor the cache verdicts (issue 23 item 5).
+    from pifold_agent.cache_report.tally import RunningTally
     from pifold_agent.loop.recorder import SessionRecorder
+    from pifold_core.entries import Entry, Usage
 
 DEMO_MODEL = "demo · a recorded Pi session"
 """What the footer names as the model in the demo."""
@@ -166,9 +168,10 @@ class SessionFooter(Static):
         """The keys worth knowing (``esc abort · ctrl+p commands``), after the figures."""
         self.comparison: str | None = None
         """What another way would have cost, after the cost (the demo's compaction figure)."""
-        self.cache = RunningTally()
+        self.cache: RunningTally | None = None
         """The provider's cache figures of the session's replies, counted as each message is
-        recorded (:meth:`record`), so a repaint reads no message again."""
+        recorded (:meth:`record`), so a repaint reads no message again; ``None`` until a
+        session is opened or a reply recorded."""
 
     def on_mount(self) -> None:
         self.show()
@@ -186,11 +189,11 @@ class SessionFooter(Static):
         self.hints = hints
         self.comparison = None if session.bill is None else session.bill.comparison()
         self.totals = UsageTotals()
-        self.cache = RunningTally()
+        self.cache = cache = new_tally()
         for entry in session.recorder.recorded():
             if entry.usage is not None:
                 self.totals.add(entry.usage, self.prices)
-            self.cache.add(entry)
+            cache.add(entry)
         self.show()
 
     def show_hints(self, hints: str) -> None:
@@ -203,6 +206,8 @@ class SessionFooter(Static):
         comparison as it stands now) and its cache verdict; repaint when it was a reply."""
         if entry.kind != "assistant":
             return
+        if self.cache is None:
+            self.cache = new_tally()
         self.cache.add(entry)
         if entry.usage is None:
             self.show()
@@ -227,9 +232,16 @@ class SessionFooter(Static):
                 self.hints,
                 width,
                 comparison=self.comparison,
-                cache_note=self.cache.tally().footer_figure(),
+                cache_note=None if self.cache is None else self.cache.tally().footer_figure(),
             )
         )
+
+
+def new_tally() -> RunningTally:
+    """An empty count of cache figures (imported here, once a session is there to count)."""
+    from pifold_agent.cache_report.tally import RunningTally
+
+    return RunningTally()
 
 
 __all__ = [

@@ -74,6 +74,18 @@ def tool_header(name: str, arguments: JsonValue, state: str) -> str:
     return f"{glyph} {name} {summary}".rstrip()
 
 
+OPEN_SYMBOL = "▼"
+CLOSED_SYMBOL = "▶"
+"""Before a tool call's header: whether its arguments and result are shown under it."""
+
+
+def tool_call_row(name: str, arguments: JsonValue, state: str, is_open: bool) -> Text:
+    """A tool call's row as one widget draws it: the open or closed symbol, then its header
+    (plain text: a path or a command in it is never read as markup)."""
+    symbol = OPEN_SYMBOL if is_open else CLOSED_SYMBOL
+    return Text(f"{symbol} {tool_header(name, arguments, state)}", end="")
+
+
 @dataclass(frozen=True, slots=True)
 class Truncated:
     """The shown part of a long text and what was left out."""
@@ -195,6 +207,8 @@ def event_notice(event: AgentEvent) -> tuple[str, str] | None:
 
 
 __all__ = [
+    "CLOSED_SYMBOL",
+    "OPEN_SYMBOL",
     "RESULT_LINES",
     "Truncated",
     "argument_summary",
@@ -207,6 +221,7 @@ __all__ = [
     "one_line",
     "overflow_notice",
     "retry_notice",
+    "tool_call_row",
     "tool_header",
     "truncated",
     "waiting_notice",

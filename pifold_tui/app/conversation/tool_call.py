@@ -1,10 +1,13 @@
-"""One tool call: a collapsible row keyed by its call id, with arguments, progress and result.
+"""One tool call: a row keyed by its call id that opens to its arguments, progress and result.
 
-The header says the tool, what the call is about and where it is (streaming, running, done,
-failed). Expanded, it shows the arguments, the tool's partial output while it runs, and the
-result: an edit's unified diff coloured, an error in the error style, a long result cut
-after :data:`~pifold_tui.app.conversation.render.RESULT_LINES` lines with a "more" line that
-shows the rest.
+The row is one widget drawing :func:`~pifold_tui.app.conversation.render.tool_call_row`: the
+tool, what the call is about and where it is (streaming, running, done, failed). Opened
+(a click or Enter), the arguments, the tool's partial output while it runs, and the result
+show under it: an edit's unified diff coloured, an error in the error style, a long result
+cut after :data:`~pifold_tui.app.conversation.render.RESULT_LINES` lines with a "more" line
+that shows the rest. Those parts are a second widget, mounted under the row in the same
+message the first time the call is opened: most calls are never opened, and every mounted
+widget costs each layout of the conversation (issue 23 item 4).
 """
 
 from __future__ import annotations
@@ -12,13 +15,16 @@ from __future__ import annotations
 import json
 from typing import ClassVar
 
+from textual.app import RenderResult
 from textual.binding import Binding, BindingType
+from textual.containers import Vertical
 from textual.events import Click
-from textual.widgets import Collapsible, Static
+from textual.widget import Widget
+from textual.widgets import Static
 
 from pifold_core.canonical import JsonValue
 from pifold_core.entries import Entry
-from pifold_tui.app.conversation.render import diff_text, tool_header, truncated
+from pifold_tui.app.conversation.render import diff_text, tool_call_row, tool_header, truncated
 
 
 class ResultView(Static, can_focus=True):
@@ -62,31 +68,54 @@ class ResultView(Static, can_focus=True):
         self.action_show_all()
 
 
-class ToolCallView(Collapsible):
-    """A tool call of an assistant message (collapsed until the user opens it)."""
+class ToolCallDetails(Vertical):
+    """What an open tool call shows under its row: its arguments, the running tool's output,
+    an edit's diff and the result."""
 
     DEFAULT_CSS = """
-    ToolCallView { border: none; padding: 0; margin: 0; background: transparent; }
-    /* The whole row's width, not its text's: a title whose width followed its text was
-       sometimes drawn cut at the streaming title's width after it changed. */
-    ToolCallView > CollapsibleTitle { width: 1fr; }
-    ToolCallView > Contents { padding: 0 0 0 2; height: auto; }
-    ToolCallView.error > CollapsibleTitle { color: $error; }
-    ToolCallView .tool-arguments { color: $text-muted; }
-    ToolCallView .tool-progress { color: $text-muted; max-height: 8; }
-    ToolCallView .tool-result.error { color: $error; }
+    ToolCallDetails { width: 1fr; height: auto; padding: 0 0 0 2; }
+    ToolCallDetails .tool-arguments { color: $text-muted; }
+    ToolCallDetails .tool-progress { color: $text-muted; max-height: 8; }
+    ToolCallDetails .tool-result.error { color: $error; }
     """
 
+
+class ToolCallView(Widget, can_focus=True):
+    """A tool call of an assistant message: one row, closed until the user opens it."""
+
+    ALLOW_SELECT = False
+    # Drawn as Textual's collapsible title was (the row this widget replaces).
+    DEFAULT_CSS = """
+    ToolCallView {
+        width: 1fr;
+        height: auto;
+        padding: 0 1;
+        text-style: $block-cursor-blurred-text-style;
+        color: $block-cursor-blurred-foreground;
+        pointer: pointer;
+        &:hover { background: $block-hover-background; color: $foreground; }
+        &:focus {
+            text-style: $block-cursor-text-style;
+            background: $block-cursor-background;
+            color: $block-cursor-foreground;
+        }
+        &.error { color: $error; }
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "toggle_call", "Open or close", show=False)
+    ]
+
     def __init__(self, name: str = "tool", call_id: str | None = None) -> None:
+        super().__init__()
         self.arguments_view = Static("", markup=False, classes="tool-arguments")
         self.progress_view = Static("", markup=False, classes="tool-progress")
         self.diff_view = Static("", classes="tool-diff")
         self.result_view = ResultView()
-        # The parts are mounted when the call is first opened: a long session has many
-        # calls, and every mounted widget costs each layout of the conversation.
-        super().__init__(title=tool_header(name, None, "streaming"), collapsed=True)
-        self.filled = False
-        """Whether the parts are mounted (the call was opened once)."""
+        self.details: ToolCallDetails | None = None
+        """The parts under the row, once the call was opened (mounted then, not before)."""
+        self.open = False
+        """Whether the parts are shown under the row."""
         self.tool_name = name
         """The tool's name ("tool" while the call is still streaming)."""
         self.call_id = call_id
@@ -94,6 +123,8 @@ class ToolCallView(Collapsible):
         self.arguments: JsonValue = None
         self.state = "streaming"
         """``streaming``, ``running``, ``done`` or ``error``."""
+        self.title = tool_header(name, None, "streaming")
+        """The row's header (the tool, what the call is about, where it is)."""
         self.partial_arguments = ""
         """The arguments' JSON as streamed so far."""
         self.progress = ""
@@ -103,20 +134,60 @@ class ToolCallView(Collapsible):
         for part in (self.progress_view, self.diff_view):
             part.display = False
 
+    @property
+    def collapsed(self) -> bool:
+        """Whether the call shows its row alone (setting it opens or closes the call)."""
+        return not self.open
+
+    @collapsed.setter
+    def collapsed(self, collapsed: bool) -> None:
+        if collapsed == self.collapsed:
+            return
+        self.open = not collapsed
+        self.paint_row()
+        if self.is_mounted:
+            self.place_details()
+
     def on_mount(self) -> None:
         self.repaint()
+        self.place_details()
 
-    async def on_collapsible_expanded(self, message: Collapsible.Expanded) -> None:
-        if message.collapsible is not self or self.filled:
-            return
-        self.filled = True
-        parts = (self.arguments_view, self.progress_view, self.diff_view, self.result_view)
-        await self.query_one(Collapsible.Contents).mount_all(parts)
+    def action_toggle_call(self) -> None:
+        """Enter: open or close the call."""
+        self.collapsed = not self.collapsed
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        self.action_toggle_call()
+
+    def place_details(self) -> None:
+        """Show the parts under the row when the call is open (mounting them the first
+        time), hide them when it is closed. They belong to the message, as the row does: a
+        row is only ever removed with its message, so they go together."""
+        if self.details is None:
+            parent = self.parent
+            if self.collapsed or not isinstance(parent, Widget):
+                return
+            parts = (self.arguments_view, self.progress_view, self.diff_view, self.result_view)
+            self.details = ToolCallDetails(*parts)
+            parent.mount(self.details, after=self)
+        self.details.display = self.open
+        if self.open:
+            self.call_after_refresh(self.details.scroll_visible)
+
+    def render(self) -> RenderResult:
+        return tool_call_row(self.tool_name, self.arguments, self.state, self.open)
+
+    def paint_row(self) -> None:
+        """Draw the row again (its height too: a long header wraps on a narrow screen)."""
+        if self.is_mounted:
+            self.refresh(layout=True)
 
     def repaint(self) -> None:
         """Title and contents from the call's state."""
         self.title = tool_header(self.tool_name, self.arguments, self.state)
         self.set_class(self.state == "error", "error")
+        self.paint_row()
         if self.arguments is not None:
             self.arguments_view.update(json.dumps(self.arguments, indent=2, ensure_ascii=False))
         else:
@@ -160,4 +231,4 @@ class ToolCallView(Collapsible):
         self.repaint()
 
 
-__all__ = ["ResultView", "ToolCallView"]
+__all__ = ["ResultView", "ToolCallDetails", "ToolCallView"]

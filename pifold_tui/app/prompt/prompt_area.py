@@ -133,8 +133,6 @@ class PromptArea(Vertical):
         self._loaded_text: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield self.strip
-        yield self.popup
         yield self.input
         yield Static(self.hint, id="prompt-hint", markup=False)
 
@@ -142,6 +140,10 @@ class PromptArea(Vertical):
         self.watch_running(self.running)
         self.input.focus()
         self._report_history_problem()
+        # The strip (empty) and the popup (closed) draw nothing in the first frame; mounted
+        # right after it, above the input, they no longer delay it (issue 23 item 5: the
+        # popup's option list was about a third of what the prompt added to that frame).
+        self.call_after_refresh(self.mount, self.strip, self.popup, before=self.input)
 
     def open_project(
         self,

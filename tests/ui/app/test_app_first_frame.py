@@ -26,9 +26,12 @@ HEAVY = (
     "pifold_agent.tools",
     "pifold_agent.sessions",
     "pifold_tui.app.conversation",
+    "pifold_core.entries",
+    "pifold_agent.cache_report",
 )
 """Modules the first frame does not need: the SDKs, the engine, the search and memory code,
-the tools, the session files and the conversation (shown once the session is open)."""
+the tools, the session files, the conversation (shown once the session is open), and the
+messages and cache verdicts the footer counts once there is a session to count."""
 
 PROBE = """
 import asyncio, json, sys

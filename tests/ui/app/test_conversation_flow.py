@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets._collapsible import CollapsibleTitle
-
 from pifold_agent.loop.events import CommitDone, ErrorEvent, MessageEnd, MessageUpdate, RetryWait
 from pifold_tui.app.conversation.assistant import (
     AssistantMessage,
@@ -80,12 +78,27 @@ async def test_a_tool_call_expands_and_shows_its_result(tmp_path: Path) -> None:
         assert sorted(calls) == ["b1", "e1", "r1", "w1"]
         write = calls["w1"]
         assert write.collapsed and not write.result_view.region.height
+        # Closed, a call is one widget drawing its row; nothing else of it is mounted.
+        assert write.details is None and not write.children
+        assert str(write.render()) == "▶ ✓ write notes.txt"
         harness.conversation.scroll_home(animate=False)
         await pilot.pause()
-        await pilot.click(write.query_one(CollapsibleTitle))
+        # Under load the screen's map can lag the scroll by a frame (the click then lands
+        # on the message); a user clicks what is drawn, so the click waits for the row to be
+        # where it is drawn, and fails if it never is.
+        for _ in range(40):
+            if pilot.app.get_widget_at(*write.region.offset)[0] is write:
+                break
+            await pilot.pause(0.05)
+        await pilot.click(write)
         await pilot.pause()
         assert not write.collapsed
         assert write.title == "✓ write notes.txt"
+        assert str(write.render()) == "▼ ✓ write notes.txt"
+        # Opened, its parts are mounted right under the row, in the same message.
+        assert write.details is not None and write.parent is not None
+        siblings = list(write.parent.children)
+        assert siblings[siblings.index(write) + 1] is write.details
         assert write.result_view.region.height >= 1
         assert str(write.result_view.render()) == "Successfully wrote 11 bytes to notes.txt"
 
@@ -99,6 +112,14 @@ async def test_a_tool_call_expands_and_shows_its_result(tmp_path: Path) -> None:
         assert str(count.render()).endswith("… 28 more lines (enter shows all)")
         count.action_show_all()
         assert count.hidden_lines == 0 and str(count.render()).splitlines()[-1] == "40"
+
+        # Enter on the focused row closes it: the parts stay mounted, hidden.
+        write.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert write.collapsed and not write.details.display
+        assert str(write.render()) == "▶ ✓ write notes.txt"
+        assert not write.result_view.region.height
 
 
 async def test_an_error_result_is_styled_as_an_error(tmp_path: Path) -> None:

@@ -128,6 +128,7 @@ async def test_the_footer_counts_cache_figures_as_replies_are_recorded() -> None
             for _ in range(3):
                 footer.show()
             whole = CacheTally.of(entries)
+            assert footer.cache is not None
             assert footer.cache.tally() == whole
             figure = whole.footer_figure()
             shown = str(footer.render())

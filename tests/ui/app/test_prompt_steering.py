@@ -24,6 +24,7 @@ async def test_a_message_sent_during_a_run_shows_until_its_user_entry_lands(
 ) -> None:
     app = PromptHarness(tmp_path)
     async with app.run_test() as pilot:
+        await pilot.pause()  # the strip is mounted just after the first frame
         strip = app.prompt.query_one(SteeringStrip)
         assert not strip.display
         app.prompt.post_message(AgentEventPosted(RunStart("build it")))
