@@ -29,13 +29,14 @@ writes, a file copied from elsewhere) is found by :meth:`SessionSearch._problem
 store, and the rebuild is reported (:mod:`pifold_core.search.rebuild`).
 
 Durability: the writer keeps the file in write-ahead-log mode with ``synchronous NORMAL``
-(:data:`WRITER_PRAGMAS`), not the log's fsync at every write. A kill of the process loses
-nothing (the WAL is in the operating system's cache); a power loss or an OS crash can lose
-the latest transactions but never tears one (SQLite's WAL guarantee): the file is whole and
-built to an earlier commit, which the next search finds behind the log, rebuilds and says.
-Rebuildable from the log and the store, the index must never be *wrong* but need not be as
-durable as the log (WAL and the skipped fsyncs take a fifth off the upkeep's CPU). On close
-the writer puts the file back in rollback mode, so a read-only viewer writes nothing beside it.
+(:data:`~pifold_core.search.schema.WRITER_PRAGMAS`), not the log's fsync at every write. A
+kill of the process loses nothing (the WAL is in the operating system's cache); a power loss
+or an OS crash can lose the latest transactions but never tears one (SQLite's WAL
+guarantee): the file is whole and built to an earlier commit, which the next search finds
+behind the log, rebuilds and says. Rebuildable from the log and the store, the index must
+never be *wrong* but need not be as durable as the log (WAL and the skipped fsyncs take a
+fifth off the upkeep's CPU). On close the writer puts the file back in rollback mode, so a
+read-only viewer writes nothing beside it.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pifold_core.canonical import sha256_hex
+from pifold_core.search.schema import WRITER_PRAGMAS, create_tables
 from pifold_core.search.text import EntryFields
 
 INDEX_NAME = "search.sqlite3"
@@ -58,7 +60,7 @@ SCHEMA_VERSION = "3"
 """Layout of the tables; an index of another version is rebuilt. 1: ``detail=full``
 (positions kept); 2: ``detail=column``; 3: ``detail=none``, evidence-keeping entries indexed
 when they are appended (:data:`COVERED_KEY`), FTS5 tuned for cheaper upkeep
-(:data:`_WORD_TABLE_CONFIG`)."""
+(:data:`~pifold_core.search.schema.WORD_TABLE_CONFIG`)."""
 
 COVERED_KEY = "entries"
 """The ``meta`` key recording how many transcript entries the index has looked at for
@@ -69,39 +71,6 @@ INDEX_MODE = 0o600
 
 BUSY_TIMEOUT_MS = 5_000
 """How long a write waits for a reader's lock (a ``pifold search`` beside the agent)."""
-
-_WORD_TABLE = (
-    # unicode61: words split at punctuation, case and diacritics folded. detail=none: no
-    # token positions (FTS5 then refuses phrases; the searcher checks them in the text).
-    "CREATE VIRTUAL TABLE body USING fts5(text, content='', detail=none, "
-    "tokenize='unicode61 remove_diacritics 2')"
-)
-
-_WORD_TABLE_CONFIG = (
-    # FTS5 writes a transaction's words as one new segment at COMMIT (a commit's text
-    # overflowed the default 1 MB buffer: several segments), then merges segments: 16 at a
-    # time instead of 4 is a quarter of the merge work, for 1 % more bytes and more
-    # segments for a search to read (bench_search.py: searches stay well inside the goal).
-    ("hashsize", 16 * 1024 * 1024),
-    ("automerge", 16),
-)
-"""Persistent FTS5 settings (kept in the index's own config table), set when it is created."""
-
-_TABLES = (
-    "CREATE TABLE IF NOT EXISTS entries (rowid INTEGER PRIMARY KEY, entry_id TEXT NOT NULL, "
-    "role TEXT NOT NULL, tools TEXT NOT NULL, paths TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-)
-
-
-WRITER_PRAGMAS = (
-    "PRAGMA page_size = 8192",
-    "PRAGMA journal_mode = WAL",
-    "PRAGMA synchronous = NORMAL",
-)
-"""How a writer keeps the file: 8 KB pages (a new file only: FTS5's 4 KB leaves pack better,
-10 % fewer bytes); a transaction whole or absent after a kill or a power loss, the latest
-ones possibly lost to a power loss (rebuilt, and said so: module docstring)."""
 
 _SHARED = {"check_same_thread": False}
 """An app searches from a worker thread and commits from its UI thread: one at a time, never
@@ -146,25 +115,6 @@ def _packed(names: Sequence[str]) -> str:
     return " " + " ".join(name.replace(" ", "_") for name in names) + " " if names else ""
 
 
-def _create_tables(connection: sqlite3.Connection) -> None:
-    """The tables, when the file has none yet (an existing word table, of whatever format,
-    is left as it is: :meth:`SearchIndex.format_problem` reads it)."""
-    if connection.execute("SELECT 1 FROM sqlite_master WHERE name = 'body'").fetchone() is None:
-        connection.execute("BEGIN IMMEDIATE")
-        try:
-            connection.execute(_WORD_TABLE)
-            connection.executemany(
-                "INSERT INTO body (body, rank) VALUES (?, ?)", _WORD_TABLE_CONFIG
-            )
-            connection.execute("COMMIT")
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                connection.execute("ROLLBACK")
-            raise
-    for statement in _TABLES:
-        connection.execute(statement)
-
-
 class SearchIndex:
     """One index file (or an in-memory index), opened lazily."""
 
@@ -198,7 +148,7 @@ class SearchIndex:
             if not self.read_only:
                 for pragma in WRITER_PRAGMAS:
                     connection.execute(pragma)
-                _create_tables(connection)
+                create_tables(connection)
         except sqlite3.Error as error:
             raise IndexUnusable(f"SQLite cannot open it: {error}") from None
         self._connection = connection

@@ -134,6 +134,24 @@ def roots_before(forest: Forest, built_handles: set[str]) -> list[str]:
     return [handle for root in forest.roots() for handle in older(root.handle)]
 
 
+def own_ranges(forest: Forest, handle: str) -> Iterator[tuple[int, int]]:
+    """The ``[start, end)`` ranges of fold ``handle`` that none of its child folds covers: its
+    own entries. A commit's upkeep reads what the index holds only there: an index built to
+    the state before the commit holds every entry of every older fold, and a child the same
+    commit built is one of its folds too (a consolidation's own entries are a few gaps, where
+    its whole span, read back at each commit, grew with the session)."""
+    folds: Mapping[str, Fold] = forest.folds
+    fold = folds[handle]
+    position = fold.start
+    for child in fold.children:
+        child_start, child_end = folds[child].span
+        if child_start > position:
+            yield position, child_start
+        position = max(position, child_end)
+    if fold.end > position:
+        yield position, fold.end
+
+
 def fingerprint_now(forest: Forest) -> str:
     """:func:`~pifold_core.search.index.fold_fingerprint` of the forest as it stands."""
     return fold_fingerprint(root.handle for root in forest.roots())
@@ -146,6 +164,7 @@ __all__ = [
     "fingerprint_now",
     "folded_indices",
     "original_of",
+    "own_ranges",
     "roots_before",
     "rows_for",
 ]

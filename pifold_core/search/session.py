@@ -38,6 +38,7 @@ from pifold_core.search.rebuild import (
     evidence_indices,
     fingerprint_now,
     folded_indices,
+    own_ranges,
     roots_before,
     rows_for,
 )
@@ -107,9 +108,9 @@ class SessionSearch:
             return problem
         fresh: set[int] = set()
         for built_fold in outcome.built:
-            fold = built_fold.fold
-            held = index.indexed_within(fold.start, fold.end)
-            fresh.update(place for place in range(fold.start, fold.end) if place not in held)
+            for start, end in own_ranges(session.forest, built_fold.fold.handle):
+                held = index.indexed_within(start, end)
+                fresh.update(place for place in range(start, end) if place not in held)
         # Clipped results and results kept as evidence since the last write: a few, which may
         # be held already (evidence is indexed when it is appended).
         others = set(outcome.clipped) - fresh

@@ -181,3 +181,38 @@ def test_a_commit_never_writes_into_an_index_of_the_old_format(tmp_path: Path) -
     assert results.rebuilt is not None and "format 1" in results.rebuilt
     assert results.total == 5
     engine.close()
+
+
+def _merge_settings(engine: Engine) -> dict[str, int]:
+    connection = sqlite3.connect(engine.state_dir / INDEX_NAME)
+    try:
+        held = dict(connection.execute("SELECT k, v FROM body_config").fetchall())
+    finally:
+        connection.close()
+    return {key: held[key] for key in ("automerge", "crisismerge") if key in held}
+
+
+def test_an_index_merging_16_at_a_time_is_kept_and_brought_to_64(tmp_path: Path) -> None:
+    engine, session = _scattered_engine(tmp_path)
+    fresh = [(hit.entry, hit.snippet) for hit in engine.search(parse_query("parser")).hits]
+    engine.close()
+    # As the first format-3 writer left it: automerge 16, FTS5's default crisis merge.
+    connection = sqlite3.connect(engine.state_dir / INDEX_NAME)
+    connection.execute("INSERT INTO body (body, rank) VALUES ('automerge', 16)")
+    connection.execute("DELETE FROM body_config WHERE k = 'crisismerge'")
+    connection.commit()
+    connection.close()
+    assert _merge_settings(engine) == {"automerge": 16}
+    engine = reopen(engine)
+    results = engine.search(parse_query("parser"))
+    assert results.rebuilt is None  # the same rows: nothing to rebuild
+    assert [(hit.entry, hit.snippet) for hit in results.hits] == fresh
+    chapters(session, 3, first=7)
+    session.user("and now?")
+    session.assistant("Waiting.")
+    drive(engine, session.entries[len(engine.view.transcript) :])
+    engine.commit_now()
+    assert engine._session_search().upkeep_problem is None
+    assert _merge_settings(engine) == {"automerge": 64, "crisismerge": 128}
+    assert engine.search(parse_query("parser buffer")).rebuilt is None
+    engine.close()
