@@ -162,11 +162,9 @@ class Engine:
         return self._state.expected_tokens()
 
     def report_usage(self, request: int, usage: Usage) -> None:
-        """Bind the provider's usage for request number ``request`` (from :class:`Request`).
-
-        A usage whose prompt is unknown (:mod:`pifold_core.usage`) is no reading: nothing is
-        measured or logged, and the figure shown stays what it was.
-        """
+        """Bind the provider's usage for request ``request`` (from :class:`Request`); one whose
+        prompt is unknown (:mod:`pifold_core.usage`) is no reading: nothing is measured or
+        logged, and the figure shown stays what it was."""
         self._input.report_usage(request, usage)
 
     def set_host_prefix(self, tokens: int) -> None:
@@ -374,12 +372,14 @@ class Engine:
 
     def close(self) -> None:
         """Write a checkpoint when anything was logged since the last one (issue 23: the next
-        open replays nothing), flush the log and give the writer's lock up (idempotent)."""
+        open replays nothing), flush the log, give the writer's lock up and hand the objects
+        frozen since the open back to the collector (idempotent; ``settled_objects``)."""
         state = self._state
         try:
             write_checkpoint_if_due(state, self._commits.checkpoint_body, closing=True)
             state.journal.close()
         finally:
+            self._commits.settled_objects.release()
             if self._search is not None:
                 self._search.close()
             if state.lock is not None:
