@@ -14,18 +14,20 @@ alive in the process to the collector's permanent generation (``gc.freeze()``), 
 collection walks, so later full passes walk only what was made since: their cost is
 bounded by one commit's allocations, not by the session's length. After a commit it first
 collects what is garbage among those (a full collection walks only the unfrozen objects),
-so no garbage cycle made since the last settle is frozen; after an open it does not, as
-an open makes no garbage cycle and holds the collector off while it builds
-(:func:`pifold_core.checkpoint.collector_paused`).
+so no garbage cycle made since the last settle is frozen. After an open it does not: the
+open holds the collector off while it builds (:func:`pifold_core.checkpoint.collector_paused`),
+so that collection would walk all it built, the cost the freeze is there to spare, and
+what little an open leaves unreachable is collected once the engine closes.
 
 What a freeze costs: an object frozen that later becomes part of a garbage cycle is not
 collected until it is handed back. The engine's own objects that a commit lets go
 (entries replaced by their facts, projection items, spent marks) hold no cycle and go by
-reference counting, as before. :meth:`SettledObjects.release`, on the engine's close,
-hands every frozen object back (``gc.unfreeze()``) so that a closed engine, itself a cycle
-(its commit runner calls it back), and whatever its host froze with it are collected.
-Another engine open in the same process settles again at its next commit. A host that
-turned the collector off (``gc.disable()``) has a policy of its own: nothing is frozen.
+reference counting, as before: a 10,000-entry drive left no garbage frozen.
+:meth:`SettledObjects.release`, on the engine's close, hands every frozen object back
+(``gc.unfreeze()``) so that a closed engine, itself a cycle (its commit runner calls it
+back), and whatever its host froze with it are collected; another engine open in the same
+process has its objects handed back too, and freezes them again at its next commit. A host
+that turned the collector off (``gc.disable()``) has a policy of its own: nothing is frozen.
 """
 
 from __future__ import annotations
