@@ -10,7 +10,9 @@ machine is shared: CPU time is what the engine itself spent):
 
 * commit requests: median, p99, max, and the median of the first and the last five; and the
   per-commit curve (issue 23): the costliest commit in each tenth of the session, and the
-  costliest tenth's against the first's, measured in the same run (flat is about 1×);
+  costliest tenth's against the first's, measured in the same run (flat is about 1×); and
+  what full (generation-2) passes of Python's cycle collector took inside commits, timed
+  with ``gc.callbacks`` (:mod:`pifold_core.settled_objects`);
 * ordinary requests: median of the first and the last 500;
 * the state folder's size against the raw record bytes appended, and its file count;
 * peak resident memory (``ru_maxrss``) of the driving process against the raw record bytes
@@ -35,6 +37,7 @@ a checkpoint write about 35 µs an entry).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import random
@@ -140,9 +143,29 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
+class FullCollections:
+    """CPU seconds spent in the cycle collector's full passes so far (a ``gc`` callback)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if info["generation"] == 2:
+            if phase == "start":
+                self._started = time.process_time()
+            else:
+                self.seconds += time.process_time() - self._started
+
+
 def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
     """Drive the session into ``state``; per-request CPU and wall seconds, and sizes."""
+    collections = FullCollections()
+    gc.callbacks.append(collections)
     engine = Engine.open(state, EngineOptions(budget=budget))
+    # The CPU seconds of full collections inside each commit's measured stretch.
+    commit_collections: list[float] = []
+    collected = 0.0
     requests: list[tuple[float, float]] = []
     commits: list[tuple[float, float]] = []
     checkpoints: list[tuple[float, float]] = []
@@ -160,6 +183,8 @@ def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
             )
             if request.commit is not None:
                 commit_at.append(len(engine.view.transcript))
+                commit_collections.append(collections.seconds - collected)
+            collected = collections.seconds
             if engine.view.checkpoint_records != covered:
                 checkpoints.append((now_cpu - cpu, now_wall - wall))
             cpu, wall = now_cpu, now_wall
@@ -183,6 +208,7 @@ def drive(state: Path, count: int, budget: int) -> dict[str, Any]:
         "requests": requests,
         "commits": commits,
         "commit_at": commit_at,
+        "commit_collections": commit_collections,
         "checkpoints": checkpoints,
         "folds": len(engine.view.forest),
         "raw_bytes": raw_bytes,
@@ -277,6 +303,12 @@ def commit_curve(commits: Sequence[Sequence[float]], at: Sequence[int], count: i
     return worst
 
 
+def _collections(seconds: Sequence[float]) -> str:
+    """How many commits held a full collection, and the CPU ms those took, summed and most."""
+    spent = [value * 1000 for value in seconds if value > 0]
+    return f"{len(spent)} / {sum(spent):,.0f}, {max(spent, default=0):,.0f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--entries", type=int, nargs="+", default=[10_000, 50_000])
@@ -304,6 +336,7 @@ def main() -> None:
         "commit max per tenth (CPU)",
         "commit max, costliest tenth / first (CPU)",
         "commit first 5 / last 5 (CPU)",
+        "full collections in commits: count / CPU ms, max",
         "request first 500",
         "request last 500",
         "state / raw bytes",
@@ -361,6 +394,7 @@ def main() -> None:
                 " ".join(f"{value:,.0f}" for value in curve),
                 f"{max(curve) / curve[0]:.2f}×" if curve[0] else "-",
                 f"{first:,.0f} / {last:,.0f}",
+                _collections(driven["commit_collections"]),
                 _pair(requests[:500], statistics.median),
                 _pair(requests[-500:], statistics.median),
                 f"{driven['state_bytes'] / 1e6:,.0f} / {driven['raw_bytes'] / 1e6:,.0f} MB = "

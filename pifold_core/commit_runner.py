@@ -27,6 +27,7 @@ from pifold_core.merkle import fold_parts
 from pifold_core.preview import CommitPreview, build_preview, check_cause, stopped_preview
 from pifold_core.runway import LeavesTooLittle, RunwayBlocked, buys_runway
 from pifold_core.session_state import SessionState
+from pifold_core.settled_objects import SettledObjects
 from pifold_core.tokens import counts_record
 
 SETTLED_RECHECK_ENTRIES = 32
@@ -49,6 +50,10 @@ class CommitRunner:
         """The folds' levels, kept for the session (a fold's level never changes)."""
         self._settled: tuple[object, int] | None = None
         """The last :meth:`settled_boundary` answer and the state it was computed for."""
+        self.settled_objects = SettledObjects()
+        """Freezes what the session holds once it is put back and after each commit, so
+        that the collector's full passes do not grow with the session (issue 23)."""
+        self.settled_objects.settle(collect=False)  # the state was just opened
 
     def commit(
         self,
@@ -139,6 +144,7 @@ class CommitRunner:
         release_landed(state.transcript, outcome.built, state.journal.entry_spans)
         self.checkpoint_body.settle(state)  # so the checkpoint's write costs what is open
         write_checkpoint_if_due(state, self.checkpoint_body)
+        self.settled_objects.settle(collect=True)
         return outcome
 
     def preview(self, cause: str = "command") -> CommitPreview:

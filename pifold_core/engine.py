@@ -163,9 +163,8 @@ class Engine:
         return self._state.expected_tokens()
 
     def report_usage(self, request: int, usage: Usage) -> None:
-        """Bind the provider's usage for request number ``request`` (from :class:`Request`).
-        A usage whose prompt is unknown (:mod:`pifold_core.usage`) is no reading: nothing is
-        measured or logged, and the figure shown stays what it was."""
+        """Bind the provider's usage for request ``request``; one whose prompt is unknown
+        (:mod:`pifold_core.usage`) is no reading: nothing logged, the figure stays."""
         self._input.report_usage(request, usage)
 
     def set_host_prefix(self, tokens: int) -> None:
@@ -297,8 +296,8 @@ class Engine:
         return self._verbs.peek_range(identifier, offset, length)
 
     def note_ephemeral_peek(self, call_id: str, identifier: str) -> None:
-        """The result of tool call ``call_id`` is a peek copy to withdraw at the next commit:
-        call it (``run_tool`` does) after a successful peek, before that result is appended."""
+        """Tool call ``call_id``'s result is a peek copy to withdraw at the next commit (call
+        after a successful peek, before the result is appended; ``run_tool`` does)."""
         self._verbs.note_ephemeral_peek(call_id, identifier)
 
     def expand(self, handle: str) -> CommitOutcome:
@@ -373,13 +372,14 @@ class Engine:
         return fold_rows(self._state)
 
     def close(self) -> None:
-        """Write a checkpoint when anything was logged since the last one (issue 23: the next
-        open replays nothing), flush the log and give the writer's lock up (idempotent)."""
+        """Checkpoint if anything was logged since (the next open replays nothing), flush the
+        log, give the lock up, unfreeze what ``settled_objects`` froze (idempotent)."""
         state = self._state
         try:
             write_checkpoint_if_due(state, self._commits.checkpoint_body, closing=True)
             state.journal.close()
         finally:
+            self._commits.settled_objects.release()
             if self._search is not None:
                 self._search.close()
             if state.lock is not None:

@@ -11,8 +11,10 @@ no collection walks; the editor's own objects, made after, are still collected a
 The freeze is scoped to the screen: when it closes, :meth:`LongLivedObjects.release` hands
 the objects back with ``gc.unfreeze()``, so garbage cycles that happened to be alive when
 the editor opened (a screen closed just before, say) are still collected afterwards. When
-something else froze objects before the editor opened, the editor adds to that freeze and
-never undoes it: the process has a policy of its own.
+something froze objects before the editor opened (the engine does, after an open and after
+each commit: :mod:`pifold_core.settled_objects`), the session's objects are out of full
+collections already, and the editor freezes nothing: its own objects, frozen with no one to
+hand them back, would outlive it.
 """
 
 from __future__ import annotations
@@ -26,24 +28,19 @@ class LongLivedObjects:
     def __init__(self) -> None:
         self.frozen = False
         """Whether :meth:`freeze` froze objects that :meth:`release` has not handed back."""
-        self._owned = False
-        """Nothing was frozen before :meth:`freeze`, so :meth:`release` may unfreeze all."""
 
     def freeze(self) -> None:
-        """Leave every object alive now out of full collections (idempotent)."""
-        if self.frozen:
+        """Leave every object alive now out of full collections, unless objects were frozen
+        already (idempotent)."""
+        if self.frozen or gc.get_freeze_count() > 0:
             return
-        self._owned = gc.get_freeze_count() == 0
         gc.freeze()
         self.frozen = True
 
     def release(self) -> None:
-        """Hand the frozen objects back to the collector, unless another freeze was in
-        force first (idempotent)."""
-        if not self.frozen:
-            return
-        self.frozen = False
-        if self._owned:
+        """Hand the objects :meth:`freeze` froze back to the collector (idempotent)."""
+        if self.frozen:
+            self.frozen = False
             gc.unfreeze()
 
 
