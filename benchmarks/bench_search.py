@@ -236,7 +236,7 @@ def main() -> None:
         )
     summary.add_row("raw record bytes", f"{raw:,}")
     summary.add_row(
-        "index bytes (contentless, detail=column) / raw (goal <= 0.3x)",
+        "index bytes (contentless, detail=none) / raw (goal <= 0.3x)",
         f"{index_bytes:,} ({index_bytes / raw:.3f}x)",
     )
     for name, size in sizes.items():
