@@ -79,11 +79,11 @@ CLOSED_SYMBOL = "▶"
 """Before a tool call's header: whether its arguments and result are shown under it."""
 
 
-def tool_call_row(name: str, arguments: JsonValue, state: str, is_open: bool) -> Text:
+def tool_call_row(header: str, is_open: bool) -> Text:
     """A tool call's row as one widget draws it: the open or closed symbol, then its header
-    (plain text: a path or a command in it is never read as markup)."""
+    (:func:`tool_header`; plain text: a path or a command in it is never read as markup)."""
     symbol = OPEN_SYMBOL if is_open else CLOSED_SYMBOL
-    return Text(f"{symbol} {tool_header(name, arguments, state)}", end="")
+    return Text(f"{symbol} {header}", end="")
 
 
 @dataclass(frozen=True, slots=True)

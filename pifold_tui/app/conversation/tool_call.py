@@ -176,7 +176,8 @@ class ToolCallView(Widget, can_focus=True):
             self.call_after_refresh(self.details.scroll_visible)
 
     def render(self) -> RenderResult:
-        return tool_call_row(self.tool_name, self.arguments, self.state, self.open)
+        # The header as repaint() last set it: every change of the call goes through it.
+        return tool_call_row(self.title, self.open)
 
     def paint_row(self) -> None:
         """Draw the row again (its height too: a long header wraps on a narrow screen)."""

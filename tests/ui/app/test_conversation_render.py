@@ -52,15 +52,19 @@ def test_tool_headers_name_the_tool_and_its_primary_argument() -> None:
 
 
 def test_a_tool_call_row_is_its_open_or_closed_symbol_then_its_header() -> None:
-    closed = tool_call_row("read", {"path": "src/x.py", "offset": 3}, "done", is_open=False)
+    closed = tool_call_row(
+        tool_header("read", {"path": "src/x.py", "offset": 3}, "done"), is_open=False
+    )
     assert closed.plain == "▶ ✓ read src/x.py"
     assert closed.spans == []  # the widget's style colours it (an error's colour included)
-    assert tool_call_row("bash", {"command": "ls\n-la"}, "running", is_open=True).plain == (
-        "▼ ⋯ bash ls -la"
-    )
-    assert tool_call_row("tool", None, "streaming", is_open=False).plain == "▶ … tool"
+    assert tool_call_row(
+        tool_header("bash", {"command": "ls\n-la"}, "running"), is_open=True
+    ).plain == ("▼ ⋯ bash ls -la")
+    assert tool_call_row(tool_header("tool", None, "streaming"), is_open=False).plain == "▶ … tool"
     # A path or a command is drawn as it is, never read as markup.
-    marked = tool_call_row("read", {"path": "[bold]x[/bold].py"}, "error", is_open=False)
+    marked = tool_call_row(
+        tool_header("read", {"path": "[bold]x[/bold].py"}, "error"), is_open=False
+    )
     assert marked.plain == "▶ ✗ read [bold]x[/bold].py"
 
 
