@@ -26,3 +26,13 @@ def planted_engine(path: Path) -> tuple[Engine, SessionBuilder]:
     engine.commit_now()
     engine.prepare_request()
     return engine, session
+
+
+def fold_more(engine: Engine, session: SessionBuilder, first: int, ask: str) -> None:
+    """Three more chapters from chapter ``first``, an ``ask`` and a short answer, driven into
+    ``engine`` and committed: a later commit's upkeep over a session already indexed."""
+    chapters(session, 3, first=first)
+    session.user(ask)
+    session.assistant("Waiting.")
+    drive(engine, session.entries[len(engine.view.transcript) :])
+    engine.commit_now()

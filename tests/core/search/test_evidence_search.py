@@ -11,7 +11,7 @@ from pifold_core.engine import Engine
 from pifold_core.search import INDEX_NAME, SearchResults, parse_query
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
 from tests.core.engine_checks import assert_clean_audit, assert_lossless, chapters, reopen
-from tests.core.search.planted import SECRET
+from tests.core.search.planted import SECRET, fold_more
 
 THRESHOLD = 4_096
 """Evidence threshold of these sessions: the dump below is kept as an artifact."""
@@ -69,11 +69,7 @@ def test_evidence_appended_after_a_commit_is_found_before_it_is_folded(tmp_path:
     assert results.rebuilt is None
     _found_in_evidence(engine, results)
     # Folded later, the entry is not indexed again (a second row would refuse the upkeep).
-    chapters(session, 3, first=3)
-    session.user("what next?")
-    session.assistant("Waiting.")
-    drive(engine, session.entries[len(engine.view.transcript) :])
-    engine.commit_now()
+    fold_more(engine, session, first=3, ask="what next?")
     assert engine._session_search().upkeep_problem is None
     (hit,) = engine.search(parse_query(SECRET)).hits
     assert hit.fold is not None and hit.peek_id is not None

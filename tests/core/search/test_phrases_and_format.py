@@ -16,6 +16,7 @@ from pifold_core.search.rebuild import fingerprint_now, folded_indices, rows_for
 from pifold_core.tool.render_search import render_search
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
 from tests.core.engine_checks import assert_clean_audit, chapters, reopen
+from tests.core.search.planted import fold_more
 
 _OLD_SCHEMA = (
     "CREATE VIRTUAL TABLE body USING fts5(text, content='', "
@@ -169,11 +170,7 @@ def test_a_commit_never_writes_into_an_index_of_the_old_format(tmp_path: Path) -
     engine, session = _scattered_engine(tmp_path)
     _write_old_format(engine)
     engine = reopen(engine)
-    chapters(session, 3, first=7)
-    session.user("and now?")
-    session.assistant("Waiting.")
-    drive(engine, session.entries[len(engine.view.transcript) :])
-    engine.commit_now()
+    fold_more(engine, session, first=7, ask="and now?")
     problem = engine._session_search().upkeep_problem
     assert problem is not None and "format 1" in problem
     assert "detail=none" not in _declared_layout(engine)  # left alone for the rebuild
@@ -207,11 +204,7 @@ def test_an_index_merging_16_at_a_time_is_kept_and_brought_to_64(tmp_path: Path)
     results = engine.search(parse_query("parser"))
     assert results.rebuilt is None  # the same rows: nothing to rebuild
     assert [(hit.entry, hit.snippet) for hit in results.hits] == fresh
-    chapters(session, 3, first=7)
-    session.user("and now?")
-    session.assistant("Waiting.")
-    drive(engine, session.entries[len(engine.view.transcript) :])
-    engine.commit_now()
+    fold_more(engine, session, first=7, ask="and now?")
     assert engine._session_search().upkeep_problem is None
     assert _merge_settings(engine) == {"automerge": 64, "crisismerge": 128}
     assert engine.search(parse_query("parser buffer")).rebuilt is None
