@@ -12,7 +12,8 @@ run in a thread worker and the slice comes back as a :class:`SourcePane.Loaded` 
 the app keeps taking keys while a large fold loads. Each load is numbered; a newer one (the
 cursor rested elsewhere, a page, the other form) cancels the older worker, which stops at its
 next chunk, and an older result is dropped when it arrives. What comes back is only the slice
-the pane shows, so the UI thread highlights a few kilobytes at most.
+the pane shows, so the UI thread highlights a few kilobytes; scrolling on adds the next slice
+below and highlights all that is shown again, so that grows with how far the user reads.
 """
 
 from __future__ import annotations
