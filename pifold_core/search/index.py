@@ -103,6 +103,17 @@ class IndexRow:
     """Its text, role, tools and paths."""
 
 
+@dataclass(frozen=True, slots=True)
+class IndexRecord:
+    """What an index file records of itself (:meth:`SearchIndex.record`)."""
+
+    built_to: BuiltTo | None
+    """What it was built to; ``None`` when it records no build (never written, or of
+    another version)."""
+    covered: int
+    """:data:`COVERED_KEY` (0 when never recorded)."""
+
+
 def fold_fingerprint(root_handles: Iterable[str]) -> str:
     """SHA-256 of the root folds' handles in order: handles come from the folds' content, so
     the same commits over the same entries give the same fingerprint, and another session's
@@ -124,6 +135,9 @@ class SearchIndex:
         self.read_only = read_only
         """Open the file without writing it (a viewer beside a live writer)."""
         self._connection: sqlite3.Connection | None = None
+        self._format_known = False
+        """This connection found the file of this version's format (a file's format changes
+        only when it is rebuilt, through a new connection): the upkeep asks at every commit."""
 
     # -- connection ---------------------------------------------------------------------
 
@@ -171,6 +185,7 @@ class SearchIndex:
                     self._connection.execute("PRAGMA journal_mode = DELETE")
                 self._connection.close()
             self._connection = None
+            self._format_known = False
 
     def discard(self) -> None:
         """Delete the file and its journal (a damaged index is rebuilt from nothing)."""
@@ -190,16 +205,32 @@ class SearchIndex:
         Raises:
             IndexUnusable: SQLite refused to read it.
         """
+        return self.record().built_to
+
+    def record(self) -> IndexRecord:
+        """What the index records of itself, in one read (the upkeep asks at every commit).
+
+        Raises:
+            IndexUnusable: SQLite refused to read it, or its record of the entries covered
+                is not a number.
+        """
         try:
             rows = dict(self.connection().execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.Error as error:
             raise IndexUnusable(f"its tables cannot be read: {error}") from None
-        if rows.get("schema") != SCHEMA_VERSION or "commits" not in rows:
-            return None
         try:
-            return BuiltTo(int(rows["commits"]), str(rows["fingerprint"]))
+            covered = int(rows.get(COVERED_KEY, 0))
+        except ValueError as error:
+            raise IndexUnusable(
+                f"its record of the entries covered cannot be read: {error}"
+            ) from None
+        if rows.get("schema") != SCHEMA_VERSION or "commits" not in rows:
+            return IndexRecord(None, covered)
+        try:
+            built_to = BuiltTo(int(rows["commits"]), str(rows["fingerprint"]))
         except (KeyError, ValueError):
-            return None
+            built_to = None
+        return IndexRecord(built_to, covered)
 
     def format_problem(self) -> str | None:
         """Why the file is of another format than this version writes (``None``: it is not):
@@ -208,6 +239,8 @@ class SearchIndex:
         Raises:
             IndexUnusable: SQLite refused to read it.
         """
+        if self._format_known:
+            return None
         try:
             connection = self.connection()
             recorded = connection.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -223,6 +256,7 @@ class SearchIndex:
             )
         if declared is not None and "detail=none" not in str(declared[0]):
             return f"its word table is not of format {SCHEMA_VERSION} (it keeps word details)"
+        self._format_known = recorded is not None and declared is not None
         return None
 
     def integrity_problem(self) -> str | None:
@@ -243,10 +277,15 @@ class SearchIndex:
 
     # -- writing ------------------------------------------------------------------------
 
-    def indexed_within(self, start: int, end: int) -> set[int]:
-        """Entry indices in ``[start, end)`` the index already holds."""
+    def indexed_within(self, spans: Sequence[tuple[int, int]]) -> set[int]:
+        """Entry indices inside the ``[start, end)`` ``spans`` the index already holds, in
+        one query (a consolidation's own entries are dozens of gaps between its children)."""
+        if not spans:
+            return set()
         found = self.connection().execute(
-            "SELECT rowid FROM entries WHERE rowid >= ? AND rowid < ?", (start, end)
+            "SELECT entries.rowid FROM json_each(?) AS span JOIN entries "
+            "ON entries.rowid >= span.value ->> 0 AND entries.rowid < span.value ->> 1",
+            (json.dumps(spans),),
         )
         return {int(row[0]) for row in found}
 
@@ -265,17 +304,7 @@ class SearchIndex:
         Raises:
             IndexUnusable: SQLite refused to read it.
         """
-        try:
-            found = (
-                self.connection()
-                .execute("SELECT value FROM meta WHERE key = ?", (COVERED_KEY,))
-                .fetchone()
-            )
-            return int(found[0]) if found is not None else 0
-        except (sqlite3.Error, ValueError) as error:
-            raise IndexUnusable(
-                f"its record of the entries covered cannot be read: {error}"
-            ) from None
+        return self.record().covered
 
     def add(
         self, rows: Sequence[IndexRow], built_to: BuiltTo, covered: int, reset: bool = False
@@ -342,6 +371,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "WRITER_PRAGMAS",
     "BuiltTo",
+    "IndexRecord",
     "IndexRow",
     "IndexUnusable",
     "SearchIndex",

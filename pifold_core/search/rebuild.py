@@ -85,7 +85,7 @@ def evidence_indices(
         index
         for index in range(start, end)
         if index not in skip
-        and entries.facts_of(index).kind == "tool_result"
+        and transcript.kind_of(index) == "tool_result"
         and evidence_of(entries[index]) is not None
     ]
 

@@ -28,6 +28,7 @@ from pifold_core.entries import Entry
 from pifold_core.search.index import (
     INDEX_NAME,
     BuiltTo,
+    IndexRecord,
     IndexUnusable,
     SearchIndex,
     fold_fingerprint,
@@ -51,6 +52,7 @@ from pifold_core.search.suggestions import (
     suggestion_entry,
     tail_terms,
 )
+from pifold_core.search.writer import IndexWriter
 from pifold_core.store import StoreError
 from pifold_core.transcript import TranscriptError
 
@@ -75,9 +77,12 @@ class SessionSearch:
         """Suggestions at a commit are on (:meth:`set_surfacing`)."""
         self._suggested_through = 0
         """The latest commit whose suggestions were considered."""
+        self._writer = IndexWriter()
+        """The thread the upkeep writes on (:mod:`pifold_core.search.writer`: why)."""
 
     def close(self) -> None:
         """Close the index (idempotent)."""
+        self._writer.close()
         self._file.close()
         if self._memory is not None:
             self._memory.close()
@@ -89,6 +94,10 @@ class SessionSearch:
         for the index's sake."""
         if self.read_only:
             return
+        self._writer.run(lambda: self._keep_up(session, outcome))
+
+    def _keep_up(self, session: SearchedSession, outcome: CommitOutcome) -> None:
+        """:meth:`after_commit`'s work, on the writer thread."""
         try:
             self.upkeep_problem = self._upkeep(session, outcome)
         except (sqlite3.Error, IndexUnusable, OSError, StoreError) as error:
@@ -103,18 +112,20 @@ class SessionSearch:
         made = {built_fold.fold.handle for built_fold in outcome.built}
         before = BuiltTo(outcome.number - 1, fold_fingerprint(roots_before(session.forest, made)))
         entries = len(session.transcript)
-        problem = self._unwritable(before, entries, f"before commit {outcome.number}")
-        if problem is not None:
-            return problem
-        fresh: set[int] = set()
-        for built_fold in outcome.built:
-            for start, end in own_ranges(session.forest, built_fold.fold.handle):
-                held = index.indexed_within(start, end)
-                fresh.update(place for place in range(start, end) if place not in held)
+        found = self._writable(before, entries, f"before commit {outcome.number}")
+        if isinstance(found, str):
+            return found
+        spans = [
+            span
+            for built_fold in outcome.built
+            for span in own_ranges(session.forest, built_fold.fold.handle)
+        ]
+        held = index.indexed_within(spans)
+        fresh = {place for start, end in spans for place in range(start, end)} - held
         # Clipped results and results kept as evidence since the last write: a few, which may
         # be held already (evidence is indexed when it is appended).
         others = set(outcome.clipped) - fresh
-        others.update(evidence_indices(session.transcript, index.covered(), entries, fresh))
+        others.update(evidence_indices(session.transcript, found.covered, entries, fresh))
         fresh.update(others - index.indexed_among(others))
         index.add(
             rows_for(session.transcript, fresh, session.evidence),
@@ -123,27 +134,28 @@ class SessionSearch:
         )
         return None
 
-    def _unwritable(self, expected: BuiltTo, entries: int, when: str) -> str | None:
-        """Why the file must not be written onto as built to ``expected`` (``None``: it may):
-        another format, or built to another state. A file never written (or just created)
-        may be started only at commit 0 (before the first commit's rows); ``entries``: the
-        transcript's length (an index covering more is another log's)."""
+    def _writable(self, expected: BuiltTo, entries: int, when: str) -> IndexRecord | str:
+        """The file's record when it may be written onto as built to ``expected``; otherwise
+        why not: another format, or built to another state. A file never written (or just
+        created) may be started only at commit 0 (before the first commit's rows);
+        ``entries``: the transcript's length (an index covering more is another log's)."""
         index = self._file
         existed = self.path.exists()
         if existed:
             other_format = index.format_problem()
             if other_format is not None:
                 return f"the search index was not updated: {other_format}"
-        built = index.built_to() if existed else None
+        record = index.record() if existed else IndexRecord(None, 0)
+        built = record.built_to
         if built is None:
             if expected.commits != 0 or (existed and index.row_count()):
                 # Behind or foreign: never patched; the next search rebuilds it, and says so.
                 return f"the search index records no build {when}"
         elif built != expected:
             return f"the search index is built to commit {built.commits}, not to the state {when}"
-        elif index.covered() > entries:
+        elif record.covered > entries:
             return f"the search index covers more entries than the session holds {when}"
-        return None
+        return record
 
     def after_append(self, session: SearchedSession) -> None:
         """Index the results kept as evidence since the index's last write (the entry just
@@ -152,6 +164,10 @@ class SessionSearch:
         sake: a problem is kept in :attr:`upkeep_problem` and the next search rebuilds."""
         if self.read_only:
             return
+        self._writer.run(lambda: self._keep_evidence(session))
+
+    def _keep_evidence(self, session: SearchedSession) -> None:
+        """:meth:`after_append`'s work, on the writer thread."""
         try:
             self.upkeep_problem = self._add_evidence(session)
         except (sqlite3.Error, IndexUnusable, OSError, StoreError) as error:
@@ -166,10 +182,10 @@ class SessionSearch:
         index = self._file
         expected = BuiltTo(session.commit_count, fingerprint_now(session.forest))
         entries = len(session.transcript)
-        problem = self._unwritable(expected, entries, f"at commit {session.commit_count}")
-        if problem is not None:
-            return problem
-        kept = evidence_indices(session.transcript, index.covered(), entries)
+        found = self._writable(expected, entries, f"at commit {session.commit_count}")
+        if isinstance(found, str):
+            return found
+        kept = evidence_indices(session.transcript, found.covered, entries)
         fresh = set(kept) - index.indexed_among(kept)
         if fresh:
             index.add(rows_for(session.transcript, fresh, session.evidence), expected, entries)
