@@ -52,7 +52,6 @@ from pifold_core.search.suggestions import (
     suggestion_entry,
     tail_terms,
 )
-from pifold_core.search.writer import IndexWriter
 from pifold_core.store import StoreError
 from pifold_core.transcript import TranscriptError
 
@@ -77,12 +76,9 @@ class SessionSearch:
         """Suggestions at a commit are on (:meth:`set_surfacing`)."""
         self._suggested_through = 0
         """The latest commit whose suggestions were considered."""
-        self._writer = IndexWriter()
-        """The thread the upkeep writes on (:mod:`pifold_core.search.writer`: why)."""
 
     def close(self) -> None:
         """Close the index (idempotent)."""
-        self._writer.close()
         self._file.close()
         if self._memory is not None:
             self._memory.close()
@@ -94,10 +90,6 @@ class SessionSearch:
         for the index's sake."""
         if self.read_only:
             return
-        self._writer.run(lambda: self._keep_up(session, outcome))
-
-    def _keep_up(self, session: SearchedSession, outcome: CommitOutcome) -> None:
-        """:meth:`after_commit`'s work, on the writer thread."""
         try:
             self.upkeep_problem = self._upkeep(session, outcome)
         except (sqlite3.Error, IndexUnusable, OSError, StoreError) as error:
@@ -164,10 +156,6 @@ class SessionSearch:
         sake: a problem is kept in :attr:`upkeep_problem` and the next search rebuilds."""
         if self.read_only:
             return
-        self._writer.run(lambda: self._keep_evidence(session))
-
-    def _keep_evidence(self, session: SearchedSession) -> None:
-        """:meth:`after_append`'s work, on the writer thread."""
         try:
             self.upkeep_problem = self._add_evidence(session)
         except (sqlite3.Error, IndexUnusable, OSError, StoreError) as error:
