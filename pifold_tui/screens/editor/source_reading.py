@@ -97,13 +97,16 @@ def read_slice(
     does, or :class:`Superseded` once ``wanted()`` is false (checked between chunks)."""
     if not readable:
         found = engine.peek_range(identifier, offset, SLICE_BYTES)
-        # A slice may end inside a multi-byte character; the next slice starts with its rest.
-        text = found.data.decode("utf-8", errors="replace")
-        end = offset + len(found.data)
+        front, back = whole_characters(found.data, offset, found.total_bytes)
+        # A slice shows whole characters only: one cut at its end is left to the next slice,
+        # which starts where this one ends, so scrolling on joins them without a seam.
+        data = found.data[front : len(found.data) - back]
+        text = data.decode("utf-8", errors="replace")
+        end = offset + front + len(data)
         return SourceSlice(
             identifier,
             text,
-            offset,
+            offset + front,
             found.total_bytes,
             found.digest,
             False,
@@ -117,6 +120,27 @@ def read_slice(
     return SourceSlice(
         identifier, text, offset, len(pretty), digest, True, offset + len(text), entries, entries
     )
+
+
+def whole_characters(data: bytes, offset: int, total: int) -> tuple[int, int]:
+    """How many bytes to skip at the front of ``data`` (the source's bytes from ``offset``)
+    and to leave off its end so that it holds whole UTF-8 characters: a slice's edges are
+    byte offsets, and a character of two to four bytes may straddle one. The source's own
+    first and last bytes are never cut."""
+    front = 0
+    if offset > 0:
+        while front < min(3, len(data)) and data[front] & 0xC0 == 0x80:  # a continuation byte
+            front += 1
+    back = 0
+    if offset + len(data) < total:
+        last = len(data) - 1
+        while last > front and len(data) - last < 4 and data[last] & 0xC0 == 0x80:
+            last -= 1
+        lead = data[last] if last >= front and data else 0
+        needed = 4 if lead >= 0xF0 else 3 if lead >= 0xE0 else 2 if lead >= 0xC0 else 1
+        if len(data) - last < needed:
+            back = len(data) - last
+    return front, back
 
 
 def read_whole(

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pifold_core.engine import Engine
 from pifold_tui.screens.editor.source_reading import (
@@ -14,7 +16,9 @@ from pifold_tui.screens.editor.source_reading import (
     Superseded,
     indented,
     read_slice,
+    whole_characters,
 )
+from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
 from tests.core.engine_checks import folded_engine
 
 
@@ -68,4 +72,59 @@ def test_a_superseded_readable_read_stops_before_it_ends(tmp_path: Path) -> None
         read_slice(engine, handle, 0, True, wanted)
     assert asked == [True]
     assert read_slice(engine, handle, 0, True, lambda: True).entries_read > 16
+    engine.close()
+
+
+@given(st.text(min_size=1, max_size=40), st.data())
+def test_a_cut_keeps_whole_characters_and_cuts_end_to_end_cover_the_source(
+    text: str, data: st.DataObject
+) -> None:
+    source = text.encode("utf-8", "surrogatepass")
+    if any(0xD800 <= ord(character) <= 0xDFFF for character in text):
+        return  # not UTF-8 a source can hold
+    size = data.draw(st.integers(4, 12))  # a slice holds at least one whole character
+    offset, shown = 0, []
+    while offset < len(source):
+        piece = source[offset : offset + size]
+        front, back = whole_characters(piece, offset, len(source))
+        assert front == 0  # each cut starts where the last one ended: on a character
+        assert back <= 3
+        kept = piece[: len(piece) - back]
+        assert kept
+        shown.append(kept.decode("utf-8"))  # strict: whole characters only
+        offset += len(kept)
+    assert "".join(shown) == text
+
+
+@given(st.text(min_size=1, max_size=20), st.integers(0, 80))
+def test_a_cut_that_starts_inside_a_character_skips_its_rest(text: str, start: int) -> None:
+    if any(0xD800 <= ord(character) <= 0xDFFF for character in text):
+        return
+    source = text.encode("utf-8")
+    start = min(start, len(source) - 1)
+    piece = source[start:]
+    front, back = whole_characters(piece, start, len(source))
+    assert back == 0  # the source's own end is never cut
+    kept = piece[front:]
+    assert kept.decode("utf-8") == source[start + front :].decode("utf-8")
+    assert front <= 3 and (start + front == len(source) or source[start + front] & 0xC0 != 0x80)
+
+
+def test_slices_read_end_to_end_show_every_character_once(tmp_path: Path) -> None:
+    session = SessionBuilder()
+    entry = session.user("é€😀 naïve " * 900)  # 2, 3 and 4-byte characters across every edge
+    engine = Engine.open(tmp_path / "state", small_options(), CharCounter())
+    drive(engine, session.entries)
+    source = engine.peek(entry.id).data
+    assert len(source) > 3 * SLICE_BYTES
+    offset, texts = 0, []
+    while offset < len(source):
+        found = read_slice(engine, entry.id, offset, False)
+        assert "\ufffd" not in found.text and found.offset == offset
+        texts.append(found.text)
+        offset = found.end
+    assert "".join(texts) == source.decode("utf-8")
+    middle = read_slice(engine, entry.id, SLICE_BYTES + 1, False)  # a page back lands anywhere
+    assert "\ufffd" not in middle.text
+    assert middle.text.encode() == source[middle.offset : middle.end]
     engine.close()
