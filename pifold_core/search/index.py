@@ -283,8 +283,10 @@ class SearchIndex:
         if not spans:
             return set()
         found = self.connection().execute(
+            # json_extract, not ->> (SQLite 3.38): older SQLite builds run pifold too.
             "SELECT entries.rowid FROM json_each(?) AS span JOIN entries "
-            "ON entries.rowid >= span.value ->> 0 AND entries.rowid < span.value ->> 1",
+            "ON entries.rowid >= json_extract(span.value, '$[0]') "
+            "AND entries.rowid < json_extract(span.value, '$[1]')",
             (json.dumps(spans),),
         )
         return {int(row[0]) for row in found}
