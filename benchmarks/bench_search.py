@@ -19,7 +19,8 @@ the process itself spent). Then, on the final state:
   the same rows cost in other layouts: FTS5 ``detail=full`` (word positions: format 1 of
   the index) and a table that keeps its text (``content`` stored, the default FTS5 table);
 * search latency, median and p90 over ``--repeat`` runs of each query, CPU beside wall:
-  a common word, a rare identifier, a phrase, a word with a tool filter, a regex;
+  a common word, a rare identifier, a phrase, a word with a tool filter, a regex whose
+  words the index finds first, and one with none (the bounded scan of the newest entries);
 * a rebuild from nothing (the index deleted, the next search rebuilds it), unless
   ``--no-rebuild``.
 
@@ -55,7 +56,8 @@ QUERIES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("rare identifier", {"text": "handler_4242"}),
     ("phrase", {"text": '"parser buffer"'}),
     ("word + tool filter", {"text": "retry", "tool": "read"}),
-    ("regex (bounded scan)", {"text": r"return 99999\d", "regex": True}),
+    ("regex, its words found by the index", {"text": r"return 99999\d", "regex": True}),
+    ("regex without words (bounded scan)", {"text": r"\b99999\d\b", "regex": True}),
 )
 
 

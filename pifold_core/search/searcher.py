@@ -35,6 +35,7 @@ from pifold_core.folds import Forest
 from pifold_core.journal import Journal
 from pifold_core.search.index import IndexUnusable, SearchIndex
 from pifold_core.search.query import SearchQuery
+from pifold_core.search.regex_words import required_words
 from pifold_core.search.results import SearchHit, SearchResults
 from pifold_core.search.snippets import cut_snippet, line_prefilter, term_check, term_pattern
 from pifold_core.search.text import evidence_of, searchable_text
@@ -42,7 +43,8 @@ from pifold_core.store import FoldStore, StoreObjectMissing
 from pifold_core.transcript import Transcript
 
 MAX_SCANNED = 1_000
-"""Regex mode reads at most this many indexed entries, newest first."""
+"""Regex mode reads at most this many indexed entries, newest first (of those the index
+finds holding the pattern's words, when it has any)."""
 
 MAX_SCANNED_CHARS = 200_000
 """Regex mode matches at most this many characters of one entry's text."""
@@ -228,15 +230,24 @@ def _filters(query: SearchQuery) -> tuple[str, list[str]]:
 def _regex_scan(
     session: SearchedSession, index: SearchIndex, query: SearchQuery, pattern: re.Pattern[str]
 ) -> SearchResults:
-    """Match ``pattern`` against indexed entries newest first, within the scan's bounds."""
+    """Match ``pattern`` against indexed entries newest first, within the scan's bounds:
+    every entry, or when the pattern holds words a match must contain
+    (:mod:`pifold_core.search.regex_words`), only the entries the index finds holding them,
+    however old."""
     connection = index.connection()
     filters, parameters = _filters(query)
-    where = f"WHERE 1{filters}"
+    words = required_words(pattern)
+    if words is None:
+        source, where = "entries AS e", f"WHERE 1{filters}"
+    else:
+        source = "body JOIN entries AS e ON e.rowid = body.rowid"
+        where = f"WHERE body MATCH ?{filters}"
+        parameters = [words.match_expression(), *parameters]
     candidates = int(
-        connection.execute(f"SELECT count(*) FROM entries AS e {where}", parameters).fetchone()[0]
+        connection.execute(f"SELECT count(*) FROM {source} {where}", parameters).fetchone()[0]
     )
     rows = connection.execute(
-        f"SELECT e.rowid, e.entry_id, e.role, e.tools FROM entries AS e {where} "
+        f"SELECT e.rowid, e.entry_id, e.role, e.tools FROM {source} {where} "
         "ORDER BY e.rowid DESC LIMIT ?",
         (*parameters, MAX_SCANNED),
     ).fetchall()

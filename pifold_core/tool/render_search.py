@@ -32,9 +32,10 @@ def render_search(query: SearchQuery, results: SearchResults) -> str:
         lines.append("note: no entry holds every word; entries holding any of them are ranked")
     if results.scanned is not None and results.unscanned:
         lines.append(
-            f"note: the scan read the newest {results.scanned:,} entries and stopped at its "
-            f"bound; {results.unscanned:,} older ones were not read (add words: drop regex, "
-            "or narrow with tool or path)"
+            f"note: the scan read the newest {results.scanned:,} entries it could match and "
+            f"stopped at its bound; {results.unscanned:,} older ones were not read (plain "
+            "words in the pattern, each after a space or punctuation, let the index pick the "
+            "entries holding them; or drop regex, or narrow with tool or path)"
         )
     if results.checked is not None and results.unchecked:
         lines.append(
