@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from pifold_core.search import parse_query, searcher
 from pifold_core.search.regex_words import RequiredWords, required_words
 from pifold_core.search.schema import WORD_TABLE
+from pifold_core.tool.render_search import render_search
 from tests.core.search.planted import SECRET, planted_engine
 
 
@@ -91,6 +92,10 @@ def test_a_match_older_than_the_scan_bound_is_found_through_its_words(
     found = engine.search(parse_query(r"deploy_key = ZEPHYR-\d{4}", regex=True))
     assert found.total == 1 and SECRET in found.hits[0].snippet
     assert (found.scanned, found.unscanned) == (1, 0)  # the index named only its entry
-    unnarrowed = engine.search(parse_query(r"Z[E]PHYR-\d{4}", regex=True))  # no whole word
+    query = parse_query(r"Z[E]PHYR-\d{4}", regex=True)  # no word the index can be asked for
+    unnarrowed = engine.search(query)
     assert unnarrowed.total == 0 and unnarrowed.scanned == 3 and unnarrowed.unscanned > 0
+    shown = render_search(query, unnarrowed)
+    assert "the scan read the newest 3 entries it could match and stopped at its bound" in shown
+    assert "plain words in the pattern, each after a space or punctuation" in shown
     engine.close()
