@@ -35,13 +35,29 @@ from __future__ import annotations
 import gc
 
 
-class SettledObjects:
-    """Freezes every object alive once a session's state has settled (see the module
-    docstring), and hands them back when the session closes."""
+class HeldFreeze:
+    """A ``gc.freeze()`` its owner made and hands back once (``gc.unfreeze()``): the one
+    mechanism under the engine's freeze (:class:`SettledObjects`) and the fold editor's."""
 
     def __init__(self) -> None:
-        self.froze = False
-        """Whether :meth:`settle` froze objects that :meth:`release` has not handed back."""
+        self.frozen = False
+        """Whether this owner froze objects that :meth:`release` has not handed back."""
+
+    def hold(self) -> None:
+        """Freeze every object alive now, and remember to hand them back."""
+        gc.freeze()
+        self.frozen = True
+
+    def release(self) -> None:
+        """Hand the frozen objects back to the collector (idempotent)."""
+        if self.frozen:
+            self.frozen = False
+            gc.unfreeze()
+
+
+class SettledObjects(HeldFreeze):
+    """Freezes every object alive once a session's state has settled (see the module
+    docstring), and hands them back when the session closes."""
 
     def settle(self, collect: bool) -> None:
         """Leave every object alive now out of later full collections; with ``collect``,
@@ -50,14 +66,7 @@ class SettledObjects:
             return
         if collect:
             gc.collect()
-        gc.freeze()
-        self.froze = True
-
-    def release(self) -> None:
-        """Hand the frozen objects back to the collector (idempotent)."""
-        if self.froze:
-            self.froze = False
-            gc.unfreeze()
+        self.hold()
 
 
-__all__ = ["SettledObjects"]
+__all__ = ["HeldFreeze", "SettledObjects"]

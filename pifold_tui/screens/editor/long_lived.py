@@ -21,27 +21,18 @@ from __future__ import annotations
 
 import gc
 
+from pifold_core.settled_objects import HeldFreeze
 
-class LongLivedObjects:
+
+class LongLivedObjects(HeldFreeze):
     """A freeze of every object alive, held while one screen is open."""
-
-    def __init__(self) -> None:
-        self.frozen = False
-        """Whether :meth:`freeze` froze objects that :meth:`release` has not handed back."""
 
     def freeze(self) -> None:
         """Leave every object alive now out of full collections, unless objects were frozen
         already (idempotent)."""
         if self.frozen or gc.get_freeze_count() > 0:
             return
-        gc.freeze()
-        self.frozen = True
-
-    def release(self) -> None:
-        """Hand the objects :meth:`freeze` froze back to the collector (idempotent)."""
-        if self.frozen:
-            self.frozen = False
-            gc.unfreeze()
+        self.hold()
 
 
 __all__ = ["LongLivedObjects"]
