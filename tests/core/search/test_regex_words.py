@@ -14,6 +14,7 @@ from pifold_core.search import parse_query, searcher
 from pifold_core.search.regex_words import RequiredWords, required_words
 from pifold_core.search.schema import WORD_TABLE
 from pifold_core.tool.render_search import render_search
+from tests.core.engine_checks import assert_clean_audit, assert_lossless
 from tests.core.search.planted import SECRET, planted_engine
 
 
@@ -98,4 +99,6 @@ def test_a_match_older_than_the_scan_bound_is_found_through_its_words(
     shown = render_search(query, unnarrowed)
     assert "the scan read the newest 3 entries it could match and stopped at its bound" in shown
     assert "plain words in the pattern, each after a space or punctuation" in shown
+    assert_clean_audit(engine)  # searching rewrote nothing sent
+    assert_lossless(engine)
     engine.close()

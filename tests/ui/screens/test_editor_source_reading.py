@@ -19,7 +19,7 @@ from pifold_tui.screens.editor.source_reading import (
     whole_characters,
 )
 from tests.core.builders import CharCounter, SessionBuilder, drive, small_options
-from tests.core.engine_checks import folded_engine
+from tests.core.engine_checks import assert_clean_audit, folded_engine
 
 
 def _whole_indented(source: bytes) -> str:
@@ -127,4 +127,5 @@ def test_slices_read_end_to_end_show_every_character_once(tmp_path: Path) -> Non
     middle = read_slice(engine, entry.id, SLICE_BYTES + 1, False)  # a page back lands anywhere
     assert "\ufffd" not in middle.text
     assert middle.text.encode() == source[middle.offset : middle.end]
+    assert_clean_audit(engine)
     engine.close()
