@@ -24,7 +24,7 @@ from pifold_core.evidence import EvidenceStore
 from pifold_core.folds import Fold, Forest
 from pifold_core.journal import parse_line
 from pifold_core.search.index import IndexRow, fold_fingerprint
-from pifold_core.search.text import entry_fields, evidence_of
+from pifold_core.search.text import call_paths, entry_fields, evidence_of
 from pifold_core.store import StoreObjectCorrupt
 from pifold_core.transcript import Transcript
 
@@ -39,9 +39,21 @@ def rows_for(
     """One :class:`IndexRow` per entry index, in order (released entries read back, and
     evidence artifacts read, verified)."""
     rows: list[IndexRow] = []
+    paths: dict[str, tuple[str, ...]] = {}
+
+    def paths_of(call: ToolCallBlock) -> tuple[str, ...]:
+        # A call's paths serve its own entry and the result answering it (both often in one
+        # commit's rows): read once. A call id names one call: the transcript refuses an
+        # assistant entry reusing one (Transcript.check_append).
+        found = paths.get(call.id)
+        if found is None:
+            found = paths[call.id] = call_paths(call)
+        return found
+
     for index in sorted(set(indices)):
         entry = transcript.entries[index]
-        fields = entry_fields(entry, answered_call(transcript, index), original_of(entry, evidence))
+        original = original_of(entry, evidence)
+        fields = entry_fields(entry, answered_call(transcript, index), original, paths_of)
         rows.append(IndexRow(index, entry.id, fields))
     return rows
 

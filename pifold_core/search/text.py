@@ -16,8 +16,9 @@ tool calls name (string arguments whose key says ``path``, ``file`` or ``dir``) 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pifold_core.blocks import TextBlock, ThinkingBlock, ToolCallBlock
 from pifold_core.canonical import JsonValue, canonical_bytes
@@ -75,18 +76,26 @@ def evidence_of(entry: Entry) -> str | None:
 
 
 def entry_fields(
-    entry: Entry, answered_call: ToolCallBlock | None, original: Entry | None = None
+    entry: Entry,
+    answered_call: ToolCallBlock | None,
+    original: Entry | None = None,
+    paths_of: Callable[[ToolCallBlock], tuple[str, ...]] = call_paths,
 ) -> EntryFields:
     """The index columns of ``entry``; ``answered_call`` is the call a tool result answers,
-    ``original`` the entry its evidence artifact holds (its text is what is searched)."""
+    ``original`` the entry its evidence artifact holds (its text is what is searched);
+    ``paths_of`` reads a call's paths (:func:`call_paths`, or a memo of it: a call's paths
+    serve both its own entry and the result answering it)."""
     if entry.kind == "tool_result":
         tools: tuple[str, ...] = (str(entry.tool_name),)
-        paths = call_paths(answered_call) if answered_call is not None else ()
+        paths = paths_of(answered_call) if answered_call is not None else ()
     else:
-        tools = tuple(dict.fromkeys(call.name for call in entry.tool_calls))
-        paths = tuple(
-            dict.fromkeys(path for call in entry.tool_calls for path in call_paths(call))
-        )[:MAX_PATHS]
+        calls = entry.tool_calls
+        tools = tuple(dict.fromkeys(call.name for call in calls))
+        if len(calls) == 1:
+            paths = paths_of(calls[0])
+        else:
+            paths = tuple(dict.fromkeys(path for call in calls for path in paths_of(call)))
+            paths = paths[:MAX_PATHS]
     body = searchable_text(original if original is not None else entry)
     return EntryFields(body, entry.kind, tools, paths)
 
@@ -94,12 +103,20 @@ def entry_fields(
 def _path_arguments(arguments: dict[str, JsonValue]) -> Iterator[tuple[str, str]]:
     """``(key, value)`` for each string argument (or string in a list) whose key names a path."""
     for key, value in arguments.items():
-        if not any(word in key.lower() for word in PATH_KEY_WORDS):
+        if not _names_a_path(key):
             continue
         if isinstance(value, str):
             yield key, value
         elif isinstance(value, list):
             yield from ((key, item) for item in value if isinstance(item, str))
+
+
+@lru_cache(maxsize=512)
+def _names_a_path(key: str) -> bool:
+    """Whether an argument named ``key`` holds a path (:data:`PATH_KEY_WORDS`); remembered,
+    because a session's tools use a handful of argument names over and over."""
+    lowered = key.lower()
+    return any(word in lowered for word in PATH_KEY_WORDS)
 
 
 def _compact(value: JsonValue) -> str:
