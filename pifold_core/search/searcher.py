@@ -35,6 +35,7 @@ from pifold_core.folds import Forest
 from pifold_core.journal import Journal
 from pifold_core.search.index import IndexUnusable, SearchIndex
 from pifold_core.search.query import SearchQuery
+from pifold_core.search.ranking import TermMatches, entry_rows, term_matches
 from pifold_core.search.regex_words import required_words
 from pifold_core.search.results import SearchHit, SearchResults
 from pifold_core.search.snippets import cut_snippet, line_prefilter, term_check, term_pattern
@@ -104,17 +105,14 @@ def run_query(session: SearchedSession, index: SearchIndex, query: SearchQuery) 
         return _checked_ranking(session, index, query)
     connection = index.connection()
     filters, parameters = _filters(query)
+    matches = term_matches(connection, query, filters, parameters)
+    page_end = query.offset + query.limit
     any_term = False
-    total = _count(connection, query.match_expression(), filters, parameters)
+    total, best = matches.ranked(any_term, page_end)
     if total == 0 and len(query.terms) > 1:
         any_term = True
-        total = _count(connection, query.match_expression(True), filters, parameters)
-    found = connection.execute(
-        "SELECT e.rowid, e.entry_id, e.role, e.tools FROM body JOIN entries AS e "
-        f"ON e.rowid = body.rowid WHERE body MATCH ?{filters} "
-        "ORDER BY bm25(body), e.rowid DESC LIMIT ? OFFSET ?",
-        (query.match_expression(any_term), *parameters, query.limit, query.offset),
-    ).fetchall()
+        total, best = matches.ranked(any_term, page_end)
+    found = entry_rows(connection, best[query.offset :])
     pattern = term_pattern(query.terms)
     hits = []
     for row in found:
@@ -128,29 +126,28 @@ def _checked_ranking(
     session: SearchedSession, index: SearchIndex, query: SearchQuery
 ) -> SearchResults:
     """Ranked words with terms the index alone cannot confirm: every term, else any."""
-    results = _checked(session, index, query, any_term=False)
+    connection = index.connection()
+    filters, parameters = _filters(query)
+    matches = term_matches(connection, query, filters, parameters)
+    results = _checked(session, connection, query, matches, any_term=False)
     if results.total == 0 and not results.unchecked and len(query.terms) > 1:
-        return _checked(session, index, query, any_term=True)
+        return _checked(session, connection, query, matches, any_term=True)
     return results
 
 
 def _checked(
-    session: SearchedSession, index: SearchIndex, query: SearchQuery, any_term: bool
+    session: SearchedSession,
+    connection: sqlite3.Connection,
+    query: SearchQuery,
+    matches: TermMatches,
+    any_term: bool,
 ) -> SearchResults:
     """The best :data:`MAX_CHECKED` candidates, in rank order, kept when their text holds
     every term needing a check (``any_term``: any term at all). Each raw log line is filtered
     first; up to the page's end a line that passes is read back verified and checked
     exactly, and past it the lines that pass are counted toward the total."""
-    connection = index.connection()
-    filters, parameters = _filters(query)
-    expression = query.match_expression(any_term)
-    candidates = _count(connection, expression, filters, parameters)
-    found = connection.execute(
-        "SELECT e.rowid, e.entry_id, e.role, e.tools FROM body JOIN entries AS e "
-        f"ON e.rowid = body.rowid WHERE body MATCH ?{filters} "
-        "ORDER BY bm25(body), e.rowid DESC LIMIT ?",
-        (expression, *parameters, MAX_CHECKED),
-    ).fetchall()
+    candidates, best = matches.ranked(any_term, MAX_CHECKED)
+    found = entry_rows(connection, best)
     checked_terms = [term for term in query.terms if any_term or term.needs_check]
     checks = [term_check(term) for term in checked_terms]
     line_filters = [line_prefilter([term]) for term in checked_terms]
@@ -203,18 +200,6 @@ def _line_verdict(
         return None
     held = (check is not None and check(line) for check in filters)
     return any(held) if any_term else all(held)
-
-
-def _count(
-    connection: sqlite3.Connection, expression: str, filters: str, parameters: list[str]
-) -> int:
-    # Without a filter the entries table is not read: every indexed row has its entry.
-    joined = "JOIN entries AS e ON e.rowid = body.rowid " if filters else ""
-    found = connection.execute(
-        f"SELECT count(*) FROM body {joined}WHERE body MATCH ?{filters}",
-        (expression, *parameters),
-    ).fetchone()
-    return int(found[0])
 
 
 def _filters(query: SearchQuery) -> tuple[str, list[str]]:
