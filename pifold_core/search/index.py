@@ -9,9 +9,11 @@
   entries hold a word and nothing more (``detail=none``): positions were 40 % of the index,
   and what they bought, phrases, is checked against the verified text instead
   (:mod:`pifold_core.search.searcher`), which makes a phrase hit exact; with one column,
-  ``detail=column`` (format 2) kept only that the one column holds it, which BM25 ranks
-  exactly as it ranks ``detail=none`` (the same order, measured on 160 queries), for 60 %
-  more bytes and upkeep.
+  ``detail=column`` (format 2) kept only that the one column holds it, for 60 % more bytes
+  and upkeep. On either, FTS5's own ``bm25()`` scores every row 0 (it would count a word in
+  a row by reading the row's text back, which a contentless table lacks), so the hits are
+  ranked by :mod:`pifold_core.search.ranking` from the rows each term matches and FTS5's
+  ``docsize`` lengths.
 - ``entries``: one row per indexed entry, its rowid the entry's index in the transcript (an
   append-only list, so the number never changes): the entry id, role, tool names and paths
   the filters read.
