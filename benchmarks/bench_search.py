@@ -31,11 +31,13 @@ the optional figures are off by default.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sqlite3
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -65,9 +67,10 @@ def _clocks() -> tuple[float, float]:
     return time.process_time(), time.perf_counter()
 
 
-def drive(state: Path, count: int, budget: int, suggestions: bool = False) -> dict[str, Any]:
-    """Drive the session; per-commit CPU and wall seconds, and the upkeep's inside them."""
-    upkeep: list[tuple[float, float]] = []
+@contextlib.contextmanager
+def upkeep_timed(upkeep: list[tuple[float, float]]) -> Iterator[None]:
+    """Within the block, each :meth:`SessionSearch.after_commit` (the index's upkeep inside a
+    commit) adds its CPU and wall seconds to ``upkeep``."""
     original = SessionSearch.after_commit
 
     def timed_upkeep(self: SessionSearch, session: Any, outcome: Any) -> None:
@@ -77,6 +80,22 @@ def drive(state: Path, count: int, budget: int, suggestions: bool = False) -> di
         upkeep.append((now_cpu - cpu, now_wall - wall))
 
     SessionSearch.after_commit = timed_upkeep  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        SessionSearch.after_commit = original  # type: ignore[method-assign]
+
+
+def drive(state: Path, count: int, budget: int, suggestions: bool = False) -> dict[str, Any]:
+    """Drive the session; per-commit CPU and wall seconds, and the upkeep's inside them."""
+    upkeep: list[tuple[float, float]] = []
+    with upkeep_timed(upkeep):
+        return _driven(state, count, budget, suggestions, upkeep)
+
+
+def _driven(
+    state: Path, count: int, budget: int, suggestions: bool, upkeep: list[tuple[float, float]]
+) -> dict[str, Any]:
     engine = Engine.open(state, EngineOptions(budget=budget))
     commits: list[tuple[float, float]] = []
     suggesting: list[tuple[float, float]] = []
@@ -99,7 +118,6 @@ def drive(state: Path, count: int, budget: int, suggestions: bool = False) -> di
         problem = engine._session_search().upkeep_problem
     finally:
         engine.close()
-        SessionSearch.after_commit = original  # type: ignore[method-assign]
     return {
         "commits": commits,
         "upkeep": upkeep,

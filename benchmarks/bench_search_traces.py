@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -38,8 +38,10 @@ from pifold_agent.importers.detect import load_trace
 from pifold_core.engine import Engine
 from pifold_core.entries import Entry
 from pifold_core.options import EngineOptions
-from pifold_core.search.session import SessionSearch
 from pifold_core.search.text import searchable_text
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_search import upkeep_timed
 
 _WORD = re.compile(r"[^\W_]+")
 """Words as the index's tokenizer cuts them (runs of letters and digits)."""
@@ -104,27 +106,18 @@ def main() -> None:
     arguments = parser.parse_args()
     traces = {path.parent.name: load_trace(path).entries for path in bundled_traces()}
     upkeeps: list[tuple[float, float]] = []
-    original = SessionSearch.after_commit
-
-    def timed_upkeep(self: SessionSearch, session: Any, outcome: Any) -> None:
-        cpu, wall = _clocks()
-        original(self, session, outcome)
-        now_cpu, now_wall = _clocks()
-        upkeeps.append((now_cpu - cpu, now_wall - wall))
-
-    SessionSearch.after_commit = timed_upkeep  # type: ignore[method-assign]
     tallies = {
         (budget, name): Tally(upkeeps=upkeeps) for budget in arguments.budgets for name in traces
     }
-    try:
-        with tempfile.TemporaryDirectory(prefix="bench-search-traces-") as folder:
-            for round_number in range(arguments.repeat):
-                for budget in arguments.budgets:
-                    for name, entries in traces.items():
-                        state = Path(folder) / f"{round_number}-{budget}-{name}"
-                        replay(entries, budget, tallies[budget, name], state)
-    finally:
-        SessionSearch.after_commit = original  # type: ignore[method-assign]
+    with (
+        upkeep_timed(upkeeps),
+        tempfile.TemporaryDirectory(prefix="bench-search-traces-") as folder,
+    ):
+        for round_number in range(arguments.repeat):
+            for budget in arguments.budgets:
+                for name, entries in traces.items():
+                    state = Path(folder) / f"{round_number}-{budget}-{name}"
+                    replay(entries, budget, tallies[budget, name], state)
     console = Console(width=120)
     for budget in arguments.budgets:
         table = Table(
