@@ -114,11 +114,6 @@ class SearchQuery:
     offset: int
     """Hits skipped before the page."""
 
-    def match_expression(self, any_term: bool = False) -> str:
-        """The FTS5 ``MATCH`` expression: every term (or, with ``any_term``, any of them)."""
-        # Explicit AND: FTS5 refuses an implicit one after a parenthesised group.
-        return (" OR " if any_term else " AND ").join(term.fts() for term in self.terms)
-
 
 def parse_query(
     text: object,
