@@ -18,11 +18,12 @@ word is what ``detail=none`` gives up):
 ``idf`` is BM25's, over the entries the query's filters let through; the average length is
 the candidates'. An entry holding rarer words, and more of them, ranks first; among equals a
 shorter one, then a newer one. Measured on the question probes, the answer is then among the
-top three for 36 of the 62.
+top three for 35 of the 62.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import sqlite3
@@ -70,7 +71,10 @@ class TermMatches:
             for row in holding & found:
                 normalised = 1 - B + B * self.lengths.get(row, average) / average
                 scores[row] += weight / (1 + K1 * normalised)
-        best = sorted(found, key=lambda row: (-scores[row], self.lengths.get(row, 0), -row))[:limit]
+        # Only the best ``limit`` are ordered: a common word finds thousands of entries.
+        best = heapq.nsmallest(
+            limit, found, key=lambda row: (-scores[row], self.lengths.get(row, 0), -row)
+        )
         return len(found), best
 
 

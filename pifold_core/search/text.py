@@ -89,13 +89,10 @@ def entry_fields(
         tools: tuple[str, ...] = (str(entry.tool_name),)
         paths = paths_of(answered_call) if answered_call is not None else ()
     else:
-        calls = entry.tool_calls
-        tools = tuple(dict.fromkeys(call.name for call in calls))
-        if len(calls) == 1:
-            paths = paths_of(calls[0])
-        else:
-            paths = tuple(dict.fromkeys(path for call in calls for path in paths_of(call)))
-            paths = paths[:MAX_PATHS]
+        tools = tuple(dict.fromkeys(call.name for call in entry.tool_calls))
+        paths = tuple(dict.fromkeys(path for call in entry.tool_calls for path in paths_of(call)))[
+            :MAX_PATHS
+        ]
     body = searchable_text(original if original is not None else entry)
     return EntryFields(body, entry.kind, tools, paths)
 
