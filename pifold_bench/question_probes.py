@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,14 +125,21 @@ def distinctive_words(question: str) -> str:
     return " ".join(kept)
 
 
-def run_probes(probes: Sequence[QuestionProbe], budget: int = PROBE_BUDGET) -> list[ProbeOutcome]:
-    """Replay each trace the probes name once, then ask its probes."""
+def run_probes(
+    probes: Sequence[QuestionProbe],
+    budget: int = PROBE_BUDGET,
+    after: Callable[[Engine], None] | None = None,
+) -> list[ProbeOutcome]:
+    """Replay each trace the probes name once, then ask its probes; ``after`` is shown each
+    engine once its probes are asked, before it closes (a test checks its wire audit)."""
     outcomes: list[ProbeOutcome] = []
     with tempfile.TemporaryDirectory(prefix="pifold-question-probes-") as folder:
         for trace in dict.fromkeys(probe.trace for probe in probes):
             engine = _replayed(trace, budget, Path(folder) / trace)
             try:
                 outcomes.extend(_ask(engine, probe) for probe in probes if probe.trace == trace)
+                if after is not None:
+                    after(engine)
             finally:
                 engine.close()
     return outcomes

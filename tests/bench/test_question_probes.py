@@ -13,7 +13,9 @@ from pifold_bench.question_probes import (
     load_probes,
     run_probes,
 )
+from pifold_core.engine import Engine
 from pifold_core.search.text import searchable_text
+from tests.core.engine_checks import assert_clean_audit, assert_lossless
 
 
 def test_every_probe_names_real_entries_holding_its_answer() -> None:
@@ -48,7 +50,16 @@ def test_the_query_is_what_the_question_names() -> None:
 def test_most_folded_answers_are_found_in_the_top_three() -> None:
     """Measured at 35 of 62 when BM25 was first computed in Python; hits ordered newest
     first, as FTS5's zero scores left them, found 10."""
-    outcomes = run_probes(load_probes())
+    replayed: list[str] = []
+
+    def sound(engine: Engine) -> None:
+        # Searching rewrites nothing: the wire audit stays clean, every fold round-trips.
+        assert_clean_audit(engine)
+        assert_lossless(engine)
+        replayed.append(str(engine.state_dir))
+
+    outcomes = run_probes(load_probes(), after=sound)
+    assert len(replayed) == len({outcome.probe.trace for outcome in outcomes})
     asked = [outcome for outcome in outcomes if outcome.asked]
     found = Counter(outcome.probe.style for outcome in asked if outcome.found)
     assert len(asked) >= 55

@@ -12,6 +12,7 @@ from pifold_core.entries import Entry, Usage
 from pifold_core.search.rebuild import answered_call, original_of, rows_for
 from pifold_core.search.text import entry_fields
 from tests.core.builders import CharCounter, small_options
+from tests.core.engine_checks import assert_clean_audit
 
 
 def _assistant(number: int, calls: tuple[ToolCallBlock, ...]) -> Entry:
@@ -71,4 +72,5 @@ def test_each_entry_gets_its_own_calls_paths(tmp_path: Path) -> None:
             original_of(entry, engine._state.evidence),
         )
         assert row.fields == expected
+    assert_clean_audit(engine)
     engine.close()
